@@ -1,0 +1,521 @@
+"""Measure msgnorm against its peers and limits, and print one Markdown table of ratios.
+
+    python benches/report.py            # full: 100k records, scaling to 1M records
+    python benches/report.py --quick    # 10k records, scaling to 100k (under 2 min)
+
+Every ratio is measured in this run: the contenders of a comparison are timed
+interleaved (round r calls each once, in turn) and each keeps its best call, so the
+machine's load drifts alike for all of them. Memory is measured in subprocesses.
+The exit status is 0 whether or not a target is met (this is a report); it is 1 only
+when a measurement could not be made (a contender raised, a probe failed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import GenericAlias
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+if str(BENCH_DIR) not in sys.path:
+    sys.path.insert(0, str(BENCH_DIR))
+
+import generate  # noqa: E402
+import harness  # noqa: E402
+import msgspec  # noqa: E402
+from harness import Contender, race  # noqa: E402
+
+
+@dataclass
+class Row:
+    measure: str
+    ours: str
+    peer: str
+    ratio: str
+    target: str
+    result: str
+
+
+@dataclass
+class Plan:
+    name: str
+    size: int
+    scaling: list[int]
+    memory: list[int]
+    rounds: int
+    budget_s: float
+
+
+QUICK = Plan("quick", 10_000, [10_000, 100_000], [100_000], rounds=5, budget_s=1.5)
+FULL = Plan(
+    "full", 100_000, [10_000, 100_000, 1_000_000], [100_000, 1_000_000], rounds=7, budget_s=8.0
+)
+
+
+def fmt_time(s: float) -> str:
+    if s != s:  # nan
+        return "n/a"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} µs"
+    if s < 1.0:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s:.2f} s"
+
+
+def fmt_n(n: int) -> str:
+    if n >= 1_000_000 and n % 1_000_000 == 0:
+        return f"{n // 1_000_000}M"
+    if n >= 1_000 and n % 1_000 == 0:
+        return f"{n // 1_000}k"
+    return str(n)
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def mem_total_gib() -> str:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return f"{int(line.split()[1]) / 2**20:.0f} GiB"
+    except OSError:
+        pass
+    return "?"
+
+
+class Report:
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.rows: list[Row] = []
+        self.notes: list[str] = []
+        self.errors: list[str] = []
+        self.mn = harness.load_msgnorm()
+        self.mn_why = harness.msgnorm_error()
+        self.ref = harness.load_reference()
+        self.lc = harness.load_langchain()
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def log(self, msg: str) -> None:
+        print(f"[report] {msg}", file=sys.stderr, flush=True)
+
+    def race(self, contenders: list[Contender], *, rounds: int | None = None) -> None:
+        race(
+            contenders,
+            rounds=rounds or self.plan.rounds,
+            min_rounds=2,
+            budget_s=self.plan.budget_s,
+        )
+        for c in contenders:
+            if c.error:
+                self.errors.append(f"{c.name}: {c.error}")
+                self.log(f"ERROR {c.name}: {c.error}")
+            else:
+                self.log(f"{c.name:<40} best {fmt_time(c.best)} of {len(c.times)}")
+
+    def skip(self, measure: str, target: str, why: str) -> None:
+        self.rows.append(Row(measure, "n/a", "n/a", "n/a", target, f"SKIP ({why})"))
+
+    def ratio_row(
+        self,
+        measure: str,
+        ours: Contender | None,
+        peer: Contender | None,
+        *,
+        target: float | None,
+        faster: bool,
+        why_missing: str = "",
+    ) -> None:
+        """``faster``: the ratio is peer/ours (a speed-up, higher is better); else it is
+        ours/peer (a cost relative to a limit, lower is better)."""
+        tgt = "—" if target is None else (f"≥ {target:g}× faster" if faster else f"≤ {target:g}×")
+        if ours is None or peer is None:
+            self.skip(measure, tgt, why_missing or "not available")
+            return
+        if ours.error or peer.error:
+            self.rows.append(
+                Row(measure, fmt_time(ours.best), fmt_time(peer.best), "n/a", tgt, "ERROR")
+            )
+            return
+        ratio = peer.best / ours.best if faster else ours.best / peer.best
+        if target is None:
+            result = "info"
+        else:
+            ok = ratio >= target if faster else ratio <= target
+            result = "PASS" if ok else "MISS"
+        self.rows.append(
+            Row(measure, fmt_time(ours.best), fmt_time(peer.best), f"{ratio:.2f}×", tgt, result)
+        )
+
+    # -- the comparisons -------------------------------------------------------------
+
+    def normalize(self) -> None:
+        n = self.plan.size
+        mn, ref = self.mn, self.ref
+        data = generate.generate_bytes(n)
+        records = generate.generate(n)
+        self.notes.append(
+            f"History: {n:,} generated records, {len(data) / 1e6:.1f} MB of JSON "
+            f"({len(data) / n:.0f} B/record), seed 0."
+        )
+        raw_dec = msgspec.json.Decoder(list[msgspec.Raw])
+        any_dec = msgspec.json.Decoder()
+        c: dict[str, Contender] = {
+            "raw": Contender("msgspec Raw scan", lambda: raw_dec.decode(data)),
+            "untyped": Contender("msgspec untyped decode", lambda: any_dec.decode(data)),
+        }
+        if mn is not None:
+            c["bytes"] = Contender("ours bytes", lambda: mn.normalize_for_api(data))
+            c["dicts"] = Contender("ours dicts", lambda: mn.normalize_for_api(records))
+            c["nm"] = Contender(
+                "ours normalize_messages dicts", lambda: mn.normalize_messages(records)
+            )
+        if ref is not None:
+            c["ref"] = Contender("reference dicts", lambda: ref(records))
+        lc_raw: list[Any] = []
+        if self.lc is not None:
+            from langchain_core.messages.utils import merge_message_runs
+
+            lc_raw = harness.to_langchain(records)
+            c["merge"] = Contender(
+                "langchain merge_message_runs", lambda: merge_message_runs(lc_raw)
+            )
+        gc.collect()
+        gc.freeze()  # the inputs are not scanned by the collections the calls trigger
+        self.log(f"normalize_for_api, {fmt_n(n)} records")
+        self.race(list(c.values()))
+        why = f"msgnorm does not import: {self.mn_why}"
+        self.ratio_row(
+            f"normalize_for_api bytes vs msgspec Raw scan ({fmt_n(n)})",
+            c.get("bytes"),
+            c["raw"],
+            target=3,
+            faster=False,
+            why_missing=why,
+        )
+        self.ratio_row(
+            f"normalize_for_api dicts vs msgspec untyped decode of the input ({fmt_n(n)})",
+            c.get("dicts"),
+            c["untyped"],
+            target=0.5,
+            faster=False,
+            why_missing=why,
+        )
+        self.normalize_structs()
+        self.ratio_row(
+            f"normalize_for_api dicts vs pure-Python reference ({fmt_n(n)})",
+            c.get("dicts"),
+            c.get("ref"),
+            target=30,
+            faster=True,
+            why_missing=why if mn is None else "tests/reference.py is absent",
+        )
+        self.ratio_row(
+            f"normalize_for_api bytes vs pure-Python reference on dicts ({fmt_n(n)})",
+            c.get("bytes"),
+            c.get("ref"),
+            target=None,
+            faster=True,
+            why_missing=why if mn is None else "tests/reference.py is absent",
+        )
+        self.ratio_row(
+            f"normalize_for_api dicts vs LangChain merge_message_runs ({fmt_n(n)})",
+            c.get("dicts"),
+            c.get("merge"),
+            target=None,
+            faster=True,
+            why_missing=why if mn is None else "langchain-core is not installed",
+        )
+        self.ratio_row(
+            f"normalize_messages dicts vs msgspec untyped decode ({fmt_n(n)})",
+            c.get("nm"),
+            c["untyped"],
+            target=None,
+            faster=False,
+            why_missing=why,
+        )
+        gc.unfreeze()
+        gc.collect()
+
+    def normalize_structs(self) -> None:
+        n = self.plan.size
+        mn = self.mn
+        tgt = "≤ 1.5×"
+        measure = f"normalize_for_api Structs vs msgspec typed decode ({fmt_n(n)})"
+        if mn is None:
+            self.skip(measure, tgt, f"msgnorm does not import: {self.mn_why}")
+            return
+        data = generate.messages_only_bytes(n)
+        try:
+            typed_dec = msgspec.json.Decoder(GenericAlias(list, (mn.Message,)))
+            structs = mn.decode(data)
+        except Exception as e:
+            self.errors.append(f"Struct path setup: {type(e).__name__}: {e}")
+            self.rows.append(Row(measure, "n/a", "n/a", "n/a", tgt, "ERROR"))
+            return
+        gc.collect()
+        gc.freeze()
+        c = {
+            "structs": Contender("ours structs", lambda: mn.normalize_for_api(structs)),
+            "typed": Contender("msgspec typed decode", lambda: typed_dec.decode(data)),
+            "decode": Contender("ours msgnorm.decode", lambda: mn.decode(data)),
+        }
+        self.log(f"Struct path, {fmt_n(n)} records less entries")
+        self.race(list(c.values()))
+        self.ratio_row(measure, c["structs"], c["typed"], target=1.5, faster=False)
+        self.ratio_row(
+            f"msgnorm.decode vs msgspec typed decode ({fmt_n(n)})",
+            c["decode"],
+            c["typed"],
+            target=None,
+            faster=False,
+        )
+
+    def tokens(self) -> None:
+        n = self.plan.size
+        mn = self.mn
+        t_count, t_trim = "≥ 50× faster", "≥ 100× faster"
+        m_count = f"count_tokens vs LangChain count_tokens_approximately ({fmt_n(n)})"
+        m_trim = f"trim_to_budget vs LangChain trim_messages ({fmt_n(n)})"
+        if mn is None:
+            why = f"msgnorm does not import: {self.mn_why}"
+            self.skip(m_count, t_count, why)
+            self.skip(m_trim, t_trim, why)
+            return
+        if self.lc is None:
+            self.skip(m_count, t_count, "langchain-core is not installed")
+            self.skip(m_trim, t_trim, "langchain-core is not installed")
+            return
+        from langchain_core.messages.utils import count_tokens_approximately, trim_messages
+
+        try:
+            norm = mn.normalize_for_api(generate.generate(n))
+            lc_norm = harness.to_langchain(norm)
+            budget = mn.count_tokens(norm) // 2
+        except Exception as e:
+            self.errors.append(f"token setup: {type(e).__name__}: {e}")
+            self.rows.append(Row(m_count, "n/a", "n/a", "n/a", t_count, "ERROR"))
+            self.rows.append(Row(m_trim, "n/a", "n/a", "n/a", t_trim, "ERROR"))
+            return
+        lc_budget = count_tokens_approximately(lc_norm) // 2
+        self.notes.append(
+            f"Token benchmarks: the normalized history ({len(norm):,} records; "
+            f"{len(lc_norm):,} LangChain messages), trimmed to half its own count."
+        )
+        c = {
+            "count": Contender("ours count_tokens", lambda: mn.count_tokens(norm)),
+            "lc_count": Contender(
+                "langchain count_tokens_approximately", lambda: count_tokens_approximately(lc_norm)
+            ),
+            "trim": Contender("ours trim_to_budget", lambda: mn.trim_to_budget(norm, budget)),
+            "lc_trim": Contender(
+                "langchain trim_messages",
+                lambda: trim_messages(
+                    lc_norm,
+                    strategy="last",
+                    token_counter=count_tokens_approximately,
+                    max_tokens=lc_budget,
+                ),
+            ),
+        }
+        gc.collect()
+        gc.freeze()
+        self.log(f"tokens, {fmt_n(n)} records")
+        self.race(list(c.values()))
+        self.ratio_row(m_count, c["count"], c["lc_count"], target=50, faster=True)
+        self.ratio_row(m_trim, c["trim"], c["lc_trim"], target=100, faster=True)
+        gc.unfreeze()
+        gc.collect()
+
+    def scaling(self) -> None:
+        sizes = self.plan.scaling
+        mn = self.mn
+        span = f"{fmt_n(sizes[0])} → {fmt_n(sizes[-1])}"
+        for label, make in (
+            ("bytes path", generate.generate_bytes),
+            ("adversarial assistant run, bytes", generate.adversarial_bytes),
+        ):
+            measure = f"{label}: per-record time, {span}"
+            if mn is None:
+                self.skip(measure, "≤ 1.10×", f"msgnorm does not import: {self.mn_why}")
+                continue
+            cs: list[Contender] = []
+            for n in sizes:
+                self.log(f"scaling {label}: preparing {fmt_n(n)} records")
+                data = make(n)
+                cs.append(Contender(f"{label} {fmt_n(n)}", _bind(mn.normalize_for_api, data)))
+            self.log(f"scaling {label}")
+            self.race(cs, rounds=max(3, self.plan.rounds - 2))
+            if any(c.error for c in cs):
+                self.rows.append(Row(measure, "n/a", "n/a", "n/a", "≤ 1.10×", "ERROR"))
+                continue
+            per = [c.best / n for c, n in zip(cs, sizes, strict=True)]
+            ours = ", ".join(
+                f"{fmt_n(n)}: {p * 1e9:.0f} ns" for n, p in zip(sizes, per, strict=True)
+            )
+            ratio = per[-1] / per[0]
+            self.rows.append(
+                Row(
+                    measure,
+                    ours,
+                    f"{fmt_n(sizes[0])}: {per[0] * 1e9:.0f} ns",
+                    f"{ratio:.2f}×",
+                    "≤ 1.10×",
+                    "PASS" if ratio <= 1.10 else "MISS",
+                )
+            )
+            del cs
+            gc.collect()
+
+    def memory(self) -> None:
+        mn = self.mn
+        for n in self.plan.memory:
+            m_bytes = f"bytes path peak memory (input included) / input size ({fmt_n(n)})"
+            m_dicts = f"dict path peak extra memory / JSON input size ({fmt_n(n)})"
+            if mn is None:
+                why = f"msgnorm does not import: {self.mn_why}"
+                self.skip(m_bytes, "≤ 2.5×", why)
+                self.skip(m_dicts, "—", why)
+                continue
+            generate.generate_bytes(n)
+            path = generate.cache_path(n)
+            for mode, measure in (("bytes", m_bytes), ("dicts", m_dicts)):
+                self.log(f"memory {mode}, {fmt_n(n)} records")
+                try:
+                    r = harness.peak_memory(mode, path)
+                except Exception as e:
+                    self.errors.append(f"memory {mode} {fmt_n(n)}: {e}")
+                    self.rows.append(Row(measure, "n/a", "n/a", "n/a", "", "ERROR"))
+                    continue
+                size_mb = r["input_bytes"] / 1e6
+                if mode == "bytes":
+                    ratio = r["total_ratio"]
+                    ours = f"{(r['peak'] - r['rss_before_input']) / 1e6:.0f} MB"
+                    self.rows.append(
+                        Row(
+                            measure,
+                            ours,
+                            f"input {size_mb:.0f} MB",
+                            f"{ratio:.2f}×",
+                            "≤ 2.5×",
+                            "PASS" if ratio <= 2.5 else "MISS",
+                        )
+                    )
+                else:
+                    ratio = r["extra_ratio"]
+                    ours = f"{(r['peak'] - r['rss_with_input']) / 1e6:.0f} MB"
+                    self.rows.append(
+                        Row(
+                            measure,
+                            ours,
+                            f"input {size_mb:.0f} MB (dicts: {r['input_footprint_ratio']:.1f}×)",
+                            f"{ratio:.2f}×",
+                            "—",
+                            "info",
+                        )
+                    )
+
+    # -- output ----------------------------------------------------------------------
+
+    def header(self) -> str:
+        mn_version = "absent"
+        if self.mn is not None:
+            mn_version = str(getattr(self.mn, "__version__", harness.version_of("msgnorm")))
+        lines = [
+            f"## msgnorm benchmark report ({self.plan.name})",
+            "",
+            f"- Machine: {os.cpu_count()} cores, {cpu_model()}, {mem_total_gib()} RAM, "
+            f"{platform.system()} {platform.release()}",
+            f"- Versions: Python {platform.python_version()}, msgspec {msgspec.__version__}, "
+            f"msgnorm {mn_version}, langchain-core {harness.version_of('langchain-core')}",
+            f"- Date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}; load average before the run: "
+            f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}",
+            "",
+        ]
+        return "\n".join(lines)
+
+    def table(self) -> str:
+        head = ["Measure", "Ours", "Peer / limit", "Ratio", "Target", "Result"]
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
+        for r in self.rows:
+            cells = [r.measure, r.ours, r.peer, r.ratio, r.target, r.result]
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        return "\n".join(lines)
+
+    def footer(self) -> str:
+        n_pass = sum(r.result == "PASS" for r in self.rows)
+        n_miss = sum(r.result == "MISS" for r in self.rows)
+        lines = [
+            "",
+            f"{n_pass} PASS, {n_miss} MISS, {sum(r.result.startswith('SKIP') for r in self.rows)} SKIP, "
+            f"{sum(r.result == 'ERROR' for r in self.rows)} ERROR.",
+            "",
+            "Ratios: a cost against a limit is ours/limit (lower is better); a speed-up is "
+            "peer/ours. Times are the best call of N, the contenders of a comparison timed "
+            "interleaved, with a garbage collection before each call and the inputs frozen "
+            "out of the collector. Memory: peak RSS of one call in a fresh process "
+            "(VmHWM reset before the call), less the RSS before the input was read "
+            "(bytes path: input + work + output) or with the input loaded (dict path).",
+        ]
+        lines += [f"- {note}" for note in self.notes]
+        lines += [f"- ERROR {e}" for e in self.errors]
+        return "\n".join(lines)
+
+
+def _bind(fn: Callable[[Any], Any], arg: Any) -> Callable[[], Any]:
+    return lambda: fn(arg)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--quick", action="store_true", help="10k records, scaling to 100k")
+    ap.add_argument("--size", type=int, help="records for the side-by-side comparisons")
+    ap.add_argument("--no-memory", action="store_true", help="skip the memory probes")
+    args = ap.parse_args(argv)
+    plan = QUICK if args.quick else FULL
+    if args.size:
+        plan.size = args.size
+    t0 = time.perf_counter()
+    rep = Report(plan)
+    header = rep.header()
+    try:
+        rep.normalize()
+        rep.tokens()
+        rep.scaling()
+        if not args.no_memory:
+            rep.memory()
+    except Exception as e:  # the harness itself broke
+        import traceback
+
+        traceback.print_exc()
+        print(header)
+        print(rep.table())
+        print(rep.footer())
+        print(f"\nHARNESS ERROR: {type(e).__name__}: {e}")
+        return 2
+    print(header)
+    print(rep.table())
+    print(rep.footer())
+    print(f"- Report time: {time.perf_counter() - t0:.0f} s.")
+    return 1 if rep.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

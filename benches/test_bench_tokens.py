@@ -1,0 +1,95 @@
+"""count_tokens, trim_to_budget and merging, side by side with LangChain.
+
+The inputs are the normalized history (msgnorm's, or the reference's when msgnorm is
+absent) and the equivalent LangChain messages (``harness.to_langchain``): a
+``HumanMessage`` per user text, a ``ToolMessage`` per ``tool_result``, an ``AIMessage``
+with ``tool_calls`` per assistant record.
+
+* ``count_tokens n=N``: ``msgnorm.count_tokens`` / ``count_tokens_per_record`` against
+  ``langchain_core.messages.utils.count_tokens_approximately``;
+* ``trim n=N``: ``msgnorm.trim_to_budget`` against ``trim_messages(strategy="last",
+  token_counter=count_tokens_approximately)``, both to half of their own count;
+* ``merge n=N``: ``msgnorm.normalize_for_api`` on the raw history against
+  ``merge_message_runs`` on its LangChain messages (streamed assistant records are
+  adjacent ``AIMessage``s there), which does far less (no pairing, no clean-up).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from harness import run_bench
+
+
+def test_ours_count_tokens(
+    benchmark: Any, mn: ModuleType, normalized: list[dict[str, Any]], size: int
+) -> None:
+    out = run_bench(
+        benchmark, lambda: mn.count_tokens(normalized), group=f"count_tokens n={size}", n=size
+    )
+    assert out > 0
+
+
+def test_ours_count_tokens_per_record(
+    benchmark: Any, mn: ModuleType, normalized: list[dict[str, Any]], size: int
+) -> None:
+    out = run_bench(
+        benchmark,
+        lambda: mn.count_tokens_per_record(normalized),
+        group=f"count_tokens n={size}",
+        n=size,
+    )
+    assert len(out) == len(normalized)
+
+
+def test_peer_langchain_count_tokens(
+    benchmark: Any, lc_utils: ModuleType, lc_normalized: list[Any], size: int
+) -> None:
+    fn = lc_utils.count_tokens_approximately
+    out = run_bench(benchmark, lambda: fn(lc_normalized), group=f"count_tokens n={size}", n=size)
+    assert out > 0
+
+
+def test_ours_trim_to_budget(
+    benchmark: Any, mn: ModuleType, normalized: list[dict[str, Any]], size: int
+) -> None:
+    budget = mn.count_tokens(normalized) // 2
+    out = run_bench(
+        benchmark, lambda: mn.trim_to_budget(normalized, budget), group=f"trim n={size}", n=size
+    )
+    assert 0 < len(out) < len(normalized)
+    assert mn.count_tokens(out) <= budget
+
+
+def test_peer_langchain_trim_messages(
+    benchmark: Any, lc_utils: ModuleType, lc_normalized: list[Any], size: int
+) -> None:
+    counter = lc_utils.count_tokens_approximately
+    budget = counter(lc_normalized) // 2
+
+    def trim() -> list[Any]:
+        out: list[Any] = lc_utils.trim_messages(
+            lc_normalized, strategy="last", token_counter=counter, max_tokens=budget
+        )
+        return out
+
+    out = run_bench(benchmark, trim, group=f"trim n={size}", n=size)
+    assert 0 < len(out) < len(lc_normalized)
+
+
+def test_ours_normalize_for_merge(
+    benchmark: Any, mn: ModuleType, records: list[dict[str, Any]], size: int
+) -> None:
+    out = run_bench(
+        benchmark, lambda: mn.normalize_for_api(records), group=f"merge n={size}", n=size
+    )
+    assert out
+
+
+def test_peer_langchain_merge_message_runs(
+    benchmark: Any, lc_utils: ModuleType, lc_raw: list[Any], size: int
+) -> None:
+    fn = lc_utils.merge_message_runs
+    out = run_bench(benchmark, lambda: fn(lc_raw), group=f"merge n={size}", n=size)
+    assert 0 < len(out) < len(lc_raw)
