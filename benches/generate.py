@@ -1077,7 +1077,9 @@ def _plausible(rec: Any) -> bool:
         msg = rec.get("message")
         if not isinstance(rec.get("uuid"), str) or not isinstance(msg, dict):
             return False
-        content = msg.get("content")
+        if "content" not in msg:
+            return False
+        content = msg["content"]
         if content is None or isinstance(content, str):
             return True
         return isinstance(content, list) and all(
