@@ -1,0 +1,94 @@
+"""SPEC §4 step 3: Drop."""
+
+from __future__ import annotations
+
+from helpers import (
+    asst,
+    entry,
+    local_command,
+    progress,
+    system,
+    text,
+    tool_use_summary,
+    user,
+)
+
+
+def test_non_messages_are_dropped(impl):
+    # §4.3: "Drop progress, tool_use_summary, entries, system records other than
+    # subtype == "local_command""
+    records = [
+        entry("summary", summary="S", leafUuid="u0"),
+        user("u0", "hi"),
+        progress("p1"),
+        tool_use_summary("s1"),
+        system("s2", "compacted", subtype="compact_boundary"),
+        system("s3", "info"),
+        entry("file-history-snapshot", messageId="m", snapshot={}),
+        entry("queue-operation", operation="enqueue"),
+        asst("a1", "ok"),
+    ]
+    assert impl.normalize_for_api(records) == [user("u0", "hi"), asst("a1", [text("ok")])]
+
+
+def test_virtual_records_are_dropped(impl):
+    # §4.3: "user/assistant records with isVirtual"
+    records = [
+        user("u0", "hi"),
+        asst("av", "x", isVirtual=True),
+        user("uv", "y", isVirtual=True),
+        asst("a1", "ok"),
+    ]
+    assert impl.normalize_for_api(records) == [user("u0", "hi"), asst("a1", [text("ok")])]
+
+
+def test_is_virtual_must_be_true(impl):
+    # A3: a flag is set only when it is JSON true
+    records = [user("u0", "hi"), asst("a1", "ok", isVirtual=False)]
+    assert impl.normalize_for_api(records) == [
+        user("u0", "hi"),
+        asst("a1", [text("ok")], isVirtual=False),
+    ]
+
+
+def test_synthetic_error_replies_are_dropped(impl):
+    # §4.3: "synthetic error replies (assistant with isApiErrorMessage and
+    # message.model == "<synthetic>")" - both conditions are needed
+    records = [
+        user("u0", "hi"),
+        asst("e1", "API Error", model="<synthetic>", isApiErrorMessage=True),
+        user("u1", "again"),
+        asst("e2", "err", model="claude-x", isApiErrorMessage=True),
+        user("u2", "third"),
+        asst("e3", "synthetic but no error flag", model="<synthetic>"),
+    ]
+    assert impl.normalize_for_api(records) == [
+        user("u0", [text("hi\n"), text("again")]),
+        asst("e2", [text("err")], model="claude-x", isApiErrorMessage=True),
+        user("u2", "third"),
+        asst("e3", [text("synthetic but no error flag")], model="<synthetic>"),
+    ]
+
+
+def test_local_command_is_kept_as_a_user_record(impl):
+    # §4.3 keeps subtype == "local_command"; §4.4 "becomes a user record with the
+    # same uuid and timestamp and its content string"; §4: such a record has
+    # exactly type, uuid, message, timestamp (level, cwd... are not kept)
+    records = [local_command("l1", "out", timestamp="T", level="info", cwd="/x")]
+    assert impl.normalize_for_api(records) == [
+        {
+            "type": "user",
+            "uuid": "l1",
+            "message": {"role": "user", "content": "out"},
+            "timestamp": "T",
+        }
+    ]
+
+
+def test_everything_dropped_gives_nothing(impl):
+    records = [progress("p"), entry("summary"), system("s", "x"), user("v", "y", isVirtual=True)]
+    assert impl.normalize_for_api(records) == []
+
+
+def test_empty_input(impl):
+    assert impl.normalize_for_api([]) == []
