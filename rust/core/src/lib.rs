@@ -1,1 +1,147 @@
-pub fn x(){}
+//! msgnorm's core: normalization of LLM agent message histories (see SPEC.md).
+//!
+//! Pure Rust, no Python: the pipeline works on [`model::Record`]s that carry a
+//! handle to their original object; [`json`] is the backend for JSON text, the
+//! Python binding crate adds one for Python objects.
+
+#![forbid(unsafe_code)]
+
+pub mod cutoff;
+pub mod error;
+pub mod ids;
+pub mod json;
+pub mod model;
+pub mod render;
+pub mod split;
+pub mod steps;
+pub mod tokens;
+
+pub use error::{Error, Result};
+pub use render::Templates;
+pub use tokens::CountParams;
+
+use model::Record;
+
+/// Options of `normalize_for_api` (SPEC §4).
+#[derive(Clone, Debug)]
+pub struct ApiOptions {
+    pub strict: bool,
+    pub max_media: Option<usize>,
+    pub short_ids: bool,
+    pub ensure_user_first: bool,
+    pub templates: Templates,
+}
+
+impl Default for ApiOptions {
+    fn default() -> Self {
+        ApiOptions {
+            strict: false,
+            max_media: Some(100),
+            short_ids: false,
+            ensure_user_first: true,
+            templates: Templates::default(),
+        }
+    }
+}
+
+/// SPEC §4, all eleven steps in order.
+pub fn normalize_for_api<'a, H: Clone>(
+    recs: Vec<Record<'a, H>>,
+    opts: &ApiOptions,
+) -> Result<Vec<Record<'a, H>>> {
+    let recs = steps::tombstones::run(recs);
+    let recs = steps::attachments::run(recs);
+    let recs = steps::drop::run(recs);
+    let recs = steps::fold::run(recs, &opts.templates);
+    let recs = steps::assistant_cleanup::run(recs, opts.strict)?;
+    let mut recs = steps::tool_pairing::run(recs, opts.strict)?;
+    steps::hygiene::run(&mut recs, opts.max_media);
+    steps::final_assistant::run(&mut recs);
+    steps::empty_content::run(&mut recs);
+    if opts.ensure_user_first {
+        steps::user_first::run(&mut recs);
+    }
+    if opts.short_ids {
+        steps::short_ids::run(&mut recs)?;
+    }
+    Ok(recs)
+}
+
+/// Turn-start flags and token costs of records, for §7.
+pub fn costs_and_turns<H>(
+    recs: &[Record<'_, H>],
+    p: &CountParams,
+) -> Result<(Vec<u64>, Vec<bool>)> {
+    let costs = tokens::per_record(recs, p)?;
+    let turns = recs.iter().map(cutoff::is_turn_start).collect();
+    Ok((costs, turns))
+}
+
+/// Entry points on JSON text: input is a JSON array or JSON Lines, output a JSON array.
+pub mod on_json {
+    use super::*;
+    use crate::json::{read_records, utf8, write_records, ReadOpts};
+
+    pub fn normalize_for_api(data: &[u8], opts: &ApiOptions) -> Result<Vec<u8>> {
+        let src = utf8(data)?;
+        let recs = read_records(src, ReadOpts::default())?;
+        write_records(&super::normalize_for_api(recs, opts)?)
+    }
+
+    pub fn normalize_messages(data: &[u8]) -> Result<Vec<u8>> {
+        let src = utf8(data)?;
+        let recs = read_records(src, ReadOpts::default())?;
+        write_records(&split::normalize_messages(recs)?)
+    }
+
+    pub fn count_tokens_per_record(data: &[u8], p: &CountParams) -> Result<Vec<u64>> {
+        let src = utf8(data)?;
+        let recs = read_records(src, ReadOpts { count: true })?;
+        tokens::per_record(&recs, p)
+    }
+
+    pub fn find_cutoff(data: &[u8], max_tokens: u64, pin: usize, p: &CountParams) -> Result<usize> {
+        let src = utf8(data)?;
+        let recs = read_records(src, ReadOpts { count: true })?;
+        let (costs, turns) = costs_and_turns(&recs, p)?;
+        cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
+    }
+
+    /// `(k, records[..pin] + records[k..])`.
+    pub fn trim_to_budget(
+        data: &[u8],
+        max_tokens: u64,
+        pin: usize,
+        p: &CountParams,
+    ) -> Result<(usize, Vec<u8>)> {
+        let src = utf8(data)?;
+        let recs = read_records(src, ReadOpts { count: true })?;
+        let (costs, turns) = costs_and_turns(&recs, p)?;
+        let k = cutoff::find_cutoff(&costs, &turns, max_tokens, pin)?;
+        Ok((k, write_records(&cutoff::trim(recs, pin, k))?))
+    }
+
+    /// `[{"role": type, "content": message.content}, ...]` of user/assistant records.
+    pub fn to_anthropic(data: &[u8]) -> Result<Vec<u8>> {
+        let src = utf8(data)?;
+        let recs = read_records(src, ReadOpts::default())?;
+        crate::json::write::write_anthropic(&recs)
+    }
+
+    /// `(records[pin..k], records[k..])`.
+    pub fn split_for_summary(
+        data: &[u8],
+        keep_tokens: u64,
+        pin: usize,
+        p: &CountParams,
+    ) -> Result<(Vec<u8>, Vec<u8>)> {
+        let src = utf8(data)?;
+        let mut recs = read_records(src, ReadOpts { count: true })?;
+        let (costs, turns) = costs_and_turns(&recs, p)?;
+        let k = cutoff::find_cutoff(&costs, &turns, keep_tokens, pin)?;
+        let pin = pin.min(recs.len());
+        let tail = recs.split_off(k);
+        let head = &recs[pin..];
+        Ok((write_records(head)?, write_records(&tail)?))
+    }
+}

@@ -1,1 +1,472 @@
+//! Python bindings of msgnorm: conversion and dispatch only; the algorithms
+//! live in `msgnorm-core`.
 
+mod read;
+mod write;
+
+use msgnorm_core::model::Kind;
+use msgnorm_core::{ApiOptions, CountParams, Error, Templates};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use read::{read_records, Failure};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Builds the Python exception (from `msgnorm.errors`) for a core error.
+fn to_pyerr(py: Python<'_>, e: Failure) -> PyErr {
+    let e = match e {
+        Failure::Py(e) => return e,
+        Failure::Core(e) => e,
+    };
+    let build = || -> PyResult<PyErr> {
+        let m = py.import("msgnorm.errors")?;
+        let msg = e.to_string();
+        let obj = match &e {
+            Error::InvalidRecord { index, path, .. } => m
+                .getattr("InvalidRecordError")?
+                .call1((msg, *index, path.as_str()))?,
+            Error::Json { line, column, .. } => {
+                m.getattr("JSONDecodeError")?.call1((msg, *line, *column))?
+            }
+            Error::Pairing { index, ids, .. } => {
+                m.getattr("PairingError")?
+                    .call1((msg, *index, ids.clone()))?
+            }
+            Error::Budget { .. } => m.getattr("BudgetError")?.call1((msg,))?,
+            Error::Value { .. } => m.getattr("MsgnormError")?.call1((msg,))?,
+        };
+        Ok(PyErr::from_value(obj))
+    };
+    build().unwrap_or_else(|err| err)
+}
+
+/// Runs `f`, turning a panic into an error: no panic reaches Python as such.
+fn guard<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(Failure::Core(Error::value(format!(
+                "internal error in msgnorm's core (please report it): {what}"
+            ))))
+        }
+    }
+}
+
+/// The three input kinds the binding sees (Structs are converted in Python).
+enum Input<'py> {
+    List(Bound<'py, PyList>),
+    Bytes(Bound<'py, PyBytes>),
+    Str(Bound<'py, PyString>),
+}
+
+fn input<'py>(records: &Bound<'py, PyAny>) -> PyResult<Input<'py>> {
+    if let Ok(l) = records.cast::<PyList>() {
+        return Ok(Input::List(l.clone()));
+    }
+    if let Ok(b) = records.cast::<PyBytes>() {
+        return Ok(Input::Bytes(b.clone()));
+    }
+    if let Ok(s) = records.cast::<PyString>() {
+        return Ok(Input::Str(s.clone()));
+    }
+    let py = records.py();
+    let tname = records.get_type().name()?;
+    let msg = format!("records: expected a list of records, JSON bytes or a JSON str, not {tname}");
+    let m = py.import("msgnorm.errors")?;
+    Err(PyErr::from_value(
+        m.getattr("InvalidRecordError")?
+            .call1((msg, py.None(), "records"))?,
+    ))
+}
+
+/// Runs a JSON-text function with the GIL released, returning bytes or str like the input.
+fn on_json<'py, T: Send>(
+    py: Python<'py>,
+    inp: &Input<'py>,
+    f: impl FnOnce(&[u8]) -> msgnorm_core::Result<T> + Send,
+) -> PyResult<T> {
+    let r = match inp {
+        Input::Bytes(b) => {
+            let data = b.as_bytes();
+            py.detach(|| guard(|| f(data).map_err(Failure::Core)))
+        }
+        Input::Str(s) => {
+            let data = s.to_str()?.as_bytes();
+            py.detach(|| guard(|| f(data).map_err(Failure::Core)))
+        }
+        Input::List(_) => unreachable!("on_json is called for JSON input only"),
+    };
+    r.map_err(|e| to_pyerr(py, e))
+}
+
+fn json_out<'py>(py: Python<'py>, inp: &Input<'py>, out: Vec<u8>) -> PyResult<Bound<'py, PyAny>> {
+    match inp {
+        Input::Str(_) => match String::from_utf8(out) {
+            Ok(s) => Ok(PyString::new(py, &s).into_any()),
+            Err(_) => Err(to_pyerr(
+                py,
+                Failure::Core(Error::value("internal error: output is not UTF-8")),
+            )),
+        },
+        _ => Ok(PyBytes::new(py, &out).into_any()),
+    }
+}
+
+fn templates(py: Python<'_>, t: Option<&Bound<'_, PyDict>>) -> PyResult<Templates> {
+    let mut overrides = Vec::new();
+    if let Some(t) = t {
+        for (k, v) in t.iter() {
+            let key: String = k.extract().map_err(|_| {
+                PyTypeError::new_err("attachment_templates: keys must be attachment type strings")
+            })?;
+            let val: Option<String> = if v.is_none() {
+                None
+            } else {
+                Some(v.extract().map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "attachment_templates[{key:?}]: a template must be a str or None"
+                    ))
+                })?)
+            };
+            overrides.push((key, val));
+        }
+    }
+    Templates::new(&overrides).map_err(|e| to_pyerr(py, Failure::Core(e)))
+}
+
+#[pyfunction]
+#[pyo3(signature = (records, strict, max_media, short_ids, ensure_user_first, attachment_templates))]
+fn normalize_for_api<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    strict: bool,
+    max_media: Option<usize>,
+    short_ids: bool,
+    ensure_user_first: bool,
+    attachment_templates: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let opts = ApiOptions {
+        strict,
+        max_media,
+        short_ids,
+        ensure_user_first,
+        templates: templates(py, attachment_templates)?,
+    };
+    let inp = input(records)?;
+    match &inp {
+        Input::List(l) => {
+            let out = guard(|| {
+                let recs = read_records(l, false)?;
+                Ok(msgnorm_core::normalize_for_api(recs, &opts)?)
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+            Ok(write::records_to_py(py, &out, false)?.into_any())
+        }
+        _ => {
+            let out = on_json(py, &inp, |d| {
+                msgnorm_core::on_json::normalize_for_api(d, &opts)
+            })?;
+            json_out(py, &inp, out)
+        }
+    }
+}
+
+#[pyfunction]
+fn normalize_messages<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let inp = input(records)?;
+    match &inp {
+        Input::List(l) => {
+            let out = guard(|| {
+                let recs = read_records(l, false)?;
+                Ok(msgnorm_core::split::normalize_messages(recs)?)
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+            Ok(write::records_to_py(py, &out, true)?.into_any())
+        }
+        _ => {
+            let out = on_json(py, &inp, msgnorm_core::on_json::normalize_messages)?;
+            json_out(py, &inp, out)
+        }
+    }
+}
+
+fn params(
+    chars_per_token: f64,
+    tokens_per_message: u64,
+    tokens_per_image: u64,
+    tokens_per_document: u64,
+) -> CountParams {
+    CountParams {
+        chars_per_token,
+        tokens_per_message,
+        tokens_per_image,
+        tokens_per_document,
+    }
+}
+
+/// Costs and turn starts of a list of dict records.
+fn list_costs<'py>(
+    py: Python<'py>,
+    l: &Bound<'py, PyList>,
+    p: &CountParams,
+) -> PyResult<(Vec<read::Rec<'py>>, Vec<u64>, Vec<bool>)> {
+    guard(|| {
+        let recs = read_records(l, true)?;
+        let (costs, turns) = msgnorm_core::costs_and_turns(&recs, p)?;
+        Ok((recs, costs, turns))
+    })
+    .map_err(|e| to_pyerr(py, e))
+}
+
+#[pyfunction]
+fn count_tokens_per_record<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    chars_per_token: f64,
+    tokens_per_message: u64,
+    tokens_per_image: u64,
+    tokens_per_document: u64,
+) -> PyResult<Vec<u64>> {
+    let p = params(
+        chars_per_token,
+        tokens_per_message,
+        tokens_per_image,
+        tokens_per_document,
+    );
+    let inp = input(records)?;
+    match &inp {
+        Input::List(l) => Ok(list_costs(py, l, &p)?.1),
+        _ => on_json(py, &inp, |d| {
+            msgnorm_core::on_json::count_tokens_per_record(d, &p)
+        }),
+    }
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn find_cutoff<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    max_tokens: u64,
+    pin: usize,
+    chars_per_token: f64,
+    tokens_per_message: u64,
+    tokens_per_image: u64,
+    tokens_per_document: u64,
+) -> PyResult<usize> {
+    let p = params(
+        chars_per_token,
+        tokens_per_message,
+        tokens_per_image,
+        tokens_per_document,
+    );
+    let inp = input(records)?;
+    match &inp {
+        Input::List(l) => {
+            let (_, costs, turns) = list_costs(py, l, &p)?;
+            msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
+                .map_err(|e| to_pyerr(py, Failure::Core(e)))
+        }
+        _ => on_json(py, &inp, |d| {
+            msgnorm_core::on_json::find_cutoff(d, max_tokens, pin, &p)
+        }),
+    }
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn trim_to_budget<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    max_tokens: u64,
+    pin: usize,
+    chars_per_token: f64,
+    tokens_per_message: u64,
+    tokens_per_image: u64,
+    tokens_per_document: u64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let p = params(
+        chars_per_token,
+        tokens_per_message,
+        tokens_per_image,
+        tokens_per_document,
+    );
+    let inp = input(records)?;
+    match &inp {
+        Input::List(l) => {
+            let (recs, costs, turns) = list_costs(py, l, &p)?;
+            let k = msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
+                .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+            let out = msgnorm_core::cutoff::trim(recs, pin, k);
+            Ok(write::records_to_py(py, &out, true)?.into_any())
+        }
+        _ => {
+            let (_, out) = on_json(py, &inp, |d| {
+                msgnorm_core::on_json::trim_to_budget(d, max_tokens, pin, &p)
+            })?;
+            json_out(py, &inp, out)
+        }
+    }
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn split_for_summary<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    keep_tokens: u64,
+    pin: usize,
+    chars_per_token: f64,
+    tokens_per_message: u64,
+    tokens_per_image: u64,
+    tokens_per_document: u64,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let p = params(
+        chars_per_token,
+        tokens_per_message,
+        tokens_per_image,
+        tokens_per_document,
+    );
+    let inp = input(records)?;
+    match &inp {
+        Input::List(l) => {
+            let (_, costs, turns) = list_costs(py, l, &p)?;
+            let k = msgnorm_core::cutoff::find_cutoff(&costs, &turns, keep_tokens, pin)
+                .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+            let pin = pin.min(l.len());
+            let head = l.get_slice(pin, k);
+            let tail = l.get_slice(k, l.len());
+            PyTuple::new(py, [head, tail])
+        }
+        _ => {
+            let (head, tail) = on_json(py, &inp, |d| {
+                msgnorm_core::on_json::split_for_summary(d, keep_tokens, pin, &p)
+            })?;
+            PyTuple::new(py, [json_out(py, &inp, head)?, json_out(py, &inp, tail)?])
+        }
+    }
+}
+
+/// *User merge* (§4 step 4) of two user record dicts, as at a trimming joint.
+#[pyfunction]
+fn user_merge<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let l = PyList::new(py, [a, b])?;
+    let out = guard(|| {
+        let mut recs = read_records(&l, false)?;
+        let second = recs.pop();
+        match (recs.pop(), second) {
+            (Some(mut x), Some(y)) if x.kind == Kind::User && y.kind == Kind::User => {
+                msgnorm_core::steps::fold::user_merge(&mut x, y, true);
+                Ok(x)
+            }
+            _ => Err(Failure::Core(Error::value(
+                "user_merge takes two user records",
+            ))),
+        }
+    })
+    .map_err(|e| to_pyerr(py, e))?;
+    write::record_to_py(py, &out)
+}
+
+/// `{"role": type, "content": message.content}` per user/assistant record.
+#[pyfunction]
+fn to_anthropic<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let inp = input(records)?;
+    match &inp {
+        Input::List(l) => {
+            let recs = guard(|| read_records(l, false)).map_err(|e| to_pyerr(py, e))?;
+            let out = PyList::empty(py);
+            for r in &recs {
+                check_message(py, r.kind, r.index)?;
+                let d = PyDict::new(py);
+                d.set_item(
+                    "role",
+                    if r.kind == Kind::User {
+                        "user"
+                    } else {
+                        "assistant"
+                    },
+                )?;
+                let content = match (&r.orig, &r.content) {
+                    (Some(o), _) => o.get_item("message")?.get_item("content")?,
+                    (None, c) => write::content_to_py(py, c)?,
+                };
+                d.set_item("content", content)?;
+                out.append(d)?;
+            }
+            Ok(out.into_any())
+        }
+        _ => {
+            let out = on_json(py, &inp, msgnorm_core::on_json::to_anthropic)?;
+            json_out(py, &inp, out)
+        }
+    }
+}
+
+fn check_message(py: Python<'_>, kind: Kind, index: usize) -> PyResult<()> {
+    if kind.is_message() {
+        return Ok(());
+    }
+    Err(to_pyerr(
+        py,
+        Failure::Core(Error::invalid(
+            index,
+            format!("records[{index}].type"),
+            "to_anthropic takes user and assistant records only (run normalize_for_api first)",
+        )),
+    ))
+}
+
+#[pyfunction]
+fn derive_uuid(py: Python<'_>, parent: &str, index: i128) -> PyResult<String> {
+    let idx = match u64::try_from(index) {
+        Ok(i) => i,
+        Err(_) => {
+            let msg = format!("index {index} is out of range: it must satisfy 0 <= index < 16**12");
+            return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
+        }
+    };
+    msgnorm_core::ids::derive_uuid(parent, idx).map_err(|e| to_pyerr(py, Failure::Core(e)))
+}
+
+#[pyfunction]
+fn derive_short_message_id(py: Python<'_>, uuid: &str) -> PyResult<String> {
+    msgnorm_core::ids::derive_short_message_id(uuid).map_err(|e| to_pyerr(py, Failure::Core(e)))
+}
+
+/// Forces a panic inside the guarded core path: tests prove it becomes a `MsgnormError`.
+#[pyfunction]
+fn _force_panic(py: Python<'_>, message: &str) -> PyResult<()> {
+    let m = message.to_string();
+    py.detach(|| guard(|| -> Result<(), Failure> { panic!("{m}") }))
+        .map_err(|e| to_pyerr(py, e))
+}
+
+#[pymodule(gil_used = false)]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(normalize_for_api, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize_messages, m)?)?;
+    m.add_function(wrap_pyfunction!(count_tokens_per_record, m)?)?;
+    m.add_function(wrap_pyfunction!(find_cutoff, m)?)?;
+    m.add_function(wrap_pyfunction!(trim_to_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(split_for_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(to_anthropic, m)?)?;
+    m.add_function(wrap_pyfunction!(user_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;
+    m.add_function(wrap_pyfunction!(derive_short_message_id, m)?)?;
+    m.add_function(wrap_pyfunction!(_force_panic, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

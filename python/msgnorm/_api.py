@@ -1,0 +1,251 @@
+"""The public functions: input-kind dispatch around the Rust core (``msgnorm._native``).
+
+Three input kinds, one behaviour: a list of dicts gives dicts, a list of msgnorm
+Structs gives Structs, JSON ``bytes``/``bytearray``/``memoryview`` (an array or JSON
+Lines) gives ``bytes`` of a JSON array, and a JSON ``str`` gives ``str``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import _native
+from .model import Entry, from_builtins, to_builtins
+
+__all__ = [
+    "count_tokens",
+    "count_tokens_per_record",
+    "derive_short_message_id",
+    "derive_uuid",
+    "find_cutoff",
+    "normalize_for_api",
+    "normalize_messages",
+    "split_for_summary",
+    "to_anthropic",
+    "trim_to_budget",
+]
+
+def _is_structs(records: object) -> bool:
+    """A non-empty list whose first item is a msgnorm Struct (or Entry) rather than a dict."""
+    if not isinstance(records, list) or not records:
+        return False
+    first = records[0]
+    return isinstance(first, Entry) or hasattr(type(first), "__struct_fields__")
+
+
+def _is_user(record: Any) -> bool:
+    return isinstance(record, dict) and record.get("type") == "user"
+
+
+def _prepare(records: Any) -> tuple[Any, bool]:
+    """(what the core takes, whether the input was Structs)."""
+    if isinstance(records, (bytearray, memoryview)):
+        return bytes(records), False
+    if _is_structs(records):
+        return to_builtins(records), True
+    return records, False
+
+
+def _check_count(
+    chars_per_token: float, tokens_per_message: int, tokens_per_image: int, tokens_per_document: int
+) -> None:
+    for name, value in (
+        ("tokens_per_message", tokens_per_message),
+        ("tokens_per_image", tokens_per_image),
+        ("tokens_per_document", tokens_per_document),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be an int >= 0, not {value!r}")
+    if isinstance(chars_per_token, bool) or not isinstance(chars_per_token, (int, float)):
+        raise ValueError(f"chars_per_token must be a number > 0, not {chars_per_token!r}")
+
+
+def _check_nonneg(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be an int >= 0, not {value!r}")
+
+
+def normalize_for_api(
+    records: Any,
+    *,
+    strict: bool = False,
+    max_media: int | None = 100,
+    short_ids: bool = False,
+    ensure_user_first: bool = True,
+    attachment_templates: Mapping[str, str | None] | None = None,
+) -> Any:
+    """What is sent to the model (SPEC §4): only user and assistant records, repaired.
+
+    Input is never mutated. Output records and their ``message`` dicts are new;
+    blocks the call did not change are the input's own objects (shared).
+    """
+    if max_media is not None:
+        _check_nonneg("max_media", max_media)
+    data, structs = _prepare(records)
+    templates = dict(attachment_templates) if attachment_templates is not None else None
+    out = _native.normalize_for_api(
+        data, bool(strict), max_media, bool(short_ids), bool(ensure_user_first), templates
+    )
+    return from_builtins(out) if structs else out
+
+
+def normalize_messages(records: Any) -> Any:
+    """Split for display (SPEC §3): one record per content block, derived uuids."""
+    data, structs = _prepare(records)
+    out = _native.normalize_messages(data)
+    return from_builtins(out) if structs else out
+
+
+def to_anthropic(records: Any) -> Any:
+    """``[{"role": type, "content": message.content}]``: the Messages API ``messages``."""
+    data, structs = _prepare(records)
+    return _native.to_anthropic(data)
+
+
+def count_tokens_per_record(
+    records: Any,
+    *,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
+) -> list[int]:
+    """Approximate tokens of each record (SPEC §6); 0 for records that are not messages."""
+    _check_count(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
+    data, _ = _prepare(records)
+    return _native.count_tokens_per_record(
+        data, float(chars_per_token), tokens_per_message, tokens_per_image, tokens_per_document
+    )
+
+
+def count_tokens(
+    records: Any,
+    *,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
+) -> int:
+    """Approximate tokens of the whole history (SPEC §6)."""
+    return sum(
+        count_tokens_per_record(
+            records,
+            chars_per_token=chars_per_token,
+            tokens_per_message=tokens_per_message,
+            tokens_per_image=tokens_per_image,
+            tokens_per_document=tokens_per_document,
+        )
+    )
+
+
+def find_cutoff(
+    records: Any,
+    max_tokens: int,
+    *,
+    pin: int = 0,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
+) -> int:
+    """The smallest safe ``k`` such that ``records[:pin] + records[k:]`` fits (SPEC §7)."""
+    _check_nonneg("max_tokens", max_tokens)
+    _check_nonneg("pin", pin)
+    _check_count(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
+    data, _ = _prepare(records)
+    return _native.find_cutoff(
+        data,
+        max_tokens,
+        pin,
+        float(chars_per_token),
+        tokens_per_message,
+        tokens_per_image,
+        tokens_per_document,
+    )
+
+
+def trim_to_budget(
+    records: Any,
+    max_tokens: int,
+    *,
+    pin: int = 0,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
+) -> Any:
+    """``records[:pin] + records[k:]`` with the joint user-merged (SPEC §7).
+
+    Like slicing, records the call did not change are returned as the same objects.
+    """
+    _check_nonneg("max_tokens", max_tokens)
+    _check_nonneg("pin", pin)
+    _check_count(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
+    data, structs = _prepare(records)
+    if structs:
+        # Cut with the core, then slice the caller's own Structs; only the joint is rebuilt.
+        k = _native.find_cutoff(
+            data, max_tokens, pin, float(chars_per_token), tokens_per_message,
+            tokens_per_image, tokens_per_document,
+        )
+        p = min(pin, len(records))
+        if 0 < p < k < len(records) and _is_user(data[p - 1]) and _is_user(data[k]):
+            merged = from_builtins([_native.user_merge(data[p - 1], data[k])])
+            return [*records[: p - 1], *merged, *records[k + 1 :]]
+        return [*records[:p], *records[k:]]
+    return _native.trim_to_budget(
+        data,
+        max_tokens,
+        pin,
+        float(chars_per_token),
+        tokens_per_message,
+        tokens_per_image,
+        tokens_per_document,
+    )
+
+
+def split_for_summary(
+    records: Any,
+    keep_tokens: int,
+    *,
+    pin: int = 0,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
+) -> tuple[Any, Any]:
+    """``(records[pin:k], records[k:])``: what to summarise and what to keep (SPEC §7)."""
+    _check_nonneg("keep_tokens", keep_tokens)
+    _check_nonneg("pin", pin)
+    _check_count(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
+    data, structs = _prepare(records)
+    if structs:
+        k = _native.find_cutoff(
+            data, keep_tokens, pin, float(chars_per_token), tokens_per_message,
+            tokens_per_image, tokens_per_document,
+        )
+        p = min(pin, len(records))
+        return list(records[p:k]), list(records[k:])
+    head, tail = _native.split_for_summary(
+        data,
+        keep_tokens,
+        pin,
+        float(chars_per_token),
+        tokens_per_message,
+        tokens_per_image,
+        tokens_per_document,
+    )
+    return head, tail
+
+
+def derive_uuid(parent: str, index: int) -> str:
+    """SPEC §2: the first 24 characters of ``parent`` and ``index`` as 12 hex digits."""
+    return _native.derive_uuid(parent, index)
+
+
+def derive_short_message_id(uuid: str) -> str:
+    """SPEC §2: a 6-character base-36 id from the uuid's first 10 hex digits."""
+    return _native.derive_short_message_id(uuid)
+
+

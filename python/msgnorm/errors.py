@@ -1,0 +1,51 @@
+"""msgnorm's exceptions. Every one is a ``ValueError``."""
+
+from __future__ import annotations
+
+__all__ = [
+    "BudgetError",
+    "InvalidRecordError",
+    "JSONDecodeError",
+    "MsgnormError",
+    "PairingError",
+]
+
+
+class MsgnormError(ValueError):
+    """Base class of msgnorm's errors (also raised for bad arguments and internal errors)."""
+
+
+class InvalidRecordError(MsgnormError):
+    """A record breaks SPEC §1.
+
+    ``index`` is the record's position in the input (``None`` when the input as a
+    whole is not a list of records) and ``path`` the bad field, e.g.
+    ``records[3].message.content``.
+    """
+
+    def __init__(self, message: str, index: int | None = None, path: str = "records") -> None:
+        super().__init__(message)
+        self.index = index
+        self.path = path
+
+
+class JSONDecodeError(MsgnormError):
+    """The input is not valid JSON; ``line`` and ``column`` are 1-based."""
+
+    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+class PairingError(MsgnormError):
+    """``strict=True`` and a record would need a tool-pairing repair (SPEC §4 steps 5-6)."""
+
+    def __init__(self, message: str, index: int = 0, ids: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.index = index
+        self.ids = list(ids or [])
+
+
+class BudgetError(MsgnormError):
+    """No safe suffix of the history fits the token budget (SPEC §7)."""

@@ -1,0 +1,612 @@
+//! A small validating JSON scanner over a `&str` (UTF-8 already checked).
+//!
+//! It parses only what the caller asks for and skips the rest, returning raw
+//! slices, so a record is read in one pass and unchanged parts are written
+//! back byte for byte (numbers of any size survive). Skipping is iterative:
+//! nesting depth costs heap, not stack.
+
+use crate::error::Error;
+use std::borrow::Cow;
+
+pub struct Parser<'a> {
+    pub src: &'a str,
+    b: &'a [u8],
+    pub pos: usize,
+}
+
+/// What the next value is, from its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Peek {
+    Object,
+    Array,
+    String,
+    Number,
+    True,
+    False,
+    Null,
+}
+
+type R<T> = Result<T, Error>;
+
+impl<'a> Parser<'a> {
+    pub fn new(src: &'a str) -> Self {
+        Parser {
+            src,
+            b: src.as_bytes(),
+            pos: 0,
+        }
+    }
+
+    pub fn at(src: &'a str, pos: usize) -> Self {
+        Parser {
+            src,
+            b: src.as_bytes(),
+            pos,
+        }
+    }
+
+    /// A JSON error at the current position.
+    pub fn err(&self, msg: impl Into<String>) -> Error {
+        error_at(self.src, self.pos, msg)
+    }
+
+    #[inline]
+    pub fn ws(&mut self) {
+        while let Some(&c) = self.b.get(self.pos) {
+            if c == b' ' || c == b'\n' || c == b'\t' || c == b'\r' {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    pub fn at_end(&mut self) -> bool {
+        self.ws();
+        self.pos >= self.b.len()
+    }
+
+    /// Skips white space and tells what the next value is.
+    pub fn peek(&mut self) -> R<Peek> {
+        self.ws();
+        match self.b.get(self.pos) {
+            Some(b'{') => Ok(Peek::Object),
+            Some(b'[') => Ok(Peek::Array),
+            Some(b'"') => Ok(Peek::String),
+            Some(b'-' | b'0'..=b'9') => Ok(Peek::Number),
+            Some(b't') => Ok(Peek::True),
+            Some(b'f') => Ok(Peek::False),
+            Some(b'n') => Ok(Peek::Null),
+            Some(_) => Err(self.err("expected a JSON value")),
+            None => Err(self.err("unexpected end of input, expected a JSON value")),
+        }
+    }
+
+    fn expect(&mut self, c: u8, what: &str) -> R<()> {
+        self.ws();
+        if self.b.get(self.pos) == Some(&c) {
+            self.pos += 1;
+            Ok(())
+        } else if self.pos >= self.b.len() {
+            Err(self.err(format!("unexpected end of input, expected {what}")))
+        } else {
+            Err(self.err(format!("expected {what}")))
+        }
+    }
+
+    pub fn begin_object(&mut self) -> R<()> {
+        self.expect(b'{', "'{'")
+    }
+
+    pub fn begin_array(&mut self) -> R<()> {
+        self.expect(b'[', "'['")
+    }
+
+    /// The next key of an object opened with `begin_object`, with the position
+    /// where its raw text starts; `None` at the closing brace.
+    pub fn next_key(&mut self, first: &mut bool) -> R<Option<(usize, Cow<'a, str>)>> {
+        self.ws();
+        match self.b.get(self.pos) {
+            Some(b'}') => {
+                self.pos += 1;
+                return Ok(None);
+            }
+            Some(b',') if !*first => {
+                self.pos += 1;
+                self.ws();
+            }
+            Some(b'"') if *first => {}
+            None => return Err(self.err("unexpected end of input inside an object")),
+            _ if *first => return Err(self.err("expected a string key or '}'")),
+            _ => return Err(self.err("expected ',' or '}'")),
+        }
+        *first = false;
+        if self.b.get(self.pos) != Some(&b'"') {
+            return Err(self.err("expected a string key"));
+        }
+        let start = self.pos;
+        let key = self.string()?;
+        self.expect(b':', "':'")?;
+        self.ws();
+        Ok(Some((start, key)))
+    }
+
+    /// Whether another element follows in an array opened with `begin_array`.
+    pub fn next_elem(&mut self, first: &mut bool) -> R<bool> {
+        self.ws();
+        match self.b.get(self.pos) {
+            Some(b']') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(b',') if !*first => {
+                self.pos += 1;
+                self.ws();
+                Ok(true)
+            }
+            None => Err(self.err("unexpected end of input inside an array")),
+            _ if *first => {
+                *first = false;
+                Ok(true)
+            }
+            _ => Err(self.err("expected ',' or ']'")),
+        }
+    }
+
+    /// A JSON string, unescaped (borrowed when it has no escapes).
+    pub fn string(&mut self) -> R<Cow<'a, str>> {
+        self.ws();
+        if self.b.get(self.pos) != Some(&b'"') {
+            return Err(self.err("expected a string"));
+        }
+        self.pos += 1;
+        let start = self.pos;
+        // Fast path: no escapes.
+        loop {
+            match self.b.get(self.pos) {
+                Some(b'"') => {
+                    let s = &self.src[start..self.pos];
+                    self.pos += 1;
+                    return Ok(Cow::Borrowed(s));
+                }
+                Some(b'\\') => break,
+                Some(&c) if c < 0x20 => return Err(self.err("control character in string")),
+                Some(_) => self.pos += 1,
+                None => return Err(self.err("unexpected end of input inside a string")),
+            }
+        }
+        let mut out = String::with_capacity(self.pos - start + 16);
+        out.push_str(&self.src[start..self.pos]);
+        loop {
+            let run = self.pos;
+            loop {
+                match self.b.get(self.pos) {
+                    Some(b'"' | b'\\') => break,
+                    Some(&c) if c < 0x20 => return Err(self.err("control character in string")),
+                    Some(_) => self.pos += 1,
+                    None => return Err(self.err("unexpected end of input inside a string")),
+                }
+            }
+            out.push_str(&self.src[run..self.pos]);
+            if self.b[self.pos] == b'"' {
+                self.pos += 1;
+                return Ok(Cow::Owned(out));
+            }
+            self.pos += 1; // backslash
+            let c = match self.b.get(self.pos) {
+                Some(&c) => c,
+                None => return Err(self.err("unexpected end of input inside a string")),
+            };
+            self.pos += 1;
+            match c {
+                b'"' => out.push('"'),
+                b'\\' => out.push('\\'),
+                b'/' => out.push('/'),
+                b'b' => out.push('\u{8}'),
+                b'f' => out.push('\u{c}'),
+                b'n' => out.push('\n'),
+                b'r' => out.push('\r'),
+                b't' => out.push('\t'),
+                b'u' => {
+                    let hi = self.hex4()?;
+                    let ch = if (0xD800..0xDC00).contains(&hi) {
+                        if self.b.get(self.pos) == Some(&b'\\')
+                            && self.b.get(self.pos + 1) == Some(&b'u')
+                        {
+                            self.pos += 2;
+                            let lo = self.hex4()?;
+                            if !(0xDC00..0xE000).contains(&lo) {
+                                return Err(self.err("invalid low surrogate in \\u escape"));
+                            }
+                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                        } else {
+                            return Err(self.err("lone surrogate in \\u escape"));
+                        }
+                    } else if (0xDC00..0xE000).contains(&hi) {
+                        return Err(self.err("lone surrogate in \\u escape"));
+                    } else {
+                        hi
+                    };
+                    match char::from_u32(ch) {
+                        Some(ch) => out.push(ch),
+                        None => return Err(self.err("invalid \\u escape")),
+                    }
+                }
+                _ => {
+                    self.pos -= 1;
+                    return Err(self.err("invalid escape in string"));
+                }
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> R<u32> {
+        let mut v = 0u32;
+        for _ in 0..4 {
+            let d = match self.b.get(self.pos) {
+                Some(c @ b'0'..=b'9') => c - b'0',
+                Some(c @ b'a'..=b'f') => c - b'a' + 10,
+                Some(c @ b'A'..=b'F') => c - b'A' + 10,
+                _ => return Err(self.err("invalid \\u escape")),
+            };
+            v = v * 16 + u32::from(d);
+            self.pos += 1;
+        }
+        Ok(v)
+    }
+
+    /// Skips a string, validating it, and returns its raw text (quotes included).
+    fn skip_string(&mut self) -> R<&'a str> {
+        let start = self.pos;
+        self.pos += 1;
+        loop {
+            match self.b.get(self.pos) {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(&self.src[start..self.pos]);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    match self.b.get(self.pos) {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                            self.pos += 1
+                        }
+                        Some(b'u') => {
+                            self.pos += 1;
+                            let hi = self.hex4()?;
+                            if (0xD800..0xDC00).contains(&hi) {
+                                if self.b.get(self.pos) == Some(&b'\\')
+                                    && self.b.get(self.pos + 1) == Some(&b'u')
+                                {
+                                    self.pos += 2;
+                                    let lo = self.hex4()?;
+                                    if !(0xDC00..0xE000).contains(&lo) {
+                                        return Err(self.err("invalid low surrogate in \\u escape"));
+                                    }
+                                } else {
+                                    return Err(self.err("lone surrogate in \\u escape"));
+                                }
+                            } else if (0xDC00..0xE000).contains(&hi) {
+                                return Err(self.err("lone surrogate in \\u escape"));
+                            }
+                        }
+                        _ => return Err(self.err("invalid escape in string")),
+                    }
+                }
+                Some(&c) if c < 0x20 => return Err(self.err("control character in string")),
+                Some(_) => self.pos += 1,
+                None => return Err(self.err("unexpected end of input inside a string")),
+            }
+        }
+    }
+
+    /// Number of code points of a string value, and its raw text; for counting.
+    fn skip_number(&mut self) -> R<&'a str> {
+        let start = self.pos;
+        let b = self.b;
+        let digits = |p: &mut usize| {
+            let s = *p;
+            while b.get(*p).is_some_and(u8::is_ascii_digit) {
+                *p += 1;
+            }
+            *p > s
+        };
+        let mut p = self.pos;
+        if b.get(p) == Some(&b'-') {
+            p += 1;
+        }
+        match b.get(p) {
+            Some(b'0') => p += 1,
+            Some(b'1'..=b'9') => {
+                digits(&mut p);
+            }
+            _ => {
+                self.pos = p;
+                return Err(self.err("invalid number"));
+            }
+        }
+        if b.get(p) == Some(&b'.') {
+            p += 1;
+            if !digits(&mut p) {
+                self.pos = p;
+                return Err(self.err("invalid number: expected a digit after '.'"));
+            }
+        }
+        if matches!(b.get(p), Some(b'e' | b'E')) {
+            p += 1;
+            if matches!(b.get(p), Some(b'+' | b'-')) {
+                p += 1;
+            }
+            if !digits(&mut p) {
+                self.pos = p;
+                return Err(self.err("invalid number: expected a digit in the exponent"));
+            }
+        }
+        self.pos = p;
+        Ok(&self.src[start..p])
+    }
+
+    fn literal(&mut self, word: &'static str) -> R<&'a str> {
+        let start = self.pos;
+        if self.src[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(&self.src[start..self.pos])
+        } else {
+            Err(self
+                .err("invalid literal (JSON has only true, false and null; no NaN or Infinity)"))
+        }
+    }
+
+    /// Skips any value (iteratively: deep nesting uses heap), returning its raw text.
+    pub fn skip_value(&mut self) -> R<&'a str> {
+        self.walk_value(&mut |_| {})
+    }
+
+    /// Skips a value, calling `f` on every scalar token (keys included), for §6's J().
+    pub fn walk_value(&mut self, f: &mut dyn FnMut(Token<'_>)) -> R<&'a str> {
+        self.ws();
+        let start = self.pos;
+        // Stack of open containers: true = object.
+        let mut stack: Vec<bool> = Vec::new();
+        // After a container opens or a comma, a value (or key) is expected.
+        loop {
+            // Expect a value.
+            self.ws();
+            let in_obj_key = stack.last() == Some(&true);
+            if in_obj_key {
+                // Object member: key, colon, value.
+                if self.b.get(self.pos) != Some(&b'"') {
+                    return Err(self.err("expected a string key"));
+                }
+                let raw = self.skip_string()?;
+                f(Token::Str(raw));
+                self.expect(b':', "':'")?;
+                self.ws();
+            }
+            match self.peek()? {
+                Peek::Object => {
+                    self.pos += 1;
+                    self.ws();
+                    if self.b.get(self.pos) == Some(&b'}') {
+                        self.pos += 1;
+                    } else {
+                        stack.push(true);
+                        continue;
+                    }
+                }
+                Peek::Array => {
+                    self.pos += 1;
+                    self.ws();
+                    if self.b.get(self.pos) == Some(&b']') {
+                        self.pos += 1;
+                    } else {
+                        stack.push(false);
+                        continue;
+                    }
+                }
+                Peek::String => {
+                    let raw = self.skip_string()?;
+                    f(Token::Str(raw));
+                }
+                Peek::Number => {
+                    self.skip_number()?;
+                    f(Token::Scalar);
+                }
+                Peek::True => {
+                    self.literal("true")?;
+                    f(Token::Scalar);
+                }
+                Peek::False => {
+                    self.literal("false")?;
+                    f(Token::Scalar);
+                }
+                Peek::Null => {
+                    self.literal("null")?;
+                    f(Token::Scalar);
+                }
+            }
+            // A value ended: close containers or move to the next element.
+            loop {
+                let Some(&is_obj) = stack.last() else {
+                    return Ok(&self.src[start..self.pos]);
+                };
+                self.ws();
+                match self.b.get(self.pos) {
+                    Some(b',') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    Some(b'}') if is_obj => {
+                        self.pos += 1;
+                        stack.pop();
+                    }
+                    Some(b']') if !is_obj => {
+                        self.pos += 1;
+                        stack.pop();
+                    }
+                    None => return Err(self.err("unexpected end of input")),
+                    _ if is_obj => return Err(self.err("expected ',' or '}'")),
+                    _ => return Err(self.err("expected ',' or ']'")),
+                }
+            }
+        }
+    }
+
+    /// A JSON integer (raw digits), or `None` after skipping any other value.
+    pub fn int_or_skip(&mut self) -> R<Option<&'a str>> {
+        if self.peek()? == Peek::Number {
+            let raw = self.skip_number()?;
+            if raw.bytes().all(|c| c == b'-' || c.is_ascii_digit()) {
+                return Ok(Some(raw));
+            }
+            return Ok(None);
+        }
+        self.skip_value()?;
+        Ok(None)
+    }
+
+    pub fn bool_or_skip(&mut self) -> R<Option<bool>> {
+        match self.peek()? {
+            Peek::True => {
+                self.literal("true")?;
+                Ok(Some(true))
+            }
+            Peek::False => {
+                self.literal("false")?;
+                Ok(Some(false))
+            }
+            _ => {
+                self.skip_value()?;
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// A scalar seen by `walk_value`.
+pub enum Token<'s> {
+    /// A string's raw text, quotes included.
+    Str(&'s str),
+    /// A number, `true`, `false` or `null`.
+    Scalar,
+}
+
+/// Code points of a raw JSON string (quotes included) once unescaped.
+pub fn raw_string_len(raw: &str) -> u64 {
+    let inner = &raw.as_bytes()[1..raw.len() - 1];
+    if !inner.contains(&b'\\') {
+        return count_chars(&raw[1..raw.len() - 1]);
+    }
+    let mut p = Parser::new(raw);
+    match p.string() {
+        Ok(s) => count_chars(&s),
+        Err(_) => 0,
+    }
+}
+
+/// Unicode code points of `s`.
+pub fn count_chars(s: &str) -> u64 {
+    // Code points = bytes that are not UTF-8 continuation bytes.
+    s.bytes().filter(|&b| (b & 0xC0) != 0x80).count() as u64
+}
+
+/// 1-based line and column (in characters) of a byte position.
+pub fn line_col(src: &str, pos: usize) -> (usize, usize) {
+    let pos = pos.min(src.len());
+    let mut p = pos;
+    while !src.is_char_boundary(p) {
+        p -= 1;
+    }
+    let before = &src[..p];
+    let line = before.bytes().filter(|&c| c == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+pub fn error_at(src: &str, pos: usize, msg: impl Into<String>) -> Error {
+    let (line, column) = line_col(src, pos);
+    Error::Json {
+        line,
+        column,
+        msg: msg.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skip(s: &str) -> Result<&str, Error> {
+        let mut p = Parser::new(s);
+        let r = p.skip_value()?;
+        if !p.at_end() {
+            return Err(p.err("trailing"));
+        }
+        Ok(r)
+    }
+
+    #[test]
+    fn skips_valid_values() {
+        for s in [
+            "1",
+            "-0.5e+10",
+            "\"a\\u00e9\\ud83d\\ude00\"",
+            "[1,[2,{\"a\":[]}],{}]",
+            "{\"a\":{\"b\":null,\"c\":true}}",
+            "123456789012345678901234567890",
+        ] {
+            assert_eq!(skip(s).unwrap(), s);
+        }
+    }
+
+    #[test]
+    fn rejects_invalid_values() {
+        for s in [
+            "01",
+            "1.",
+            "-",
+            "[1,]",
+            "{\"a\"}",
+            "{\"a\":1,}",
+            "NaN",
+            "Infinity",
+            "\"\\x\"",
+            "\"\\ud800\"",
+            "[",
+            "{\"a\":1",
+            "\"abc",
+            "tru",
+            "[1 2]",
+        ] {
+            assert!(skip(s).is_err(), "{s}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let s = "[".repeat(200_000) + &"]".repeat(200_000);
+        assert_eq!(skip(&s).unwrap().len(), 400_000);
+    }
+
+    #[test]
+    fn strings_unescape() {
+        let mut p = Parser::new("\"a\\n\\\"b\\ud83d\\ude00\"");
+        assert_eq!(p.string().unwrap(), "a\n\"b😀");
+    }
+
+    #[test]
+    fn line_and_column() {
+        assert_eq!(line_col("ab\ncdé", 7), (2, 4));
+        match skip("[1,\n  x]") {
+            Err(Error::Json { line, column, .. }) => assert_eq!((line, column), (2, 3)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn counts_code_points() {
+        assert_eq!(count_chars("a😀é"), 3);
+        assert_eq!(raw_string_len("\"\\ud83d\\ude00x\""), 2);
+    }
+}

@@ -1,0 +1,709 @@
+//! JSON text (an array, or JSON Lines) → records, in one pass per record.
+
+use super::parse::{count_chars, error_at, raw_string_len, Parser, Peek, Token};
+use crate::error::{Error, Result};
+use crate::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record, Str};
+use std::borrow::Cow;
+
+/// A handle to an original JSON value: its raw text.
+pub type Raw<'a> = &'a str;
+
+/// Blocks nested in `tool_result` content deeper than this are refused.
+const MAX_BLOCK_DEPTH: usize = 32;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOpts {
+    /// Fill the token-count ingredients (§6).
+    pub count: bool,
+}
+
+/// Checks UTF-8, reporting the line and column of the first bad byte.
+pub fn utf8(data: &[u8]) -> Result<&str> {
+    std::str::from_utf8(data).map_err(|e| {
+        let ok = e.valid_up_to();
+        // SAFETY-free: the prefix is valid UTF-8 by `valid_up_to`.
+        let prefix = std::str::from_utf8(&data[..ok]).unwrap_or("");
+        let mut err = error_at(prefix, ok, "invalid UTF-8");
+        if let Error::Json { msg, .. } = &mut err {
+            *msg = "invalid UTF-8 byte sequence".into();
+        }
+        err
+    })
+}
+
+/// The records of a JSON array, or of JSON Lines (one value per non-blank line).
+pub fn read_records<'a>(src: &'a str, opts: ReadOpts) -> Result<Vec<Record<'a, Raw<'a>>>> {
+    let mut p = Parser::new(src);
+    if p.at_end() {
+        return Err(p.err("empty input: expected a JSON array or JSON Lines"));
+    }
+    if p.peek()? == Peek::Array {
+        let mut recs = Vec::new();
+        p.begin_array()?;
+        let mut first = true;
+        while p.next_elem(&mut first)? {
+            let i = recs.len();
+            recs.push(read_record(&mut p, i, opts, None)?);
+        }
+        if p.at_end() {
+            return Ok(recs);
+        }
+        // More after the array: the input is JSON Lines whose first line is an array.
+    }
+    read_lines(src, opts)
+}
+
+fn read_lines<'a>(src: &'a str, opts: ReadOpts) -> Result<Vec<Record<'a, Raw<'a>>>> {
+    let mut recs = Vec::new();
+    let mut start = 0;
+    let mut line_no = 0;
+    while start < src.len() {
+        line_no += 1;
+        let end = src[start..].find('\n').map_or(src.len(), |i| start + i);
+        // Parse within the line only.
+        let mut p = Parser::at(&src[..end], start);
+        if !p.at_end() {
+            let i = recs.len();
+            let rec = read_record(&mut p, i, opts, Some(line_no))?;
+            if !p.at_end() {
+                return Err(p.err("unexpected data after the JSON value on this line"));
+            }
+            recs.push(rec);
+        }
+        start = end + 1;
+    }
+    Ok(recs)
+}
+
+fn invalid(index: usize, line: Option<usize>, path: String, msg: &str) -> Error {
+    let msg = match line {
+        Some(l) => format!("{msg} (line {l})"),
+        None => msg.to_string(),
+    };
+    Error::invalid(index, path, msg)
+}
+
+/// What kind of JSON value a field held, for error messages and checks.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Seen {
+    Absent,
+    Ok,
+    Bad,
+}
+
+fn read_record<'a>(
+    p: &mut Parser<'a>,
+    index: usize,
+    opts: ReadOpts,
+    line: Option<usize>,
+) -> Result<Record<'a, Raw<'a>>> {
+    let at = |path: &str| format!("records[{index}]{path}");
+    if p.peek()? != Peek::Object {
+        return Err(invalid(
+            index,
+            line,
+            at(""),
+            "a record must be a JSON object",
+        ));
+    }
+    let start = p.pos;
+    let mut rec: Record<'a, Raw<'a>> = Record::new(index, Kind::Entry, None);
+    let mut type_seen = Seen::Absent;
+    let mut uuid = Seen::Absent;
+    let mut subtype = Seen::Absent;
+    let mut content = Seen::Absent;
+    let mut attachment = Seen::Absent;
+    let mut message: Option<Raw<'a>> = None;
+    let mut message_parsed = false;
+    let mut has = [false; 4]; // data, toolUseID, summary, precedingToolUseIds
+    p.begin_object()?;
+    let mut first = true;
+    while let Some((_, key)) = p.next_key(&mut first)? {
+        match &*key {
+            "type" => {
+                if p.peek()? == Peek::String {
+                    let t = p.string()?;
+                    rec.kind = Kind::from_type(&t);
+                    type_seen = Seen::Ok;
+                } else {
+                    p.skip_value()?;
+                    type_seen = Seen::Bad;
+                }
+            }
+            "uuid" => {
+                if p.peek()? == Peek::String {
+                    rec.uuid = Some(p.string()?);
+                    uuid = Seen::Ok;
+                } else {
+                    p.skip_value()?;
+                    uuid = Seen::Bad;
+                }
+            }
+            "timestamp" => rec.timestamp = Some(p.skip_value()?),
+            "isMeta" => rec.is_meta = p.bool_or_skip()? == Some(true),
+            "isVirtual" => rec.is_virtual = p.bool_or_skip()? == Some(true),
+            "isApiErrorMessage" => rec.synthetic_error = p.bool_or_skip()? == Some(true),
+            "subtype" => {
+                if p.peek()? == Peek::String {
+                    rec.local_command = p.string()? == "local_command";
+                    subtype = Seen::Ok;
+                } else {
+                    p.skip_value()?;
+                    subtype = Seen::Bad;
+                }
+            }
+            "content" => {
+                if p.peek()? == Peek::String {
+                    rec.content = Content::Str(p.string()?);
+                    content = Seen::Ok;
+                } else {
+                    p.skip_value()?;
+                    content = Seen::Bad;
+                }
+            }
+            "attachment" => {
+                if p.peek()? == Peek::Object {
+                    rec.attachment = read_attachment(p)?;
+                    attachment = if rec
+                        .attachment
+                        .iter()
+                        .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
+                    {
+                        Seen::Ok
+                    } else {
+                        Seen::Bad
+                    };
+                } else {
+                    p.skip_value()?;
+                    attachment = Seen::Bad;
+                }
+            }
+            "message" => match rec.kind {
+                Kind::User | Kind::Assistant | Kind::Tombstone if type_seen == Seen::Ok => {
+                    read_message(p, &mut rec, opts, line)?;
+                    message_parsed = true;
+                }
+                _ => message = Some(p.skip_value()?),
+            },
+            "data" => {
+                has[0] = true;
+                p.skip_value()?;
+            }
+            "toolUseID" => {
+                has[1] = true;
+                p.skip_value()?;
+            }
+            "summary" => {
+                has[2] = true;
+                p.skip_value()?;
+            }
+            "precedingToolUseIds" => {
+                has[3] = true;
+                p.skip_value()?;
+            }
+            _ => {
+                p.skip_value()?;
+            }
+        }
+    }
+    rec.orig = Some(&p.src[start..p.pos]);
+    if rec.kind != Kind::System {
+        // Only a system record's top-level `content` is its content.
+        if !matches!(rec.kind, Kind::User | Kind::Assistant) || !message_parsed {
+            rec.content = Content::Str(Cow::Borrowed(""));
+        }
+    }
+    match type_seen {
+        Seen::Absent => return Err(invalid(index, line, at(".type"), "missing required field")),
+        Seen::Bad => return Err(invalid(index, line, at(".type"), "must be a string")),
+        Seen::Ok => {}
+    }
+    let need = |seen: Seen, path: &str, what: &str| -> Result<()> {
+        match seen {
+            Seen::Ok => Ok(()),
+            Seen::Absent => Err(invalid(index, line, at(path), "missing required field")),
+            Seen::Bad => Err(invalid(index, line, at(path), what)),
+        }
+    };
+    if rec.kind != Kind::Entry && rec.kind != Kind::Tombstone {
+        need(uuid, ".uuid", "must be a string")?;
+    }
+    match rec.kind {
+        Kind::User | Kind::Assistant | Kind::Tombstone => {
+            if !message_parsed {
+                match message {
+                    None => {
+                        return Err(invalid(
+                            index,
+                            line,
+                            at(".message"),
+                            "missing required field",
+                        ))
+                    }
+                    Some(raw) => {
+                        let mut q =
+                            Parser::at(p.src, raw.as_ptr() as usize - p.src.as_ptr() as usize);
+                        read_message(&mut q, &mut rec, opts, line)?;
+                    }
+                }
+            }
+        }
+        Kind::System => {
+            need(subtype, ".subtype", "must be a string")?;
+            need(content, ".content", "must be a string")?;
+        }
+        Kind::Attachment => need(
+            attachment,
+            ".attachment",
+            "must be an object with a string `type`",
+        )?,
+        Kind::Progress => {
+            if !has[0] {
+                return Err(invalid(index, line, at(".data"), "missing required field"));
+            }
+            if !has[1] {
+                return Err(invalid(
+                    index,
+                    line,
+                    at(".toolUseID"),
+                    "missing required field",
+                ));
+            }
+        }
+        Kind::ToolUseSummary => {
+            if !has[2] {
+                return Err(invalid(
+                    index,
+                    line,
+                    at(".summary"),
+                    "missing required field",
+                ));
+            }
+            if !has[3] {
+                return Err(invalid(
+                    index,
+                    line,
+                    at(".precedingToolUseIds"),
+                    "missing required field",
+                ));
+            }
+        }
+        Kind::Entry => {}
+    }
+    if rec.kind == Kind::System {
+        rec.cost = Cost::default();
+    }
+    Ok(rec)
+}
+
+fn read_attachment<'a>(p: &mut Parser<'a>) -> Result<Vec<(Str<'a>, AttValue<'a>)>> {
+    let mut fields = Vec::new();
+    p.begin_object()?;
+    let mut first = true;
+    while let Some((_, key)) = p.next_key(&mut first)? {
+        let v = match p.peek()? {
+            Peek::String => AttValue::Str(p.string()?),
+            Peek::Number => match p.int_or_skip()? {
+                Some(digits) => AttValue::Int(digits.to_string()),
+                None => AttValue::Other,
+            },
+            _ => {
+                p.skip_value()?;
+                AttValue::Other
+            }
+        };
+        fields.push((key, v));
+    }
+    Ok(fields)
+}
+
+/// `message` of a user/assistant record (or a tombstone's `message.uuid`).
+fn read_message<'a>(
+    p: &mut Parser<'a>,
+    rec: &mut Record<'a, Raw<'a>>,
+    opts: ReadOpts,
+    line: Option<usize>,
+) -> Result<()> {
+    let index = rec.index;
+    let at = |path: &str| format!("records[{index}].message{path}");
+    if p.peek()? != Peek::Object {
+        let what = if rec.kind == Kind::Tombstone {
+            "must be an object (the removed assistant record)"
+        } else {
+            "must be an object with `role` and `content`"
+        };
+        return Err(invalid(index, line, at(""), what));
+    }
+    p.begin_object()?;
+    let mut first = true;
+    let mut role = Seen::Absent;
+    let mut content = Seen::Absent;
+    let mut uuid = Seen::Absent;
+    let mut synthetic_model = false;
+    while let Some((_, key)) = p.next_key(&mut first)? {
+        match (rec.kind, &*key) {
+            (Kind::Tombstone, "uuid") => {
+                if p.peek()? == Peek::String {
+                    rec.tombstone_of = Some(p.string()?);
+                    uuid = Seen::Ok;
+                } else {
+                    p.skip_value()?;
+                    uuid = Seen::Bad;
+                }
+            }
+            (Kind::Tombstone, _) => {
+                p.skip_value()?;
+            }
+            (_, "role") => {
+                role = if p.peek()? == Peek::String {
+                    p.string()?;
+                    Seen::Ok
+                } else {
+                    p.skip_value()?;
+                    Seen::Bad
+                };
+            }
+            (_, "content") => {
+                let path = at(".content");
+                let (c, cost) = read_content(p, index, line, &path, 0, opts)?;
+                match c {
+                    Some(c) => {
+                        rec.content = c;
+                        rec.cost = cost;
+                        content = Seen::Ok;
+                    }
+                    None => content = Seen::Bad,
+                }
+            }
+            (_, "id") if p.peek()? == Peek::String => {
+                rec.message_id = Some(p.string()?);
+            }
+            (_, "model") if p.peek()? == Peek::String => {
+                synthetic_model = p.string()? == "<synthetic>";
+            }
+            _ => {
+                p.skip_value()?;
+            }
+        }
+    }
+    if rec.kind == Kind::Tombstone {
+        return match uuid {
+            Seen::Ok => Ok(()),
+            Seen::Absent => Err(invalid(index, line, at(".uuid"), "missing required field")),
+            Seen::Bad => Err(invalid(index, line, at(".uuid"), "must be a string")),
+        };
+    }
+    rec.synthetic_error &= synthetic_model;
+    match role {
+        Seen::Absent => return Err(invalid(index, line, at(".role"), "missing required field")),
+        Seen::Bad => return Err(invalid(index, line, at(".role"), "must be a string")),
+        Seen::Ok => {}
+    }
+    match content {
+        Seen::Absent => Err(invalid(
+            index,
+            line,
+            at(".content"),
+            "missing required field",
+        )),
+        Seen::Bad => Err(invalid(
+            index,
+            line,
+            at(".content"),
+            "must be a string, a list of blocks or null",
+        )),
+        Seen::Ok => Ok(()),
+    }
+}
+
+/// A content value: `None` when it is neither string, list nor null.
+fn read_content<'a>(
+    p: &mut Parser<'a>,
+    index: usize,
+    line: Option<usize>,
+    path: &str,
+    depth: usize,
+    opts: ReadOpts,
+) -> Result<(Option<Content<'a, Raw<'a>>>, Cost)> {
+    match p.peek()? {
+        Peek::String => {
+            let s = p.string()?;
+            let cost = Cost {
+                chars: if opts.count { count_chars(&s) } else { 0 },
+                ..Cost::default()
+            };
+            Ok((Some(Content::Str(s)), cost))
+        }
+        Peek::Null => {
+            p.skip_value()?;
+            Ok((Some(Content::Str(Cow::Borrowed(""))), Cost::default()))
+        }
+        Peek::Array => {
+            let mut blocks = Vec::new();
+            let mut cost = Cost::default();
+            p.begin_array()?;
+            let mut first = true;
+            while p.next_elem(&mut first)? {
+                let bpath = format!("{path}[{}]", blocks.len());
+                let b = read_block(p, index, line, &bpath, depth, opts)?;
+                cost.add(b.cost);
+                blocks.push(b);
+            }
+            Ok((Some(Content::Blocks(blocks)), cost))
+        }
+        _ => {
+            p.skip_value()?;
+            Ok((None, Cost::default()))
+        }
+    }
+}
+
+fn read_block<'a>(
+    p: &mut Parser<'a>,
+    index: usize,
+    line: Option<usize>,
+    path: &str,
+    depth: usize,
+    opts: ReadOpts,
+) -> Result<Block<'a, Raw<'a>>> {
+    if p.peek()? != Peek::Object {
+        return Err(invalid(
+            index,
+            line,
+            path.to_string(),
+            "a block must be a JSON object",
+        ));
+    }
+    if depth >= MAX_BLOCK_DEPTH {
+        return Err(invalid(
+            index,
+            line,
+            path.to_string(),
+            "blocks nested too deeply in tool_result content",
+        ));
+    }
+    let start = p.pos;
+    let mut kind: Option<BlockKind> = None;
+    let mut type_seen = Seen::Absent;
+    let mut id: Option<Str<'a>> = None;
+    let mut id_seen = Seen::Absent;
+    let mut tuid: Option<Str<'a>> = None;
+    let mut tuid_seen = Seen::Absent;
+    let mut text: Option<Str<'a>> = None;
+    let mut text_seen = Seen::Absent;
+    let mut is_error = false;
+    let mut inner: Option<Content<'a, Raw<'a>>> = None;
+    let mut inner_cost = Cost::default();
+    // `content` seen before `type`: parsed once the type is known.
+    let mut deferred_content: Option<usize> = None;
+    // len(name), J(input), len(thinking), len(data)
+    let (mut name_len, mut input_j, mut thinking_len, mut data_len) = (0u64, 0u64, 0u64, 0u64);
+    let mut source_text_len: Option<u64> = None;
+    let cpath = || format!("{path}.content");
+    p.begin_object()?;
+    let mut first = true;
+    while let Some((_, key)) = p.next_key(&mut first)? {
+        match &*key {
+            "type" => {
+                if p.peek()? == Peek::String {
+                    kind = Some(BlockKind::from_type(&p.string()?));
+                    type_seen = Seen::Ok;
+                } else {
+                    p.skip_value()?;
+                    type_seen = Seen::Bad;
+                }
+            }
+            "text" => read_str(p, &mut text, &mut text_seen)?,
+            "id" => read_str(p, &mut id, &mut id_seen)?,
+            "tool_use_id" => read_str(p, &mut tuid, &mut tuid_seen)?,
+            "is_error" => is_error = p.bool_or_skip()? == Some(true),
+            "content" => match kind {
+                Some(BlockKind::ToolResult) => {
+                    let (c, cost) = read_content(p, index, line, &cpath(), depth + 1, opts)?;
+                    match c {
+                        Some(c) => {
+                            inner = Some(c);
+                            inner_cost = cost;
+                        }
+                        None => {
+                            return Err(invalid(
+                                index,
+                                line,
+                                cpath(),
+                                "must be a string, a list of blocks or null",
+                            ))
+                        }
+                    }
+                }
+                Some(_) => {
+                    p.skip_value()?;
+                }
+                None => {
+                    p.ws();
+                    deferred_content = Some(p.pos);
+                    p.skip_value()?;
+                }
+            },
+            "name" | "thinking" | "data" if opts.count && p.peek()? == Peek::String => {
+                let len = raw_string_len(p.skip_value()?);
+                match &*key {
+                    "name" => name_len = len,
+                    "thinking" => thinking_len = len,
+                    _ => data_len = len,
+                }
+            }
+            "input" if opts.count => {
+                input_j = j_of(p)?;
+            }
+            "source" if opts.count && p.peek()? == Peek::Object => {
+                source_text_len = read_source(p)?;
+            }
+            _ => {
+                p.skip_value()?;
+            }
+        }
+    }
+    let end = p.pos;
+    let raw = &p.src[start..end];
+    let kind = match (type_seen, kind) {
+        (Seen::Ok, Some(k)) => k,
+        (Seen::Absent, _) => {
+            return Err(invalid(
+                index,
+                line,
+                format!("{path}.type"),
+                "missing required field",
+            ))
+        }
+        _ => {
+            return Err(invalid(
+                index,
+                line,
+                format!("{path}.type"),
+                "must be a string",
+            ))
+        }
+    };
+    if kind == BlockKind::ToolResult {
+        if let Some(pos) = deferred_content {
+            let mut q = Parser::at(p.src, pos);
+            let (c, cost) = read_content(&mut q, index, line, &cpath(), depth + 1, opts)?;
+            match c {
+                Some(c) => {
+                    inner = Some(c);
+                    inner_cost = cost;
+                }
+                None => {
+                    return Err(invalid(
+                        index,
+                        line,
+                        cpath(),
+                        "must be a string, a list of blocks or null",
+                    ))
+                }
+            }
+        }
+        // An empty-string content reads as absent for the pipeline's purposes only
+        // when it was null; keep strings as they are.
+    }
+    let check = |seen: Seen, field: &str| -> Result<()> {
+        match seen {
+            Seen::Ok => Ok(()),
+            Seen::Absent => Err(invalid(
+                index,
+                line,
+                format!("{path}.{field}"),
+                "missing required field",
+            )),
+            Seen::Bad => Err(invalid(
+                index,
+                line,
+                format!("{path}.{field}"),
+                "must be a string",
+            )),
+        }
+    };
+    match kind {
+        BlockKind::Text => check(text_seen, "text")?,
+        BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => {
+            check(id_seen, "id")?
+        }
+        BlockKind::ToolResult | BlockKind::ServerResult => check(tuid_seen, "tool_use_id")?,
+        _ => {}
+    }
+    let mut cost = Cost::default();
+    if opts.count {
+        match kind {
+            BlockKind::Text => cost.chars = text.as_deref().map_or(0, count_chars),
+            BlockKind::Thinking => cost.chars = thinking_len,
+            BlockKind::RedactedThinking => cost.chars = data_len,
+            BlockKind::ToolUse | BlockKind::ServerToolUse => cost.chars = name_len + input_j,
+            BlockKind::ToolResult => cost = inner_cost,
+            BlockKind::Image => cost.images = 1,
+            BlockKind::Document => match source_text_len {
+                Some(n) => cost.chars = n,
+                None => cost.documents = 1,
+            },
+            _ => cost.chars = j_of(&mut Parser::at(p.src, start))?,
+        }
+    }
+    let id = match kind {
+        BlockKind::ToolResult | BlockKind::ServerResult => tuid,
+        BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => id,
+        _ => None,
+    };
+    Ok(Block {
+        kind,
+        orig: Some(raw),
+        id,
+        text: if kind == BlockKind::Text { text } else { None },
+        is_error,
+        inner,
+        dirty: false,
+        cost,
+    })
+}
+
+fn read_str<'a>(p: &mut Parser<'a>, slot: &mut Option<Str<'a>>, seen: &mut Seen) -> Result<()> {
+    if p.peek()? == Peek::String {
+        *slot = Some(p.string()?);
+        *seen = Seen::Ok;
+    } else {
+        p.skip_value()?;
+        *seen = Seen::Bad;
+    }
+    Ok(())
+}
+
+/// §6 J(value) of the value at the parser's position, skipping it.
+pub fn j_of(p: &mut Parser<'_>) -> Result<u64> {
+    let mut j = 0u64;
+    p.walk_value(&mut |t| {
+        j += match t {
+            Token::Str(raw) => raw_string_len(raw),
+            Token::Scalar => 4,
+        }
+    })?;
+    Ok(j)
+}
+
+/// A document's `source`: the length of `data` when `type == "text"`.
+fn read_source(p: &mut Parser<'_>) -> Result<Option<u64>> {
+    let mut is_text = false;
+    let mut data_len = None;
+    p.begin_object()?;
+    let mut first = true;
+    while let Some((_, key)) = p.next_key(&mut first)? {
+        match &*key {
+            "type" if p.peek()? == Peek::String => is_text = p.string()? == "text",
+            "data" if p.peek()? == Peek::String => {
+                let raw = p.skip_value()?;
+                data_len = Some(raw_string_len(raw));
+            }
+            _ => {
+                p.skip_value()?;
+            }
+        }
+    }
+    Ok(if is_text { data_len } else { None })
+}

@@ -1,0 +1,327 @@
+//! The core's view of a history: only what the SPEC's rules read, plus a handle
+//! `H` to the original object (a raw JSON slice, or a Python object) so that
+//! everything else is carried through unchanged.
+//!
+//! Every record and block remembers whether the pipeline changed it (`dirty`
+//! flags); a backend writes an unchanged one by copying its handle.
+
+use std::borrow::Cow;
+
+pub type Str<'a> = Cow<'a, str>;
+
+/// SPEC §1 record types; `Entry` is any other type (`summary`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    User,
+    Assistant,
+    System,
+    Attachment,
+    Progress,
+    ToolUseSummary,
+    Tombstone,
+    Entry,
+}
+
+impl Kind {
+    pub fn from_type(t: &str) -> Kind {
+        match t {
+            "user" => Kind::User,
+            "assistant" => Kind::Assistant,
+            "system" => Kind::System,
+            "attachment" => Kind::Attachment,
+            "progress" => Kind::Progress,
+            "tool_use_summary" => Kind::ToolUseSummary,
+            "tombstone" => Kind::Tombstone,
+            _ => Kind::Entry,
+        }
+    }
+    pub fn is_message(self) -> bool {
+        matches!(self, Kind::User | Kind::Assistant)
+    }
+}
+
+/// SPEC §1 block types. `ServerResult` is any `*_tool_result` other than `tool_result`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    Text,
+    Thinking,
+    RedactedThinking,
+    ToolUse,
+    ToolResult,
+    Image,
+    Document,
+    ServerToolUse,
+    McpToolUse,
+    ServerResult,
+    Other,
+}
+
+impl BlockKind {
+    pub fn from_type(t: &str) -> BlockKind {
+        match t {
+            "text" => BlockKind::Text,
+            "thinking" => BlockKind::Thinking,
+            "redacted_thinking" => BlockKind::RedactedThinking,
+            "tool_use" => BlockKind::ToolUse,
+            "tool_result" => BlockKind::ToolResult,
+            "image" => BlockKind::Image,
+            "document" => BlockKind::Document,
+            "server_tool_use" => BlockKind::ServerToolUse,
+            "mcp_tool_use" => BlockKind::McpToolUse,
+            t if t.ends_with("_tool_result") => BlockKind::ServerResult,
+            _ => BlockKind::Other,
+        }
+    }
+    /// The field that must hold the block's id, if any (SPEC §1).
+    pub fn id_field(self) -> Option<&'static str> {
+        match self {
+            BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => Some("id"),
+            BlockKind::ToolResult | BlockKind::ServerResult => Some("tool_use_id"),
+            _ => None,
+        }
+    }
+}
+
+/// Token-count ingredients of a block or record (SPEC §6), filled by a backend
+/// only when counting was asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    /// Unicode code points that count as characters.
+    pub chars: u64,
+    pub images: u64,
+    pub documents: u64,
+}
+
+impl Cost {
+    pub fn add(&mut self, o: Cost) {
+        self.chars += o.chars;
+        self.images += o.images;
+        self.documents += o.documents;
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Block<'a, H> {
+    pub kind: BlockKind,
+    /// The original block; `None` for a block the pipeline made.
+    pub orig: Option<H>,
+    /// `id` of tool_use/server_tool_use/mcp_tool_use, `tool_use_id` of results.
+    pub id: Option<Str<'a>>,
+    /// `text` of a text block.
+    pub text: Option<Str<'a>>,
+    /// `is_error: true` (tool_result).
+    pub is_error: bool,
+    /// A tool_result's content (`None` when absent or null).
+    pub inner: Option<Content<'a, H>>,
+    /// `text` (text block) or `content` (tool_result) differs from `orig`.
+    pub dirty: bool,
+    pub cost: Cost,
+}
+
+impl<'a, H> Block<'a, H> {
+    pub fn new_text(text: impl Into<Str<'a>>) -> Self {
+        Block {
+            kind: BlockKind::Text,
+            orig: None,
+            id: None,
+            text: Some(text.into()),
+            is_error: false,
+            inner: None,
+            dirty: true,
+            cost: Cost::default(),
+        }
+    }
+    /// `{type: tool_result, tool_use_id, content: text, is_error: true}`.
+    pub fn new_error_result(id: Str<'a>, text: &'static str) -> Self {
+        Block {
+            kind: BlockKind::ToolResult,
+            orig: None,
+            id: Some(id),
+            text: None,
+            is_error: true,
+            inner: Some(Content::Str(Cow::Borrowed(text))),
+            dirty: true,
+            cost: Cost::default(),
+        }
+    }
+    pub fn text_str(&self) -> &str {
+        self.text.as_deref().unwrap_or("")
+    }
+    pub fn is_blank_text(&self) -> bool {
+        self.kind == BlockKind::Text && is_blank(self.text_str())
+    }
+}
+
+/// `content`: a string or a list of blocks (`null` is read as the empty string).
+#[derive(Clone, Debug)]
+pub enum Content<'a, H> {
+    Str(Str<'a>),
+    Blocks(Vec<Block<'a, H>>),
+}
+
+impl<'a, H> Content<'a, H> {
+    pub fn blocks(&self) -> &[Block<'a, H>] {
+        match self {
+            Content::Blocks(b) => b,
+            Content::Str(_) => &[],
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Content::Str(s) => s.is_empty(),
+            Content::Blocks(b) => b.is_empty(),
+        }
+    }
+    /// String content becomes a list of one text block (none if empty when `drop_empty`).
+    pub fn into_blocks(self, drop_empty: bool) -> Vec<Block<'a, H>> {
+        match self {
+            Content::Blocks(b) => b,
+            Content::Str(s) if drop_empty && s.is_empty() => Vec::new(),
+            Content::Str(s) => vec![Block::new_text(s)],
+        }
+    }
+    pub fn has_tool_result(&self) -> bool {
+        self.blocks()
+            .iter()
+            .any(|b| b.kind == BlockKind::ToolResult)
+    }
+}
+
+/// How `isMeta` is written for an output record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Meta {
+    /// As the original has it.
+    Keep,
+    /// `isMeta: true`.
+    True,
+    /// No `isMeta` key.
+    Absent,
+}
+
+/// A top-level field of an attachment, as §5 templates see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttValue<'a> {
+    Str(Str<'a>),
+    /// An integer, as its decimal digits.
+    Int(String),
+    /// Any other JSON value: the attachment renders to nothing when a template names it.
+    Other,
+}
+
+#[derive(Clone, Debug)]
+pub struct Record<'a, H> {
+    /// Index of the source record in the input.
+    pub index: usize,
+    pub kind: Kind,
+    /// The original record; `None` for a record the pipeline made (§4 "inserted").
+    pub orig: Option<H>,
+    pub uuid: Option<Str<'a>>,
+    pub uuid_dirty: bool,
+    /// The original `timestamp` value, copied into records made from this one.
+    pub timestamp: Option<H>,
+    /// Current meta-ness (`isMeta: true`).
+    pub is_meta: bool,
+    pub meta: Meta,
+    pub is_virtual: bool,
+    /// `isApiErrorMessage` and `message.model == "<synthetic>"`.
+    pub synthetic_error: bool,
+    pub message_id: Option<Str<'a>>,
+    /// `system` with `subtype == "local_command"`.
+    pub local_command: bool,
+    /// `tombstone`: `message.uuid`.
+    pub tombstone_of: Option<Str<'a>>,
+    /// `attachment`: its top-level fields.
+    pub attachment: Vec<(Str<'a>, AttValue<'a>)>,
+    /// user/assistant `message.content`, system `content`.
+    pub content: Content<'a, H>,
+    pub content_dirty: bool,
+    /// Token-count ingredients of the content (filled when counting).
+    pub cost: Cost,
+}
+
+impl<'a, H> Record<'a, H> {
+    pub fn new(index: usize, kind: Kind, orig: Option<H>) -> Self {
+        Record {
+            index,
+            kind,
+            orig,
+            uuid: None,
+            uuid_dirty: false,
+            timestamp: None,
+            is_meta: false,
+            meta: Meta::Keep,
+            is_virtual: false,
+            synthetic_error: false,
+            message_id: None,
+            local_command: false,
+            tombstone_of: None,
+            attachment: Vec::new(),
+            content: Content::Str(Cow::Borrowed("")),
+            content_dirty: false,
+            cost: Cost::default(),
+        }
+    }
+
+    /// A user record the pipeline makes (§4): `type`, `uuid`, `message`, and
+    /// `timestamp`/`isMeta` when given.
+    pub fn new_user(
+        index: usize,
+        uuid: Option<Str<'a>>,
+        timestamp: Option<H>,
+        is_meta: bool,
+        content: Content<'a, H>,
+    ) -> Self {
+        let mut r = Record::new(index, Kind::User, None);
+        r.uuid = uuid;
+        r.uuid_dirty = true;
+        r.timestamp = timestamp;
+        r.is_meta = is_meta;
+        r.meta = if is_meta { Meta::True } else { Meta::Absent };
+        r.content = content;
+        r.content_dirty = true;
+        r
+    }
+
+    pub fn set_content(&mut self, c: Content<'a, H>) {
+        self.content = c;
+        self.content_dirty = true;
+    }
+
+    /// Mutable blocks, turning a string content into a list first.
+    pub fn blocks_mut(&mut self) -> &mut Vec<Block<'a, H>> {
+        if let Content::Str(s) = &mut self.content {
+            let s = std::mem::take(s);
+            self.content = Content::Blocks(Content::Str(s).into_blocks(false));
+            self.content_dirty = true;
+        }
+        self.content_dirty = true;
+        match &mut self.content {
+            Content::Blocks(b) => b,
+            Content::Str(_) => unreachable!("content was made a list above"),
+        }
+    }
+
+    pub fn set_meta(&mut self, on: bool) {
+        self.is_meta = on;
+        self.meta = if on { Meta::True } else { Meta::Absent };
+    }
+
+    /// A user record whose content is a list starting with a `tool_result` block.
+    pub fn starts_with_tool_result(&self) -> bool {
+        self.kind == Kind::User
+            && self
+                .content
+                .blocks()
+                .first()
+                .is_some_and(|b| b.kind == BlockKind::ToolResult)
+    }
+
+    pub fn uuid_str(&self) -> &str {
+        self.uuid.as_deref().unwrap_or("")
+    }
+}
+
+/// Empty or whitespace-only (Unicode `White_Space`, as Rust's `char::is_whitespace`).
+pub fn is_blank(s: &str) -> bool {
+    s.chars().all(char::is_whitespace)
+}

@@ -1,0 +1,103 @@
+//! §4 step 5: duplicate tool_use ids, unanswered server tool uses, thinking-only
+//! assistant records; then user records made adjacent are merged.
+
+use super::fold::user_merge;
+use super::TOOL_USE_INTERRUPTED;
+use crate::error::{Error, Result};
+use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
+use std::collections::HashSet;
+
+pub fn run<'a, H>(recs: Vec<Record<'a, H>>, strict: bool) -> Result<Vec<Record<'a, H>>> {
+    let mut seen: HashSet<Str<'a>> = HashSet::new();
+    let mut out: Vec<Record<'a, H>> = Vec::with_capacity(recs.len());
+    for mut r in recs {
+        if r.kind == Kind::Assistant {
+            if !clean(&mut r, &mut seen, strict)? {
+                continue;
+            }
+            out.push(r);
+        } else {
+            match out.last_mut() {
+                Some(prev) if prev.kind == Kind::User && r.kind == Kind::User => {
+                    user_merge(prev, r, true)
+                }
+                _ => out.push(r),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Cleans one assistant record; `false` when it is to be dropped.
+fn clean<'a, H>(r: &mut Record<'a, H>, seen: &mut HashSet<Str<'a>>, strict: bool) -> Result<bool> {
+    let blocks = r.content.blocks();
+    let needs_server_check = blocks
+        .iter()
+        .any(|b| matches!(b.kind, BlockKind::ServerToolUse | BlockKind::McpToolUse));
+    let server_results: HashSet<&str> = if needs_server_check {
+        blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::ServerResult)
+            .filter_map(|b| b.id.as_deref())
+            .collect()
+    } else {
+        HashSet::new()
+    };
+    let mut keep = Vec::with_capacity(blocks.len());
+    let mut removed: Vec<String> = Vec::new();
+    let mut dup = false;
+    for b in blocks {
+        let ok = match b.kind {
+            BlockKind::ToolUse => {
+                let id = b.id.clone().unwrap_or_default();
+                if seen.contains(&id) {
+                    dup = true;
+                    false
+                } else {
+                    seen.insert(id);
+                    true
+                }
+            }
+            BlockKind::ServerToolUse | BlockKind::McpToolUse => {
+                b.id.as_deref()
+                    .is_some_and(|id| server_results.contains(id))
+            }
+            _ => true,
+        };
+        if !ok {
+            removed.push(b.id.as_deref().unwrap_or_default().to_string());
+        }
+        keep.push(ok);
+    }
+    if !removed.is_empty() {
+        if strict {
+            let what = if dup {
+                "a tool_use id that already appeared"
+            } else {
+                "a server tool use without its result"
+            };
+            return Err(Error::Pairing {
+                index: r.index,
+                msg: format!(
+                    "records[{}]: {what} ({}); strict mode repairs nothing",
+                    r.index,
+                    removed.join(", ")
+                ),
+                ids: removed,
+            });
+        }
+        let had = keep.len();
+        let mut it = keep.into_iter();
+        let blocks = r.blocks_mut();
+        blocks.retain(|_| it.next().unwrap_or(true));
+        if blocks.is_empty() && had > 0 {
+            blocks.push(Block::new_text(TOOL_USE_INTERRUPTED));
+        }
+    }
+    let bs = r.content.blocks();
+    let only_thinking = !bs.is_empty()
+        && bs.iter().all(|b| {
+            matches!(b.kind, BlockKind::Thinking | BlockKind::RedactedThinking) || b.is_blank_text()
+        });
+    Ok(!only_thinking || matches!(r.content, Content::Str(_)))
+}

@@ -1,0 +1,48 @@
+//! §4 step 8: the final assistant record ends on real text.
+
+use super::NO_MESSAGE_CONTENT;
+use crate::model::{Block, BlockKind, Kind, Record, Str};
+
+pub fn run<H>(recs: &mut [Record<'_, H>]) {
+    let Some(last) = recs.last_mut() else { return };
+    if last.kind != Kind::Assistant {
+        return;
+    }
+    let needs = match last.content.blocks().last() {
+        Some(b) => match b.kind {
+            BlockKind::Thinking | BlockKind::RedactedThinking => true,
+            BlockKind::Text => b.text_str().trim_end() != b.text_str(),
+            _ => false,
+        },
+        None => true,
+    };
+    if !needs {
+        return;
+    }
+    let blocks = last.blocks_mut();
+    while let Some(b) = blocks.last_mut() {
+        match b.kind {
+            BlockKind::Thinking | BlockKind::RedactedThinking => {
+                blocks.pop();
+            }
+            BlockKind::Text => {
+                let t = b.text_str();
+                let trimmed = t.trim_end();
+                if trimmed.is_empty() {
+                    blocks.pop();
+                } else {
+                    if trimmed.len() != t.len() {
+                        let s = trimmed.to_string();
+                        b.text = Some(Str::Owned(s));
+                        b.dirty = true;
+                    }
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    if blocks.is_empty() {
+        blocks.push(Block::new_text(NO_MESSAGE_CONTENT));
+    }
+}

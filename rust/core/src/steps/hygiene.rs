@@ -1,0 +1,131 @@
+//! §4 step 7: content hygiene: blank texts, error results, the media limit.
+
+use super::NO_CONTENT;
+use crate::model::{is_blank, Block, BlockKind, Content, Kind, Record, Str};
+
+pub fn run<'a, H>(recs: &mut [Record<'a, H>], max_media: Option<usize>) {
+    for r in recs.iter_mut() {
+        blank_texts(r);
+        error_results(r);
+    }
+    if let Some(limit) = max_media {
+        media_limit(recs, limit);
+    }
+}
+
+fn blank_texts<H>(r: &mut Record<'_, H>) {
+    match &r.content {
+        Content::Str(s) => {
+            if r.kind == Kind::User && is_blank(s) {
+                r.set_content(Content::Str(Str::Borrowed(NO_CONTENT)));
+            }
+        }
+        Content::Blocks(bs) => {
+            let has_blank = bs.iter().any(|b| b.is_blank_text());
+            if has_blank {
+                let blocks = r.blocks_mut();
+                blocks.retain(|b| !b.is_blank_text());
+            }
+            if r.kind == Kind::User && r.content.blocks().is_empty() {
+                r.set_content(Content::Blocks(vec![Block::new_text(NO_CONTENT)]));
+            }
+        }
+    }
+}
+
+fn error_results<H>(r: &mut Record<'_, H>) {
+    let needs = r.content.blocks().iter().any(needs_join);
+    if !needs {
+        return;
+    }
+    for b in r.blocks_mut().iter_mut().filter(|b| needs_join(b)) {
+        let texts: Vec<&str> = b
+            .inner
+            .as_ref()
+            .map(|c| c.blocks())
+            .unwrap_or_default()
+            .iter()
+            .filter(|x| x.kind == BlockKind::Text)
+            .map(|x| x.text_str())
+            .collect();
+        let joined = texts.join("\n\n");
+        b.inner = Some(Content::Str(Str::Owned(joined)));
+        b.dirty = true;
+    }
+}
+
+fn needs_join<H>(b: &Block<'_, H>) -> bool {
+    b.kind == BlockKind::ToolResult
+        && b.is_error
+        && matches!(&b.inner, Some(Content::Blocks(inner)) if inner.iter().any(|x| x.kind != BlockKind::Text))
+}
+
+fn is_media<H>(b: &Block<'_, H>) -> bool {
+    matches!(b.kind, BlockKind::Image | BlockKind::Document)
+}
+
+fn media_limit<H>(recs: &mut [Record<'_, H>], limit: usize) {
+    let mut total = 0usize;
+    for r in recs.iter() {
+        for b in r.content.blocks() {
+            if is_media(b) {
+                total += 1;
+            } else if b.kind == BlockKind::ToolResult {
+                if let Some(inner) = &b.inner {
+                    total += inner.blocks().iter().filter(|x| is_media(x)).count();
+                }
+            }
+        }
+    }
+    if total <= limit {
+        return;
+    }
+    // Replace the oldest `total - limit`.
+    let mut left = total - limit;
+    for r in recs.iter_mut() {
+        if left == 0 {
+            break;
+        }
+        let has = r.content.blocks().iter().any(|b| {
+            is_media(b)
+                || (b.kind == BlockKind::ToolResult
+                    && b.inner
+                        .as_ref()
+                        .is_some_and(|c| c.blocks().iter().any(|x| is_media(x))))
+        });
+        if !has {
+            continue;
+        }
+        for b in r.blocks_mut().iter_mut() {
+            if left == 0 {
+                break;
+            }
+            if is_media(b) {
+                *b = omitted(b.kind, limit);
+                left -= 1;
+            } else if b.kind == BlockKind::ToolResult {
+                if let Some(Content::Blocks(inner)) = &mut b.inner {
+                    for x in inner.iter_mut() {
+                        if left == 0 {
+                            break;
+                        }
+                        if is_media(x) {
+                            *x = omitted(x.kind, limit);
+                            left -= 1;
+                            b.dirty = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn omitted<'a, H>(kind: BlockKind, limit: usize) -> Block<'a, H> {
+    let what = if kind == BlockKind::Image {
+        "image"
+    } else {
+        "document"
+    };
+    Block::new_text(format!("[{what} omitted: over the media limit of {limit}]"))
+}

@@ -1,0 +1,20 @@
+//! SPEC §4, one module per step, in order.
+
+pub mod assistant_cleanup;
+pub mod attachments;
+pub mod drop;
+pub mod empty_content;
+pub mod final_assistant;
+pub mod fold;
+pub mod hygiene;
+pub mod short_ids;
+pub mod tombstones;
+pub mod tool_pairing;
+pub mod user_first;
+
+/// The §4 texts.
+pub const NO_CONTENT: &str = "(no content)";
+pub const TOOL_USE_INTERRUPTED: &str = "[Tool use interrupted]";
+pub const ORPHANED_TOOL_RESULT: &str = "[Orphaned tool result removed due to conversation resume]";
+pub const TOOL_RESULT_MISSING: &str = "[Tool result missing due to internal error]";
+pub const NO_MESSAGE_CONTENT: &str = "[No message content]";

@@ -1,0 +1,20 @@
+//! §4 step 1: drop every tombstone and every record whose uuid a tombstone names.
+
+use crate::model::{Kind, Record};
+use std::collections::HashSet;
+
+pub fn run<'a, H>(recs: Vec<Record<'a, H>>) -> Vec<Record<'a, H>> {
+    let dead: HashSet<String> = recs
+        .iter()
+        .filter(|r| r.kind == Kind::Tombstone)
+        .filter_map(|r| r.tombstone_of.as_deref().map(str::to_owned))
+        .collect();
+    if dead.is_empty() && !recs.iter().any(|r| r.kind == Kind::Tombstone) {
+        return recs;
+    }
+    recs.into_iter()
+        .filter(|r| {
+            r.kind != Kind::Tombstone && !r.uuid.as_deref().is_some_and(|u| dead.contains(u))
+        })
+        .collect()
+}

@@ -1,0 +1,186 @@
+//! §4 step 6: every tool_use answered exactly once, by the next record.
+
+use super::{NO_CONTENT, ORPHANED_TOOL_RESULT, TOOL_RESULT_MISSING};
+use crate::error::{Error, Result};
+use crate::ids::uuid5_url;
+use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
+use std::collections::HashSet;
+
+pub fn run<'a, H: Clone>(recs: Vec<Record<'a, H>>, strict: bool) -> Result<Vec<Record<'a, H>>> {
+    let mut out: Vec<Record<'a, H>> = Vec::with_capacity(recs.len() + 8);
+    let mut it = recs.into_iter().peekable();
+    while let Some(mut r) = it.next() {
+        if r.kind != Kind::Assistant {
+            // A user record whose previous output record is not an assistant
+            // (one after an assistant is handled with it, below).
+            if matches!(r.content, Content::Blocks(_)) && r.content.has_tool_result() {
+                if strict {
+                    let ids = result_ids(&r);
+                    return Err(pairing(
+                        r.index,
+                        ids,
+                        "tool_result without a tool_use just before it",
+                    ));
+                }
+                let blocks = r.blocks_mut();
+                blocks.retain(|b| b.kind != BlockKind::ToolResult);
+                if blocks.is_empty() {
+                    if !out.is_empty() {
+                        continue;
+                    }
+                    blocks.push(Block::new_text(ORPHANED_TOOL_RESULT));
+                }
+            }
+            out.push(r);
+            continue;
+        }
+        let tool_ids: Vec<Str<'a>> = r
+            .content
+            .blocks()
+            .iter()
+            .filter(|b| b.kind == BlockKind::ToolUse)
+            .map(|b| b.id.clone().unwrap_or_default())
+            .collect();
+        let next_is_user = it.peek().is_some_and(|n| n.kind == Kind::User);
+        if next_is_user {
+            let a_index = r.index;
+            out.push(r);
+            if let Some(mut u) = it.next() {
+                if !tool_ids.is_empty() || u.content.has_tool_result() {
+                    pair(&tool_ids, &mut u, a_index, strict)?;
+                }
+                out.push(u);
+            }
+        } else if !tool_ids.is_empty() {
+            if strict {
+                let ids = tool_ids.iter().map(|s| s.to_string()).collect();
+                return Err(pairing(
+                    r.index,
+                    ids,
+                    "tool_use without a tool_result in the next record",
+                ));
+            }
+            let uuid = uuid5_url(&format!("msgnorm:tool-results:{}", r.uuid_str()));
+            let results = tool_ids
+                .into_iter()
+                .map(|id| Block::new_error_result(id, TOOL_RESULT_MISSING))
+                .collect();
+            let ts = r.timestamp.clone();
+            let index = r.index;
+            out.push(r);
+            out.push(Record::new_user(
+                index,
+                Some(Str::Owned(uuid)),
+                ts,
+                true,
+                Content::Blocks(results),
+            ));
+        } else {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+fn pairing(index: usize, ids: Vec<String>, what: &str) -> Error {
+    Error::Pairing {
+        index,
+        msg: format!(
+            "records[{index}]: {what} ({}); strict mode repairs nothing",
+            ids.join(", ")
+        ),
+        ids,
+    }
+}
+
+fn result_ids<H>(r: &Record<'_, H>) -> Vec<String> {
+    r.content
+        .blocks()
+        .iter()
+        .filter(|b| b.kind == BlockKind::ToolResult)
+        .map(|b| b.id.as_deref().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Makes `u` answer exactly `tool_ids`, results first.
+fn pair<'a, H>(
+    tool_ids: &[Str<'a>],
+    u: &mut Record<'a, H>,
+    a_index: usize,
+    strict: bool,
+) -> Result<()> {
+    let wanted: HashSet<&str> = tool_ids.iter().map(|s| s.as_ref()).collect();
+    let mut answered: HashSet<&str> = HashSet::new();
+    let mut removed: Vec<String> = Vec::new();
+    let mut keep: Vec<bool> = Vec::new();
+    let mut results_first = true;
+    let mut seen_other = false;
+    for b in u.content.blocks() {
+        if b.kind == BlockKind::ToolResult {
+            let id = b.id.as_deref().unwrap_or_default();
+            if wanted.contains(id) && answered.insert(id) {
+                keep.push(true);
+                if seen_other {
+                    results_first = false;
+                }
+            } else {
+                removed.push(id.to_string());
+                keep.push(false);
+            }
+        } else {
+            seen_other = true;
+            keep.push(true);
+        }
+    }
+    let missing: Vec<Str<'a>> = tool_ids
+        .iter()
+        .filter(|id| !answered.contains(id.as_ref()))
+        .cloned()
+        .collect();
+    if strict {
+        if !removed.is_empty() {
+            return Err(pairing(
+                u.index,
+                removed,
+                "tool_result not answering the tool_use just before it",
+            ));
+        }
+        if !missing.is_empty() {
+            let ids = missing.iter().map(|s| s.to_string()).collect();
+            return Err(pairing(
+                a_index,
+                ids,
+                "tool_use without a tool_result in the next record",
+            ));
+        }
+    }
+    let is_str = matches!(u.content, Content::Str(_));
+    if removed.is_empty() && missing.is_empty() && results_first && !is_str {
+        return Ok(());
+    }
+    let old = std::mem::replace(&mut u.content, Content::Blocks(Vec::new())).into_blocks(false);
+    let mut results: Vec<Block<'a, H>> = missing
+        .into_iter()
+        .map(|id| Block::new_error_result(id, TOOL_RESULT_MISSING))
+        .collect();
+    let mut rest = Vec::new();
+    let mut k = keep.into_iter();
+    for b in old {
+        // A string content has no `keep` entry: its text block is kept.
+        if !k.next().unwrap_or(true) {
+            continue;
+        }
+        if b.kind == BlockKind::ToolResult {
+            results.push(b);
+        } else {
+            rest.push(b);
+        }
+    }
+    results.extend(rest);
+    if results.is_empty() {
+        results.push(Block::new_text(NO_CONTENT));
+        u.set_meta(true);
+    }
+    u.set_content(Content::Blocks(results));
+    Ok(())
+}

@@ -1,0 +1,21 @@
+//! §4 step 10: the history starts with a user record.
+
+use super::NO_CONTENT;
+use crate::ids::uuid5_url;
+use crate::model::{Block, Content, Kind, Record, Str};
+
+pub fn run<'a, H>(recs: &mut Vec<Record<'a, H>>) {
+    let Some(first) = recs.first() else { return };
+    if first.kind != Kind::Assistant {
+        return;
+    }
+    let uuid = uuid5_url(&format!("msgnorm:first-user:{}", first.uuid_str()));
+    let u = Record::new_user(
+        first.index,
+        Some(Str::Owned(uuid)),
+        None,
+        true,
+        Content::Blocks(vec![Block::new_text(NO_CONTENT)]),
+    );
+    recs.insert(0, u);
+}

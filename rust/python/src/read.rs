@@ -1,0 +1,429 @@
+//! Python objects (lists of JSON-shaped dicts) → core records.
+//!
+//! Strings the pipeline reads are copied out (the core never borrows from
+//! Python memory); everything else is reached through the handle `Obj`.
+
+use msgnorm_core::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record};
+use msgnorm_core::Error;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::borrow::Cow;
+
+pub type Obj<'py> = Bound<'py, PyAny>;
+pub type Rec<'py> = Record<'static, Obj<'py>>;
+
+const MAX_BLOCK_DEPTH: usize = 32;
+/// Nesting beyond this in a tool input is refused (it also stops cyclic objects).
+const MAX_VALUE_DEPTH: usize = 100_000;
+
+pub enum Failure {
+    Core(Error),
+    Py(PyErr),
+}
+
+impl From<PyErr> for Failure {
+    fn from(e: PyErr) -> Self {
+        Failure::Py(e)
+    }
+}
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Core(e)
+    }
+}
+
+type R<T> = Result<T, Failure>;
+
+fn invalid(index: usize, path: String, msg: &str) -> Failure {
+    Failure::Core(Error::invalid(index, path, msg))
+}
+
+fn get<'py>(d: &Bound<'py, PyDict>, key: &str) -> R<Option<Obj<'py>>> {
+    Ok(d.get_item(key)?)
+}
+
+fn as_str(v: &Obj<'_>) -> R<Option<String>> {
+    match v.cast::<PyString>() {
+        Ok(s) => Ok(Some(s.to_str()?.to_owned())),
+        Err(_) => Ok(None),
+    }
+}
+
+fn is_true(v: &Option<Obj<'_>>) -> bool {
+    v.as_ref()
+        .is_some_and(|v| v.is(PyBool::new(v.py(), true).as_any()))
+}
+
+/// A required string field: `Ok(None)` never; errors name the path.
+fn req_str(d: &Bound<'_, PyDict>, key: &str, index: usize, path: &str) -> R<String> {
+    match get(d, key)? {
+        None => Err(invalid(
+            index,
+            format!("{path}.{key}"),
+            "missing required field",
+        )),
+        Some(v) => match as_str(&v)? {
+            Some(s) => Ok(s),
+            None => Err(invalid(index, format!("{path}.{key}"), "must be a string")),
+        },
+    }
+}
+
+pub fn read_records<'py>(list: &Bound<'py, PyList>, count: bool) -> R<Vec<Rec<'py>>> {
+    let mut out = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        out.push(read_record(item, i, count)?);
+    }
+    Ok(out)
+}
+
+fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
+    let path = format!("records[{index}]");
+    let Ok(d) = item.cast::<PyDict>() else {
+        return Err(invalid(
+            index,
+            path,
+            "a record must be a dict (a JSON object)",
+        ));
+    };
+    let ty = match get(d, "type")? {
+        None => {
+            return Err(invalid(
+                index,
+                format!("{path}.type"),
+                "missing required field",
+            ))
+        }
+        Some(v) => match as_str(&v)? {
+            Some(s) => s,
+            None => return Err(invalid(index, format!("{path}.type"), "must be a string")),
+        },
+    };
+    let kind = Kind::from_type(&ty);
+    let mut rec: Rec<'py> = Record::new(index, kind, Some(item.clone()));
+    if kind == Kind::Entry {
+        return Ok(rec);
+    }
+    if kind != Kind::Tombstone {
+        rec.uuid = Some(Cow::Owned(req_str(d, "uuid", index, &path)?));
+    }
+    rec.timestamp = get(d, "timestamp")?;
+    rec.is_meta = is_true(&get(d, "isMeta")?);
+    match kind {
+        Kind::User | Kind::Assistant => {
+            rec.is_virtual = is_true(&get(d, "isVirtual")?);
+            let api_error = is_true(&get(d, "isApiErrorMessage")?);
+            let mpath = format!("{path}.message");
+            let Some(m) = get(d, "message")? else {
+                return Err(invalid(index, mpath, "missing required field"));
+            };
+            let Ok(m) = m.cast::<PyDict>() else {
+                return Err(invalid(
+                    index,
+                    mpath,
+                    "must be an object with `role` and `content`",
+                ));
+            };
+            req_str(m, "role", index, &mpath)?;
+            let cpath = format!("{mpath}.content");
+            let Some(c) = get(m, "content")? else {
+                return Err(invalid(index, cpath, "missing required field"));
+            };
+            let (content, cost) = match read_content(&c, index, &cpath, 0, count)? {
+                Some(x) => x,
+                None => {
+                    return Err(invalid(
+                        index,
+                        cpath,
+                        "must be a string, a list of blocks or null",
+                    ))
+                }
+            };
+            rec.content = content;
+            rec.cost = cost;
+            if let Some(id) = get(m, "id")? {
+                rec.message_id = as_str(&id)?.map(Cow::Owned);
+            }
+            if api_error {
+                if let Some(model) = get(m, "model")? {
+                    rec.synthetic_error = as_str(&model)?.as_deref() == Some("<synthetic>");
+                }
+            }
+        }
+        Kind::System => {
+            let sub = req_str(d, "subtype", index, &path)?;
+            rec.local_command = sub == "local_command";
+            rec.content = Content::Str(Cow::Owned(req_str(d, "content", index, &path)?));
+        }
+        Kind::Attachment => {
+            let apath = format!("{path}.attachment");
+            let bad = || {
+                invalid(
+                    index,
+                    apath.clone(),
+                    "must be an object with a string `type`",
+                )
+            };
+            let Some(a) = get(d, "attachment")? else {
+                return Err(invalid(index, apath.clone(), "missing required field"));
+            };
+            let Ok(a) = a.cast::<PyDict>() else {
+                return Err(bad());
+            };
+            for (k, v) in a.iter() {
+                let Some(k) = as_str(&k)? else { continue };
+                let val = if let Some(s) = as_str(&v)? {
+                    AttValue::Str(Cow::Owned(s))
+                } else if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
+                    AttValue::Int(v.str()?.to_str()?.to_owned())
+                } else {
+                    AttValue::Other
+                };
+                rec.attachment.push((Cow::Owned(k), val));
+            }
+            if !rec
+                .attachment
+                .iter()
+                .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
+            {
+                return Err(bad());
+            }
+        }
+        Kind::Progress => {
+            for key in ["data", "toolUseID"] {
+                if get(d, key)?.is_none() {
+                    return Err(invalid(
+                        index,
+                        format!("{path}.{key}"),
+                        "missing required field",
+                    ));
+                }
+            }
+        }
+        Kind::ToolUseSummary => {
+            for key in ["summary", "precedingToolUseIds"] {
+                if get(d, key)?.is_none() {
+                    return Err(invalid(
+                        index,
+                        format!("{path}.{key}"),
+                        "missing required field",
+                    ));
+                }
+            }
+        }
+        Kind::Tombstone => {
+            let mpath = format!("{path}.message");
+            let Some(m) = get(d, "message")? else {
+                return Err(invalid(index, mpath, "missing required field"));
+            };
+            let Ok(m) = m.cast::<PyDict>() else {
+                return Err(invalid(
+                    index,
+                    mpath,
+                    "must be an object (the removed assistant record)",
+                ));
+            };
+            rec.tombstone_of = Some(Cow::Owned(req_str(m, "uuid", index, &mpath)?));
+        }
+        Kind::Entry => {}
+    }
+    Ok(rec)
+}
+
+fn str_len(v: &Obj<'_>) -> R<u64> {
+    Ok(v.len()? as u64)
+}
+
+fn read_content<'py>(
+    c: &Obj<'py>,
+    index: usize,
+    path: &str,
+    depth: usize,
+    count: bool,
+) -> R<Option<(Content<'static, Obj<'py>>, Cost)>> {
+    if c.is_none() {
+        return Ok(Some((Content::Str(Cow::Borrowed("")), Cost::default())));
+    }
+    if let Ok(s) = c.cast::<PyString>() {
+        let cost = Cost {
+            chars: if count { str_len(c)? } else { 0 },
+            ..Cost::default()
+        };
+        return Ok(Some((
+            Content::Str(Cow::Owned(s.to_str()?.to_owned())),
+            cost,
+        )));
+    }
+    let Ok(list) = c.cast::<PyList>() else {
+        return Ok(None);
+    };
+    let mut blocks = Vec::with_capacity(list.len());
+    let mut cost = Cost::default();
+    for (j, b) in list.iter().enumerate() {
+        let bpath = format!("{path}[{j}]");
+        let block = read_block(b, index, &bpath, depth, count)?;
+        cost.add(block.cost);
+        blocks.push(block);
+    }
+    Ok(Some((Content::Blocks(blocks), cost)))
+}
+
+fn read_block<'py>(
+    b: Obj<'py>,
+    index: usize,
+    path: &str,
+    depth: usize,
+    count: bool,
+) -> R<Block<'static, Obj<'py>>> {
+    let Ok(d) = b.cast::<PyDict>() else {
+        return Err(invalid(
+            index,
+            path.to_string(),
+            "a block must be a dict (a JSON object)",
+        ));
+    };
+    if depth >= MAX_BLOCK_DEPTH {
+        return Err(invalid(
+            index,
+            path.to_string(),
+            "blocks nested too deeply in tool_result content",
+        ));
+    }
+    let kind = BlockKind::from_type(&req_str(d, "type", index, path)?);
+    let mut block = Block {
+        kind,
+        orig: Some(b.clone()),
+        id: None,
+        text: None,
+        is_error: false,
+        inner: None,
+        dirty: false,
+        cost: Cost::default(),
+    };
+    match kind {
+        BlockKind::Text => {
+            let t = req_str(d, "text", index, path)?;
+            if count {
+                block.cost.chars = t.chars().count() as u64;
+            }
+            block.text = Some(Cow::Owned(t));
+        }
+        BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => {
+            block.id = Some(Cow::Owned(req_str(d, "id", index, path)?));
+        }
+        BlockKind::ToolResult | BlockKind::ServerResult => {
+            block.id = Some(Cow::Owned(req_str(d, "tool_use_id", index, path)?));
+        }
+        _ => {}
+    }
+    if kind == BlockKind::ToolResult {
+        block.is_error = is_true(&get(d, "is_error")?);
+        if let Some(c) = get(d, "content")? {
+            let cpath = format!("{path}.content");
+            match read_content(&c, index, &cpath, depth + 1, count)? {
+                Some((inner, cost)) => {
+                    block.inner = Some(inner);
+                    block.cost = cost;
+                }
+                None => {
+                    return Err(invalid(
+                        index,
+                        cpath,
+                        "must be a string, a list of blocks or null",
+                    ))
+                }
+            }
+        }
+    }
+    if count {
+        let field_len = |key: &str| -> R<u64> {
+            match get(d, key)? {
+                Some(v) if v.is_instance_of::<PyString>() => str_len(&v),
+                _ => Ok(0),
+            }
+        };
+        match kind {
+            BlockKind::Text | BlockKind::ToolResult => {}
+            BlockKind::Thinking => block.cost.chars = field_len("thinking")?,
+            BlockKind::RedactedThinking => block.cost.chars = field_len("data")?,
+            BlockKind::ToolUse | BlockKind::ServerToolUse => {
+                let input = match get(d, "input")? {
+                    Some(v) => j_of(&v, index, path)?,
+                    None => 0,
+                };
+                block.cost.chars = field_len("name")? + input;
+            }
+            BlockKind::Image => block.cost.images = 1,
+            BlockKind::Document => {
+                let text_len = match get(d, "source")? {
+                    Some(s) => match s.cast::<PyDict>() {
+                        Ok(s) => {
+                            let is_text = match get(s, "type")? {
+                                Some(t) => as_str(&t)?.as_deref() == Some("text"),
+                                None => false,
+                            };
+                            match get(s, "data")? {
+                                Some(data) if is_text && data.is_instance_of::<PyString>() => {
+                                    Some(str_len(&data)?)
+                                }
+                                _ => None,
+                            }
+                        }
+                        Err(_) => None,
+                    },
+                    None => None,
+                };
+                match text_len {
+                    Some(n) => block.cost.chars = n,
+                    None => block.cost.documents = 1,
+                }
+            }
+            _ => block.cost.chars = j_of(&b, index, path)?,
+        }
+    }
+    Ok(block)
+}
+
+/// §6 J(value), iteratively (deep values cost heap, not stack).
+pub fn j_of(v: &Obj<'_>, index: usize, path: &str) -> R<u64> {
+    let mut total = 0u64;
+    let mut stack: Vec<(Obj<'_>, usize)> = vec![(v.clone(), 0)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth > MAX_VALUE_DEPTH {
+            return Err(invalid(
+                index,
+                path.to_string(),
+                "value nested too deeply (or cyclic)",
+            ));
+        }
+        if v.is_instance_of::<PyString>() {
+            total += str_len(&v)?;
+        } else if let Ok(d) = v.cast::<PyDict>() {
+            for (k, x) in d.iter() {
+                total += if k.is_instance_of::<PyString>() {
+                    str_len(&k)?
+                } else {
+                    str_len(&k.str()?.into_any())?
+                };
+                stack.push((x, depth + 1));
+            }
+        } else if let Ok(l) = v.cast::<PyList>() {
+            for x in l.iter() {
+                stack.push((x, depth + 1));
+            }
+        } else if let Ok(t) = v.cast::<PyTuple>() {
+            for x in t.iter() {
+                stack.push((x, depth + 1));
+            }
+        } else if v.is_none()
+            || v.is_instance_of::<PyBool>()
+            || v.is_instance_of::<PyInt>()
+            || v.is_instance_of::<PyFloat>()
+        {
+            total += 4;
+        } else {
+            total += 4;
+        }
+    }
+    Ok(total)
+}
