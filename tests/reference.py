@@ -112,7 +112,8 @@ A20 §6: a missing ``name``/``thinking``/``data`` counts 0 and a non-string one
     ``data``, else ``tokens_per_document``; blocks nested in a ``tool_result``
     list are counted with the same block rules (an image there costs
     ``tokens_per_image``). ``ceil(chars / chars_per_token)`` is IEEE double
-    division then ceil (so 3 chars at 0.1 per token cost 31).
+    division then ceil (so 21 chars at 0.7 per token cost 31 tokens:
+    21 / 0.7 == 30.000000000000004).
     ``chars_per_token`` must be a finite number > 0, the other three ints >= 0.
 A21 §7: the candidates are ``k == pin`` and ``pin < k < len(records)`` with
     ``records[k]`` a turn start; ``k == len(records)`` (keeping no tail) is a
