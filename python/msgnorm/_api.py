@@ -21,6 +21,7 @@ __all__ = [
     "find_cutoff",
     "normalize_for_api",
     "normalize_messages",
+    "render_attachment",
     "split_for_summary",
     "to_anthropic",
     "trim_to_budget",
@@ -237,6 +238,14 @@ def split_for_summary(
         tokens_per_document,
     )
     return head, tail
+
+
+def render_attachment(
+    attachment: Mapping[str, Any], attachment_templates: Mapping[str, str | None] | None = None
+) -> str | None:
+    """SPEC §5: the attachment's text wrapped in ``<system-reminder>``, or ``None``."""
+    templates = dict(attachment_templates) if attachment_templates is not None else None
+    return _native.render_attachment(dict(attachment), templates)
 
 
 def derive_uuid(parent: str, index: int) -> str:

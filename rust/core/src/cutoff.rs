@@ -23,7 +23,11 @@ pub fn find_cutoff(
     pin: usize,
 ) -> Result<usize> {
     let n = costs.len();
-    let pin = pin.min(n);
+    if pin > n {
+        return Err(Error::value(format!(
+            "pin must satisfy 0 <= pin <= len(records) = {n}, not {pin}"
+        )));
+    }
     let pinned: u64 = costs[..pin].iter().fold(0u64, |a, &c| a.saturating_add(c));
     // Tokens of records[k..], walked from k = pin upwards.
     let mut suffix: u64 = costs[pin..].iter().fold(0u64, |a, &c| a.saturating_add(c));
@@ -47,12 +51,13 @@ pub fn find_cutoff(
 /// when something was cut and both are user records.
 pub fn trim<'a, H>(recs: Vec<Record<'a, H>>, pin: usize, k: usize) -> Vec<Record<'a, H>> {
     let pin = pin.min(recs.len());
+    let k = k.max(pin);
     let mut out: Vec<Record<'a, H>> = Vec::with_capacity(pin + recs.len() - k);
     for (i, r) in recs.into_iter().enumerate() {
         if i < pin {
             out.push(r);
         } else if i >= k {
-            if i == k && k > pin && r.kind == Kind::User {
+            if i == k && k > pin && pin > 0 && r.kind == Kind::User {
                 if let Some(prev) = out.last_mut() {
                     if prev.kind == Kind::User {
                         user_merge(prev, r, true);

@@ -355,6 +355,25 @@ fn split_for_summary<'py>(
     }
 }
 
+/// §5: the attachment's `<system-reminder>` text, or `None` when it renders to nothing.
+#[pyfunction]
+#[pyo3(signature = (attachment, attachment_templates=None))]
+fn render_attachment(
+    py: Python<'_>,
+    attachment: &Bound<'_, PyAny>,
+    attachment_templates: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Option<String>> {
+    let t = templates(py, attachment_templates)?;
+    let Ok(a) = attachment.cast::<PyDict>() else {
+        return Err(to_pyerr(
+            py,
+            Failure::Core(Error::value("attachment must be a dict")),
+        ));
+    };
+    let fields = read::attachment_fields(a).map_err(|e| to_pyerr(py, e))?;
+    Ok(t.render(&fields))
+}
+
 /// *User merge* (§4 step 4) of two user record dicts, as at a trimming joint.
 #[pyfunction]
 fn user_merge<'py>(
@@ -464,6 +483,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(split_for_summary, m)?)?;
     m.add_function(wrap_pyfunction!(to_anthropic, m)?)?;
     m.add_function(wrap_pyfunction!(user_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(render_attachment, m)?)?;
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(derive_short_message_id, m)?)?;
     m.add_function(wrap_pyfunction!(_force_panic, m)?)?;

@@ -3,7 +3,7 @@
 //! Strings the pipeline reads are copied out (the core never borrows from
 //! Python memory); everything else is reached through the handle `Obj`.
 
-use msgnorm_core::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record};
+use msgnorm_core::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record, Str};
 use msgnorm_core::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -157,59 +157,61 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
         }
         Kind::Attachment => {
             let apath = format!("{path}.attachment");
-            let bad = || {
-                invalid(
-                    index,
-                    apath.clone(),
-                    "must be an object with a string `type`",
-                )
-            };
             let Some(a) = get(d, "attachment")? else {
                 return Err(invalid(index, apath.clone(), "missing required field"));
             };
             let Ok(a) = a.cast::<PyDict>() else {
-                return Err(bad());
+                return Err(invalid(index, apath.clone(), "must be an object"));
             };
-            for (k, v) in a.iter() {
-                let Some(k) = as_str(&k)? else { continue };
-                let val = if let Some(s) = as_str(&v)? {
-                    AttValue::Str(Cow::Owned(s))
-                } else if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
-                    AttValue::Int(v.str()?.to_str()?.to_owned())
-                } else {
-                    AttValue::Other
-                };
-                rec.attachment.push((Cow::Owned(k), val));
-            }
+            rec.attachment = attachment_fields(a)?;
             if !rec
                 .attachment
                 .iter()
                 .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
             {
-                return Err(bad());
+                let msg = if a.contains("type")? {
+                    "must be a string"
+                } else {
+                    "missing required field"
+                };
+                return Err(invalid(index, format!("{apath}.type"), msg));
             }
         }
         Kind::Progress => {
-            for key in ["data", "toolUseID"] {
-                if get(d, key)?.is_none() {
-                    return Err(invalid(
-                        index,
-                        format!("{path}.{key}"),
-                        "missing required field",
-                    ));
-                }
-            }
+            need_kind(
+                d,
+                "data",
+                index,
+                &path,
+                |v| v.is_instance_of::<PyDict>(),
+                "must be an object",
+            )?;
+            need_kind(
+                d,
+                "toolUseID",
+                index,
+                &path,
+                |v| v.is_instance_of::<PyString>(),
+                "must be a string",
+            )?;
         }
         Kind::ToolUseSummary => {
-            for key in ["summary", "precedingToolUseIds"] {
-                if get(d, key)?.is_none() {
-                    return Err(invalid(
-                        index,
-                        format!("{path}.{key}"),
-                        "missing required field",
-                    ));
-                }
-            }
+            need_kind(
+                d,
+                "summary",
+                index,
+                &path,
+                |v| v.is_instance_of::<PyString>(),
+                "must be a string",
+            )?;
+            need_kind(
+                d,
+                "precedingToolUseIds",
+                index,
+                &path,
+                |v| v.is_instance_of::<PyList>(),
+                "must be an array",
+            )?;
         }
         Kind::Tombstone => {
             let mpath = format!("{path}.message");
@@ -228,6 +230,42 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
         Kind::Entry => {}
     }
     Ok(rec)
+}
+
+/// An attachment's top-level fields, as §5 templates see them.
+pub fn attachment_fields(a: &Bound<'_, PyDict>) -> R<Vec<(Str<'static>, AttValue<'static>)>> {
+    let mut out = Vec::with_capacity(a.len());
+    for (k, v) in a.iter() {
+        let Some(k) = as_str(&k)? else { continue };
+        let val = if let Some(s) = as_str(&v)? {
+            AttValue::Str(Cow::Owned(s))
+        } else if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
+            AttValue::Int(v.str()?.to_str()?.to_owned())
+        } else {
+            AttValue::Other
+        };
+        out.push((Cow::Owned(k), val));
+    }
+    Ok(out)
+}
+
+fn need_kind(
+    d: &Bound<'_, PyDict>,
+    key: &str,
+    index: usize,
+    path: &str,
+    ok: impl Fn(&Obj<'_>) -> bool,
+    what: &str,
+) -> R<()> {
+    match get(d, key)? {
+        None => Err(invalid(
+            index,
+            format!("{path}.{key}"),
+            "missing required field",
+        )),
+        Some(v) if ok(&v) => Ok(()),
+        Some(_) => Err(invalid(index, format!("{path}.{key}"), what)),
+    }
 }
 
 fn str_len(v: &Obj<'_>) -> R<u64> {
@@ -338,8 +376,8 @@ fn read_block<'py>(
     if count {
         let field_len = |key: &str| -> R<u64> {
             match get(d, key)? {
-                Some(v) if v.is_instance_of::<PyString>() => str_len(&v),
-                _ => Ok(0),
+                Some(v) => j_of(&v, index, path),
+                None => Ok(0),
             }
         };
         match kind {

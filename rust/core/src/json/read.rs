@@ -39,14 +39,21 @@ pub fn read_records<'a>(src: &'a str, opts: ReadOpts) -> Result<Vec<Record<'a, R
     }
     if p.peek()? == Peek::Array {
         let mut recs = Vec::new();
+        let mut bad = None;
         p.begin_array()?;
         let mut first = true;
+        let mut i = 0;
         while p.next_elem(&mut first)? {
-            let i = recs.len();
-            recs.push(read_record(&mut p, i, opts, None)?);
+            if let Some(r) = record_or_defer(&mut p, i, opts, None, &mut bad)? {
+                recs.push(r);
+            }
+            i += 1;
         }
         if p.at_end() {
-            return Ok(recs);
+            return match bad {
+                Some(e) => Err(e),
+                None => Ok(recs),
+            };
         }
         // More after the array: the input is JSON Lines whose first line is an array.
     }
@@ -57,22 +64,52 @@ fn read_lines<'a>(src: &'a str, opts: ReadOpts) -> Result<Vec<Record<'a, Raw<'a>
     let mut recs = Vec::new();
     let mut start = 0;
     let mut line_no = 0;
+    let mut i = 0;
+    let mut bad = None;
     while start < src.len() {
         line_no += 1;
         let end = src[start..].find('\n').map_or(src.len(), |i| start + i);
         // Parse within the line only.
         let mut p = Parser::at(&src[..end], start);
         if !p.at_end() {
-            let i = recs.len();
-            let rec = read_record(&mut p, i, opts, Some(line_no))?;
+            if let Some(r) = record_or_defer(&mut p, i, opts, Some(line_no), &mut bad)? {
+                recs.push(r);
+            }
+            i += 1;
             if !p.at_end() {
                 return Err(p.err("unexpected data after the JSON value on this line"));
             }
-            recs.push(rec);
         }
         start = end + 1;
     }
+    if let Some(e) = bad {
+        return Err(e);
+    }
     Ok(recs)
+}
+
+/// Reads one record. An invalid record is skipped and remembered (the first one
+/// is raised once the whole input is known to be valid JSON: JSON errors win).
+fn record_or_defer<'a>(
+    p: &mut Parser<'a>,
+    i: usize,
+    opts: ReadOpts,
+    line: Option<usize>,
+    bad: &mut Option<Error>,
+) -> Result<Option<Record<'a, Raw<'a>>>> {
+    p.ws();
+    let start = p.pos;
+    match read_record(p, i, opts, line) {
+        Ok(r) if bad.is_none() => Ok(Some(r)),
+        Ok(_) => Ok(None),
+        Err(e @ Error::InvalidRecord { .. }) => {
+            p.pos = start;
+            p.skip_value()?;
+            bad.get_or_insert(e);
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 fn invalid(index: usize, line: Option<usize>, path: String, msg: &str) -> Error {
@@ -115,7 +152,10 @@ fn read_record<'a>(
     let mut attachment = Seen::Absent;
     let mut message: Option<Raw<'a>> = None;
     let mut message_parsed = false;
-    let mut has = [false; 4]; // data, toolUseID, summary, precedingToolUseIds
+    let mut api_error = false;
+    let mut synthetic_model = false;
+    let mut message_err: Option<Error> = None;
+    let mut has = [Seen::Absent; 4]; // data, toolUseID, summary, precedingToolUseIds
     p.begin_object()?;
     let mut first = true;
     while let Some((_, key)) = p.next_key(&mut first)? {
@@ -142,7 +182,7 @@ fn read_record<'a>(
             "timestamp" => rec.timestamp = Some(p.skip_value()?),
             "isMeta" => rec.is_meta = p.bool_or_skip()? == Some(true),
             "isVirtual" => rec.is_virtual = p.bool_or_skip()? == Some(true),
-            "isApiErrorMessage" => rec.synthetic_error = p.bool_or_skip()? == Some(true),
+            "isApiErrorMessage" => api_error = p.bool_or_skip()? == Some(true),
             "subtype" => {
                 if p.peek()? == Peek::String {
                     rec.local_command = p.string()? == "local_command";
@@ -164,15 +204,7 @@ fn read_record<'a>(
             "attachment" => {
                 if p.peek()? == Peek::Object {
                     rec.attachment = read_attachment(p)?;
-                    attachment = if rec
-                        .attachment
-                        .iter()
-                        .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
-                    {
-                        Seen::Ok
-                    } else {
-                        Seen::Bad
-                    };
+                    attachment = Seen::Ok;
                 } else {
                     p.skip_value()?;
                     attachment = Seen::Bad;
@@ -180,25 +212,34 @@ fn read_record<'a>(
             }
             "message" => match rec.kind {
                 Kind::User | Kind::Assistant | Kind::Tombstone if type_seen == Seen::Ok => {
-                    read_message(p, &mut rec, opts, line)?;
+                    p.ws();
+                    let save = p.pos;
+                    match read_message(p, &mut rec, opts, line) {
+                        Ok(synth) => synthetic_model = synth,
+                        Err(e @ Error::InvalidRecord { .. }) => {
+                            // Raised after the fields SPEC checks first (A2: uuid).
+                            p.pos = save;
+                            p.skip_value()?;
+                            message_err = Some(e);
+                        }
+                        Err(e) => return Err(e),
+                    }
                     message_parsed = true;
                 }
                 _ => message = Some(p.skip_value()?),
             },
-            "data" => {
-                has[0] = true;
-                p.skip_value()?;
-            }
-            "toolUseID" => {
-                has[1] = true;
-                p.skip_value()?;
-            }
-            "summary" => {
-                has[2] = true;
-                p.skip_value()?;
-            }
-            "precedingToolUseIds" => {
-                has[3] = true;
+            "data" | "toolUseID" | "summary" | "precedingToolUseIds" => {
+                let (slot, want) = match &*key {
+                    "data" => (0, Peek::Object),
+                    "toolUseID" => (1, Peek::String),
+                    "summary" => (2, Peek::String),
+                    _ => (3, Peek::Array),
+                };
+                has[slot] = if p.peek()? == want {
+                    Seen::Ok
+                } else {
+                    Seen::Bad
+                };
                 p.skip_value()?;
             }
             _ => {
@@ -228,6 +269,9 @@ fn read_record<'a>(
     if rec.kind != Kind::Entry && rec.kind != Kind::Tombstone {
         need(uuid, ".uuid", "must be a string")?;
     }
+    if let Some(e) = message_err {
+        return Err(e);
+    }
     match rec.kind {
         Kind::User | Kind::Assistant | Kind::Tombstone => {
             if !message_parsed {
@@ -243,7 +287,7 @@ fn read_record<'a>(
                     Some(raw) => {
                         let mut q =
                             Parser::at(p.src, raw.as_ptr() as usize - p.src.as_ptr() as usize);
-                        read_message(&mut q, &mut rec, opts, line)?;
+                        synthetic_model = read_message(&mut q, &mut rec, opts, line)?;
                     }
                 }
             }
@@ -252,44 +296,32 @@ fn read_record<'a>(
             need(subtype, ".subtype", "must be a string")?;
             need(content, ".content", "must be a string")?;
         }
-        Kind::Attachment => need(
-            attachment,
-            ".attachment",
-            "must be an object with a string `type`",
-        )?,
-        Kind::Progress => {
-            if !has[0] {
-                return Err(invalid(index, line, at(".data"), "missing required field"));
-            }
-            if !has[1] {
+        Kind::Attachment => {
+            need(attachment, ".attachment", "must be an object")?;
+            if !rec
+                .attachment
+                .iter()
+                .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
+            {
                 return Err(invalid(
                     index,
                     line,
-                    at(".toolUseID"),
-                    "missing required field",
+                    at(".attachment.type"),
+                    "must be a string",
                 ));
             }
         }
+        Kind::Progress => {
+            need(has[0], ".data", "must be an object")?;
+            need(has[1], ".toolUseID", "must be a string")?;
+        }
         Kind::ToolUseSummary => {
-            if !has[2] {
-                return Err(invalid(
-                    index,
-                    line,
-                    at(".summary"),
-                    "missing required field",
-                ));
-            }
-            if !has[3] {
-                return Err(invalid(
-                    index,
-                    line,
-                    at(".precedingToolUseIds"),
-                    "missing required field",
-                ));
-            }
+            need(has[2], ".summary", "must be a string")?;
+            need(has[3], ".precedingToolUseIds", "must be an array")?;
         }
         Kind::Entry => {}
     }
+    rec.synthetic_error = api_error && synthetic_model;
     if rec.kind == Kind::System {
         rec.cost = Cost::default();
     }
@@ -317,13 +349,14 @@ fn read_attachment<'a>(p: &mut Parser<'a>) -> Result<Vec<(Str<'a>, AttValue<'a>)
     Ok(fields)
 }
 
-/// `message` of a user/assistant record (or a tombstone's `message.uuid`).
+/// `message` of a user/assistant record (or a tombstone's `message.uuid`);
+/// whether `message.model` is `<synthetic>`.
 fn read_message<'a>(
     p: &mut Parser<'a>,
     rec: &mut Record<'a, Raw<'a>>,
     opts: ReadOpts,
     line: Option<usize>,
-) -> Result<()> {
+) -> Result<bool> {
     let index = rec.index;
     let at = |path: &str| format!("records[{index}].message{path}");
     if p.peek()? != Peek::Object {
@@ -388,12 +421,11 @@ fn read_message<'a>(
     }
     if rec.kind == Kind::Tombstone {
         return match uuid {
-            Seen::Ok => Ok(()),
+            Seen::Ok => Ok(false),
             Seen::Absent => Err(invalid(index, line, at(".uuid"), "missing required field")),
             Seen::Bad => Err(invalid(index, line, at(".uuid"), "must be a string")),
         };
     }
-    rec.synthetic_error &= synthetic_model;
     match role {
         Seen::Absent => return Err(invalid(index, line, at(".role"), "missing required field")),
         Seen::Bad => return Err(invalid(index, line, at(".role"), "must be a string")),
@@ -412,7 +444,7 @@ fn read_message<'a>(
             at(".content"),
             "must be a string, a list of blocks or null",
         )),
-        Seen::Ok => Ok(()),
+        Seen::Ok => Ok(synthetic_model),
     }
 }
 
@@ -500,6 +532,15 @@ fn read_block<'a>(
     let (mut name_len, mut input_j, mut thinking_len, mut data_len) = (0u64, 0u64, 0u64, 0u64);
     let mut source_text_len: Option<u64> = None;
     let cpath = || format!("{path}.content");
+    let bad_content = || {
+        invalid(
+            index,
+            line,
+            cpath(),
+            "must be a string, a list of blocks or null",
+        )
+    };
+    let mut content_err: Option<Error> = None;
     p.begin_object()?;
     let mut first = true;
     while let Some((_, key)) = p.next_key(&mut first)? {
@@ -519,20 +560,21 @@ fn read_block<'a>(
             "is_error" => is_error = p.bool_or_skip()? == Some(true),
             "content" => match kind {
                 Some(BlockKind::ToolResult) => {
-                    let (c, cost) = read_content(p, index, line, &cpath(), depth + 1, opts)?;
-                    match c {
-                        Some(c) => {
+                    p.ws();
+                    let save = p.pos;
+                    match read_content(p, index, line, &cpath(), depth + 1, opts) {
+                        Ok((Some(c), cost)) => {
                             inner = Some(c);
                             inner_cost = cost;
                         }
-                        None => {
-                            return Err(invalid(
-                                index,
-                                line,
-                                cpath(),
-                                "must be a string, a list of blocks or null",
-                            ))
+                        Ok((None, _)) => content_err = Some(bad_content()),
+                        Err(e @ Error::InvalidRecord { .. }) => {
+                            // Raised after the block's id is checked (A2).
+                            p.pos = save;
+                            p.skip_value()?;
+                            content_err = Some(e);
                         }
+                        Err(e) => return Err(e),
                     }
                 }
                 Some(_) => {
@@ -544,8 +586,8 @@ fn read_block<'a>(
                     p.skip_value()?;
                 }
             },
-            "name" | "thinking" | "data" if opts.count && p.peek()? == Peek::String => {
-                let len = raw_string_len(p.skip_value()?);
+            "name" | "thinking" | "data" if opts.count => {
+                let len = j_of(p)?;
                 match &*key {
                     "name" => name_len = len,
                     "thinking" => thinking_len = len,
@@ -587,24 +629,15 @@ fn read_block<'a>(
     if kind == BlockKind::ToolResult {
         if let Some(pos) = deferred_content {
             let mut q = Parser::at(p.src, pos);
-            let (c, cost) = read_content(&mut q, index, line, &cpath(), depth + 1, opts)?;
-            match c {
-                Some(c) => {
+            match read_content(&mut q, index, line, &cpath(), depth + 1, opts) {
+                Ok((Some(c), cost)) => {
                     inner = Some(c);
                     inner_cost = cost;
                 }
-                None => {
-                    return Err(invalid(
-                        index,
-                        line,
-                        cpath(),
-                        "must be a string, a list of blocks or null",
-                    ))
-                }
+                Ok((None, _)) => content_err = Some(bad_content()),
+                Err(e) => content_err = Some(e),
             }
         }
-        // An empty-string content reads as absent for the pipeline's purposes only
-        // when it was null; keep strings as they are.
     }
     let check = |seen: Seen, field: &str| -> Result<()> {
         match seen {
@@ -630,6 +663,9 @@ fn read_block<'a>(
         }
         BlockKind::ToolResult | BlockKind::ServerResult => check(tuid_seen, "tool_use_id")?,
         _ => {}
+    }
+    if let Some(e) = content_err {
+        return Err(e);
     }
     let mut cost = Cost::default();
     if opts.count {

@@ -43,11 +43,10 @@ pub fn run<'a, H: Clone>(recs: Vec<Record<'a, H>>, strict: bool) -> Result<Vec<R
             .collect();
         let next_is_user = it.peek().is_some_and(|n| n.kind == Kind::User);
         if next_is_user {
-            let a_index = r.index;
             out.push(r);
             if let Some(mut u) = it.next() {
                 if !tool_ids.is_empty() || u.content.has_tool_result() {
-                    pair(&tool_ids, &mut u, a_index, strict)?;
+                    pair(&tool_ids, &mut u, strict)?;
                 }
                 out.push(u);
             }
@@ -103,12 +102,7 @@ fn result_ids<H>(r: &Record<'_, H>) -> Vec<String> {
 }
 
 /// Makes `u` answer exactly `tool_ids`, results first.
-fn pair<'a, H>(
-    tool_ids: &[Str<'a>],
-    u: &mut Record<'a, H>,
-    a_index: usize,
-    strict: bool,
-) -> Result<()> {
+fn pair<'a, H>(tool_ids: &[Str<'a>], u: &mut Record<'a, H>, strict: bool) -> Result<()> {
     let wanted: HashSet<&str> = tool_ids.iter().map(|s| s.as_ref()).collect();
     let mut answered: HashSet<&str> = HashSet::new();
     let mut removed: Vec<String> = Vec::new();
@@ -137,22 +131,19 @@ fn pair<'a, H>(
         .filter(|id| !answered.contains(id.as_ref()))
         .cloned()
         .collect();
-    if strict {
-        if !removed.is_empty() {
-            return Err(pairing(
-                u.index,
-                removed,
-                "tool_result not answering the tool_use just before it",
-            ));
+    if strict && (!removed.is_empty() || !missing.is_empty() || !results_first) {
+        // The user record would change: the missing ids (tool_use order) then the
+        // removed ones, or, when only the order would change, all its results.
+        let mut ids: Vec<String> = missing.iter().map(|s| s.to_string()).collect();
+        ids.extend(removed);
+        if ids.is_empty() {
+            ids = result_ids(u);
         }
-        if !missing.is_empty() {
-            let ids = missing.iter().map(|s| s.to_string()).collect();
-            return Err(pairing(
-                a_index,
-                ids,
-                "tool_use without a tool_result in the next record",
-            ));
-        }
+        return Err(pairing(
+            u.index,
+            ids,
+            "the record after a tool_use must hold exactly its tool_results, first",
+        ));
     }
     let is_str = matches!(u.content, Content::Str(_));
     if removed.is_empty() && missing.is_empty() && results_first && !is_str {

@@ -4,7 +4,7 @@ use super::NO_CONTENT;
 use crate::ids::uuid5_url;
 use crate::model::{Block, Content, Kind, Record, Str};
 
-pub fn run<'a, H>(recs: &mut Vec<Record<'a, H>>) {
+pub fn run<'a, H: Clone>(recs: &mut Vec<Record<'a, H>>) {
     let Some(first) = recs.first() else { return };
     if first.kind != Kind::Assistant {
         return;
@@ -13,7 +13,7 @@ pub fn run<'a, H>(recs: &mut Vec<Record<'a, H>>) {
     let u = Record::new_user(
         first.index,
         Some(Str::Owned(uuid)),
-        None,
+        first.timestamp.clone(),
         true,
         Content::Blocks(vec![Block::new_text(NO_CONTENT)]),
     );
