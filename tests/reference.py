@@ -54,10 +54,12 @@ A7  §4.4 backward walk: a user record whose content is ``[]`` "holds nothing
     but tool_result blocks and blank texts" (vacuously) and is skipped.
 A8  The re-join keeps the earlier fragment's record (uuid and every field);
     the later fragment only contributes its blocks.
-A9  PairingError.index is the input index of the record whose fields the
-    offending result record carries: the first fragment of a re-joined
-    assistant, ``a`` of a user merge (also when the uuid is ``b``'s), the
-    system record of a local_command, the attachment of an attachment record.
+A9  Errors about a record of the §4 pipeline (PairingError, and A18) name
+    the input index of the record whose uuid the offending result record
+    carries: the first fragment of a re-joined assistant; for a user merge,
+    ``b``'s index when ``a`` is meta (the merged record takes ``b``'s uuid),
+    else ``a``'s; the system record of a local_command; the attachment of an
+    attachment record; the assistant for records inserted after it.
 A10 strict=True: step 5's checks run over all records first (the first record
     from which rules 1-2 would remove a block raises; ``ids`` = the ids of the
     blocks they would remove, in content order), then step 6's walk (the
@@ -101,7 +103,8 @@ A17 §5 templates: ``{name}`` takes every character up to the next ``}`` (no
     "renders to nothing" means a disabled/missing template or a missing/bad
     field. Integers are JSON integers (not booleans) of any size.
 A18 §4.11: a uuid that ``derive_short_message_id`` rejects makes the call
-    raise that plain ``ValueError`` (no partial output).
+    raise ``InvalidRecordError`` (a ValueError) with the index of A9 and the
+    path ``records[i].uuid`` (no partial output).
 A19 ``to_anthropic`` maps records as they are (no normalization, content
     copied as is, ``role`` taken from ``type``); a record other than
     user/assistant raises ``InvalidRecordError`` at ``records[i].type``.
@@ -721,10 +724,17 @@ def fold_user(result: list[Item], item: Item, *, seam: bool) -> None:
     """§4.4: a user record merges into the previous result record if that is a
     user record, else is appended."""
     if result and result[-1][1]["type"] == "user":
-        index, previous = result[-1]
-        result[-1] = (index, user_merge(previous, item[1], seam=seam))
+        result[-1] = merge_items(result[-1], item, seam=seam)
     else:
         result.append(item)
+
+
+def merge_items(a: Item, b: Item, *, seam: bool) -> Item:
+    """User merge of two items; the index follows the surviving uuid (A9)."""
+    a_index, a_rec = a
+    b_index, b_rec = b
+    index = b_index if is_meta(a_rec) else a_index
+    return index, user_merge(a_rec, b_rec, seam=seam)
 
 
 def local_command_to_user(rec: Record) -> Record:
@@ -831,8 +841,7 @@ def merge_adjacent_users(items: list[Item]) -> list[Item]:
     out: list[Item] = []
     for item in items:
         if item[1]["type"] == "user" and out and out[-1][1]["type"] == "user":
-            index, previous = out[-1]
-            out[-1] = (index, user_merge(previous, item[1], seam=True))
+            out[-1] = merge_items(out[-1], item, seam=True)
         else:
             out.append(item)
     return out
@@ -1136,28 +1145,36 @@ def step10_user_first(recs: list[Record]) -> list[Record]:
     return [first, *recs]
 
 
-def step11_short_ids(recs: list[Record]) -> list[Record]:
+def short_id_of(index: int, rec: Record) -> str:
+    """§2 short id of a record's uuid; A18: a rejected uuid is an invalid record."""
+    try:
+        return derive_short_message_id(rec["uuid"])
+    except ValueError as exc:
+        _raise_invalid(index, f"records[{index}].uuid", f"short_ids: {exc}")
+
+
+def step11_short_ids(items: list[Item]) -> list[Item]:
     """§4.11: every non-meta user record gets "\\n[id:" + short id + "]"
     appended to its last text block (or string content); no text, nothing (A18)."""
-    out: list[Record] = []
-    for rec in recs:
+    out: list[Item] = []
+    for index, rec in items:
         if rec["type"] != "user" or is_meta(rec):
-            out.append(rec)
+            out.append((index, rec))
             continue
         content = content_of(rec)
         if isinstance(content, str):
-            suffix = "\n[id:" + derive_short_message_id(rec["uuid"]) + "]"
-            out.append(with_content(rec, content + suffix))
+            suffix = "\n[id:" + short_id_of(index, rec) + "]"
+            out.append((index, with_content(rec, content + suffix)))
             continue
         text_positions = [j for j, blk in enumerate(content) if blk["type"] == "text"]
         if not text_positions:
-            out.append(rec)
+            out.append((index, rec))
             continue
-        suffix = "\n[id:" + derive_short_message_id(rec["uuid"]) + "]"
+        suffix = "\n[id:" + short_id_of(index, rec) + "]"
         j = text_positions[-1]
         blocks = list(content)
         blocks[j] = {**blocks[j], "text": blocks[j]["text"] + suffix}
-        out.append(with_content(rec, blocks))
+        out.append((index, with_content(rec, blocks)))
     return out
 
 
@@ -1186,14 +1203,18 @@ def normalize_for_api(
     items = step4_fold(items, attachment_templates)
     items = step5_assistant_cleanup(items, strict=strict)
     items = step6_tool_pairing(items, strict=strict)
+    indices = [index for index, _ in items]
     recs = [rec for _, rec in items]
     recs = step7_hygiene(recs, max_media)
     recs = step8_final_assistant(recs)
     recs = step9_empty_content(recs)
     if ensure_user_first:
-        recs = step10_user_first(recs)
+        inserted = step10_user_first(recs)
+        if len(inserted) > len(recs):  # A9: an inserted record names its assistant
+            indices = indices[:1] + indices
+        recs = inserted
     if short_ids:
-        recs = step11_short_ids(recs)
+        recs = [rec for _, rec in step11_short_ids(list(zip(indices, recs, strict=True)))]
     return copy.deepcopy(recs)
 
 

@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
-from helpers import asst, first_user_uuid, image, meta_user, text, tool_result, tool_use, user
+from helpers import (
+    asst,
+    first_user_uuid,
+    image,
+    meta_user,
+    raises_invalid,
+    text,
+    tool_result,
+    tool_use,
+    user,
+)
 
 U1 = "550e8400-e29b-41d4-a716-446655440000"  # short id 4ntnke (§2)
 U2 = "000000ab-0000-4000-8000-000000000000"  # "000000ab00" = 0xab00 = 43776 -> xs0
@@ -70,6 +79,25 @@ def test_merged_record_uses_its_surviving_uuid(impl):
 
 
 def test_non_hex_uuid_raises(impl):
-    # A18: derive_short_message_id's ValueError propagates (no partial output)
-    with pytest.raises(ValueError):
-        impl.normalize_for_api([user("user_001", "hi")], short_ids=True)
+    # A18: derive_short_message_id's ValueError is an InvalidRecordError naming
+    # the record (no partial output)
+    with raises_invalid(impl, 1, "records[1].uuid"):
+        impl.normalize_for_api([asst("a0", "x"), user("user_001", "hi")], short_ids=True)
+
+
+def test_non_hex_uuid_of_a_merged_record(impl):
+    # A9: the merged record carries b's uuid (a is meta), so b is named
+    records = [meta_user(U1, "ctx"), user("user_002", "hi")]
+    with raises_invalid(impl, 1, "records[1].uuid"):
+        impl.normalize_for_api(records, short_ids=True)
+    # a non-hex uuid of a meta record or of a record without text is never read
+    records = [
+        meta_user("meta_1", "ctx"),
+        asst("a1", [tool_use("t1")]),
+        user("user_3", [tool_result("t1")]),
+    ]
+    assert impl.normalize_for_api(records, short_ids=True) == [
+        meta_user("meta_1", "ctx"),
+        asst("a1", [tool_use("t1")]),
+        user("user_3", [tool_result("t1")]),
+    ]
