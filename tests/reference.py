@@ -276,7 +276,7 @@ def text_block(text: str) -> Block:
 
 def is_server_result(block: Block) -> bool:
     """§1: a ``*_tool_result`` block other than ``tool_result`` itself."""
-    t = block["type"]
+    t: str = block["type"]
     return t != "tool_result" and t.endswith("_tool_result")
 
 
@@ -565,9 +565,9 @@ def template_for(att: Mapping[str, Any], templates: Mapping[str, str | None] | N
     """§5: the caller's template for the type, else the built-in one, else
     ``{content}`` for any other type with a string ``content``; None = none."""
     t = att.get("type")
-    if templates is not None and t in templates:
+    if templates is not None and isinstance(t, str) and t in templates:
         return templates[t]
-    if t in BUILTIN_TEMPLATES:
+    if isinstance(t, str) and t in BUILTIN_TEMPLATES:
         return BUILTIN_TEMPLATES[t]
     if isinstance(att.get("content"), str):
         return "{content}"
@@ -668,7 +668,7 @@ def is_dropped_in_step3(rec: Record) -> bool:
     if t not in KNOWN_TYPES:  # an entry
         return True
     if t == "system":
-        return rec["subtype"] != "local_command"
+        return bool(rec["subtype"] != "local_command")
     if t in MESSAGE_TYPES and is_true(rec.get("isVirtual")):
         return True
     return is_synthetic_error(rec)

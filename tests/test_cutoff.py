@@ -73,6 +73,7 @@ def test_pin_at_a_non_turn_start(impl):
 
 
 def test_pin_everything(impl):
+    # §7: k == pin == len(records): the pinned records alone
     n = len(history())
     assert impl.find_cutoff(history(), 18, pin=n, **KW) == n
     with pytest.raises(impl.BudgetError):
@@ -96,6 +97,7 @@ def test_default_counting(impl):
 
 
 def test_non_messages_are_free_and_not_turn_starts(impl):
+    # §6: "0 for records other than user/assistant"; §7: only user records are turn starts
     records = [
         user("u0", "aaaa"),
         entry("summary"),
@@ -156,6 +158,7 @@ def test_trim_joint_user_then_assistant(impl):
 
 
 def test_trim_budget_error(impl):
+    # §7: find_cutoff's BudgetError
     with pytest.raises(impl.BudgetError):
         impl.trim_to_budget(history(), 2, **KW)
 
@@ -175,5 +178,6 @@ def test_split_for_summary(impl):
 
 
 def test_split_for_summary_budget_error(impl):
+    # §7: k = find_cutoff(...), which raises BudgetError
     with pytest.raises(impl.BudgetError):
         impl.split_for_summary(history(), 1, **KW)

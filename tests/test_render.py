@@ -76,20 +76,24 @@ def test_custom_template_added(impl):
 
 
 def test_custom_template_replaces_a_builtin(impl):
+    # §5: "to add, replace or (with None) disable templates"
     assert impl.render_attachment(
         {"type": "date", "date": "D"}, {"date": "Date: {date}"}
     ) == reminder("Date: D")
 
 
 def test_none_disables_a_builtin(impl):
+    # §5: "(with None) disable templates"
     assert impl.render_attachment({"type": "date", "date": "D"}, {"date": None}) is None
 
 
 def test_none_disables_the_content_fallback(impl):
+    # §5: "(with None) disable templates" - also the {content} fallback
     assert impl.render_attachment({"type": "foo", "content": "x"}, {"foo": None}) is None
 
 
 def test_other_templates_are_unaffected(impl):
+    # §5: only the named types change
     assert impl.render_attachment(
         {"type": "queued_command", "prompt": "p"}, {"date": None}
     ) == reminder("p")
@@ -111,10 +115,12 @@ def test_field_names_are_top_level(impl):
 
 
 def test_the_type_field_itself(impl):
+    # §5: "{field} naming a top-level field of the attachment" - type is one
     assert impl.render_attachment({"type": "x"}, {"x": "[{type}]"}) == reminder("[x]")
 
 
 def test_template_without_fields(impl):
+    # §5: a template need not name any field
     assert impl.render_attachment({"type": "plan_mode"}, {"plan_mode": "Plan mode."}) == reminder(
         "Plan mode."
     )

@@ -68,6 +68,7 @@ def test_empty_content_yields_nothing(impl):
 
 
 def test_sticky_flag_survives_single_block_records(impl):
+    # §3: "from the first record whose content has more than one block onwards (a sticky flag)"
     records = [user("u1", "a"), user("u2", [text("b"), text("c")]), asst("a1", "d"), user("u3", "")]
     assert impl.normalize_messages(records) == [
         user("u1", [text("a")]),
@@ -78,6 +79,7 @@ def test_sticky_flag_survives_single_block_records(impl):
 
 
 def test_every_field_is_kept(impl):
+    # §3: "each copy keeps every field of the original"
     rec = asst("a1", [text("x"), text("y")], mid="m", model="claude", requestId="r", usage={"n": 1})
     out = impl.normalize_messages([rec])
     assert out == [

@@ -40,6 +40,7 @@ def test_repeated_tool_use_in_a_later_record_is_removed(impl):
 
 
 def test_repeated_tool_use_in_the_same_record_is_removed(impl):
+    # §4.5: "(earlier in this record or in an earlier one) ... the first wins"
     records = [
         user("u0", "go"),
         asst("a1", [tool_use("t1", name="A"), tool_use("t1", name="B")]),
@@ -100,6 +101,7 @@ def test_result_in_another_record_does_not_count(impl):
 
 
 def test_record_emptied_by_a_repeated_tool_use(impl):
+    # §4.5: "if that empties the record, its content becomes the text [Tool use interrupted]"
     records = [
         user("u0", "go"),
         asst("a1", [tool_use("t1")]),
@@ -129,6 +131,7 @@ def test_thinking_only_record_is_dropped_and_users_remerged(impl):
 
 
 def test_blank_text_only_record_is_dropped(impl):
+    # §4.5: "... and empty or whitespace-only text blocks is dropped"; the users are re-merged
     records = [user("u0", "hi"), asst("a1", " "), user("u1", "x")]
     assert impl.normalize_for_api(records) == [user("u0", [text("hi\n"), text("x")])]
 
@@ -151,6 +154,7 @@ def test_empty_record_is_not_dropped(impl):
 
 
 def test_thinking_with_real_text_is_kept(impl):
+    # §4.5: only records holding "nothing but" thinking and blank texts are dropped
     records = [user("u0", "go"), asst("a1", [thinking(), text("answer")]), user("u1", "x")]
     assert impl.normalize_for_api(records) == [
         user("u0", "go"),

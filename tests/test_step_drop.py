@@ -86,9 +86,11 @@ def test_local_command_is_kept_as_a_user_record(impl):
 
 
 def test_everything_dropped_gives_nothing(impl):
+    # §4: "Returns only user and assistant records"
     records = [progress("p"), entry("summary"), system("s", "x"), user("v", "y", isVirtual=True)]
     assert impl.normalize_for_api(records) == []
 
 
 def test_empty_input(impl):
+    # §4: "Returns only user and assistant records" (none here)
     assert impl.normalize_for_api([]) == []

@@ -17,6 +17,7 @@ def test_empty_assistant_not_last(impl):
 
 
 def test_empty_assistant_before_another_assistant(impl):
+    # §4.9: "An assistant record that is not last and has empty content gets (no content)."
     records = [user("u0", "go"), asst("a1", []), asst("a2", "x")]
     assert impl.normalize_for_api(records) == [
         user("u0", "go"),

@@ -14,6 +14,7 @@ def test_trailing_thinking_dropped_and_text_stripped(impl):
 
 
 def test_repeatedly(impl):
+    # §4.8: "repeatedly drop a trailing thinking/redacted_thinking block, strip ..."
     records = [
         user("u0", "go"),
         asst("a1", [text("a"), thinking(), text(" b \t"), redacted(), thinking()]),
@@ -25,6 +26,7 @@ def test_repeatedly(impl):
 
 
 def test_leading_whitespace_is_kept(impl):
+    # §4.8: "strip trailing whitespace"
     records = [user("u0", "go"), asst("a1", "\n  answer\n")]
     assert impl.normalize_for_api(records) == [user("u0", "go"), asst("a1", [text("\n  answer")])]
 
@@ -39,6 +41,7 @@ def test_nothing_left(impl):
 
 
 def test_other_trailing_block_stops(impl):
+    # §4.8: only trailing thinking and text blocks are touched
     records = [user("u0", "go"), asst("a1", [text("a "), {"type": "foo"}])]
     assert impl.normalize_for_api(records) == [
         user("u0", "go"),
@@ -47,6 +50,7 @@ def test_other_trailing_block_stops(impl):
 
 
 def test_only_the_last_record(impl):
+    # §4.8: "If the last record is an assistant"
     records = [user("u0", "go"), asst("a1", [text("x  "), thinking()]), user("u1", "q")]
     assert impl.normalize_for_api(records) == [
         user("u0", "go"),

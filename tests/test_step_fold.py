@@ -29,6 +29,7 @@ def test_user_merge_seam(impl):
 
 
 def test_three_user_records(impl):
+    # §4.4: "a user record merges into the previous result record if that is a user record"
     records = [user("u1", "a"), user("u2", [text("b"), text("c")]), user("u3", "d")]
     assert impl.normalize_for_api(records) == [
         user("u1", [text("a\n"), text("b"), text("c\n"), text("d")])
@@ -36,11 +37,13 @@ def test_three_user_records(impl):
 
 
 def test_no_seam_when_a_does_not_end_with_text(impl):
+    # §4.4: the seam only "if a ends with a text block and b starts with one"
     records = [user("u1", [text("see"), image()]), user("u2", "b")]
     assert impl.normalize_for_api(records) == [user("u1", [text("see"), image(), text("b")])]
 
 
 def test_no_seam_when_b_does_not_start_with_text(impl):
+    # §4.4: the seam only "if a ends with a text block and b starts with one"
     records = [user("u1", "a"), user("u2", [image(), text("b")])]
     assert impl.normalize_for_api(records) == [user("u1", [text("a"), image(), text("b")])]
 
@@ -74,6 +77,7 @@ def test_merge_keeps_a_fields_and_b_uuid_when_a_is_meta(impl):
 
 
 def test_merge_keeps_a_uuid_when_a_is_not_meta(impl):
+    # §4.4: "uuid is b's if a is meta, else a's; isMeta is true if both were meta and absent otherwise"
     records = [user("u1", "hi", timestamp="T1"), meta_user("m2", "ctx", timestamp="T2")]
     assert impl.normalize_for_api(records) == [
         user("u1", [text("hi\n"), text("ctx")], timestamp="T1"),
@@ -81,6 +85,7 @@ def test_merge_keeps_a_uuid_when_a_is_not_meta(impl):
 
 
 def test_merge_of_two_meta_records_is_meta(impl):
+    # §4.4: "isMeta is true if both were meta"; uuid is b's as a is meta
     records = [meta_user("m1", "x"), meta_user("m2", "y")]
     assert impl.normalize_for_api(records) == [meta_user("m2", [text("x\n"), text("y")])]
 
@@ -145,6 +150,7 @@ def test_attachment_after_meta_user_takes_its_uuid_and_stays_meta(impl):
 
 
 def test_user_after_attachment_gets_the_seam(impl):
+    # §4.4: only the attachment itself merges "without the seam newline"; a user record after it gets it
     records = [date_att("t1"), user("u1", "hi")]
     assert impl.normalize_for_api(records) == [user("u1", [text(R_DATE + "\n"), text("hi")])]
 
@@ -160,6 +166,7 @@ def test_local_command_merges_as_a_user_record(impl):
 
 
 def test_local_command_first_keeps_its_uuid_and_timestamp(impl):
+    # §4.4: "becomes a user record with the same uuid and timestamp"; the merge keeps a's fields
     records = [local_command("l1", "out", timestamp="T"), user("u1", "next", timestamp="T9")]
     assert impl.normalize_for_api(records) == [
         user("l1", [text("out\n"), text("next")], timestamp="T"),
@@ -305,6 +312,7 @@ def test_rejoin_stops_at_an_attachment(impl):
 
 
 def test_rejoin_stops_at_results_with_real_text(impl):
+    # §4.4: only users holding "nothing but tool_result blocks and empty or whitespace-only text" are skipped
     records = [
         user("u0", "go"),
         asst("a1", [tool_use("t1")], mid="m1"),

@@ -83,6 +83,7 @@ def test_error_result_with_media_is_joined(impl):
 
 
 def test_error_result_without_texts_is_joined_to_empty(impl):
+    # §4.7: "its texts joined with \n\n" - no texts, the empty string (A15)
     records = [
         user("u0", "go"),
         asst("a1", [tool_use("t1")]),
@@ -92,6 +93,7 @@ def test_error_result_without_texts_is_joined_to_empty(impl):
 
 
 def test_error_result_with_only_texts_is_unchanged(impl):
+    # §4.7: only a list content that "holds anything but text blocks"
     block = tool_result("t1", [text("a"), text("b")], is_error=True)
     records = [user("u0", "go"), asst("a1", [tool_use("t1")]), user("r1", [block])]
     assert impl.normalize_for_api(records)[2] == user("r1", [block])
@@ -132,6 +134,7 @@ def test_media_limit_replaces_the_oldest(impl):
 
 
 def test_media_limit_inside_tool_result(impl):
+    # §4.7: media "counted at the top level and inside tool_result lists"
     assert impl.normalize_for_api(history_with_media(), max_media=1) == [
         user("u0", [img_omitted(1), text("a"), img_omitted(1)]),
         asst("a1", [tool_use("t1")]),
@@ -155,6 +158,7 @@ def test_media_limit_none_is_off(impl):
 
 
 def test_media_limit_default_is_100(impl):
+    # §4.7: "(max_media, default 100, ...)", the oldest one is replaced
     records = [user("u0", [image(str(i)) for i in range(101)])]
     assert impl.normalize_for_api(records) == [
         user("u0", [img_omitted(100)] + [image(str(i)) for i in range(1, 101)])
@@ -177,6 +181,7 @@ def test_error_joining_comes_before_media_counting(impl):
 
 
 def test_media_in_assistant_records_count(impl):
+    # §4.7: media of every user and assistant record count, oldest first
     records = [user("u0", [image("d1")]), asst("a1", [image("d2"), text("x")])]
     assert impl.normalize_for_api(records, max_media=1) == [
         user("u0", [img_omitted(1)]),

@@ -26,10 +26,12 @@ def test_string_content(impl):
 
 
 def test_off_by_default(impl):
+    # §4.11: "(short_ids=False)"
     assert impl.normalize_for_api([user(U1, "hi")]) == [user(U1, "hi")]
 
 
 def test_last_text_block(impl):
+    # §4.11: "appended to its last text block"
     records = [user(U1, [text("a"), image(), text("b"), image()])]
     assert impl.normalize_for_api(records, short_ids=True) == [
         user(U1, [text("a"), image(), text("b\n[id:4ntnke]"), image()])
@@ -55,6 +57,7 @@ def test_meta_records_and_records_without_text_get_nothing(impl):
 
 
 def test_inserted_first_user_is_meta(impl):
+    # §4.11: "every non-meta user record"; §4.10's record is meta
     records = [asst("a1", "x"), user(U2, "q")]
     assert impl.normalize_for_api(records, short_ids=True) == [
         meta_user(first_user_uuid("a1"), [text("(no content)")]),

@@ -36,6 +36,7 @@ def test_tombstone_drops_every_record_type_with_that_uuid(impl):
 
 
 def test_tombstone_drops_all_records_sharing_the_uuid(impl):
+    # §4.1: "every record whose uuid equals a tombstone's message.uuid"
     records = [user("u1", "hi"), asst("x", "a"), asst("x", "b"), tombstone("x")]
     assert impl.normalize_for_api(records) == [user("u1", "hi")]
 

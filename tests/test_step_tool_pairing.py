@@ -39,6 +39,7 @@ def test_orphan_results_in_the_first_record(impl):
 
 
 def test_orphan_results_with_other_content(impl):
+    # §4.6: the record "loses its tool_result blocks"; not emptied, so it stays
     records = [user("r0", [tool_result("t9"), text("hello")])]
     assert impl.normalize_for_api(records) == [user("r0", [text("hello")])]
 
@@ -101,6 +102,7 @@ def test_string_content_becomes_a_text_block_after_the_results(impl):
 
 
 def test_results_are_moved_first(impl):
+    # §4.6: "tool_result blocks go first"
     records = [
         user("u0", "go"),
         asst("a1", [tool_use("t1")]),
@@ -148,6 +150,7 @@ def test_no_next_user_record_inserts_synthetic_results(impl):
 
 
 def test_no_record_at_all_after_the_tool_use(impl):
+    # §4.6: "(or there is none)": synthetic results in tool_use order, meta, uuid5
     records = [user("u0", "go"), asst("a7", [text("let me"), tool_use("t1"), tool_use("t2")])]
     assert impl.normalize_for_api(records) == [
         user("u0", "go"),
@@ -157,6 +160,7 @@ def test_no_record_at_all_after_the_tool_use(impl):
 
 
 def test_assistant_without_tool_use_and_plain_user_untouched(impl):
+    # §4.6: the repair applies only "if the assistant has tool_use blocks or the user record has tool_result blocks"
     records = [user("u0", "go"), asst("a1", "hi"), user("u1", "thanks")]
     assert impl.normalize_for_api(records) == [
         user("u0", "go"),
@@ -190,10 +194,12 @@ def test_strict_accepts_a_well_paired_history(impl):
 
 
 def test_pairing_error_is_a_value_error(impl):
+    # §4.6: "msgnorm.PairingError (a ValueError)"
     assert issubclass(impl.PairingError, ValueError)
 
 
 def test_strict_orphan(impl):
+    # §4.6 strict: the orphan rule would change record 0; ids: its results (A10)
     with raises_pairing(impl, 0, ["t9", "t8"]):
         impl.normalize_for_api(
             [user("r0", [tool_result("t9"), text("x"), tool_result("t8")])], strict=True
@@ -224,6 +230,7 @@ def test_strict_no_next_user_names_the_assistant(impl):
 
 
 def test_strict_repeated_result(impl):
+    # §4.6 strict: "repeats of an id, are removed" would change record 2
     records = [
         user("u0", "go"),
         asst("a1", [tool_use("t1")]),
@@ -245,6 +252,7 @@ def test_strict_reorder_only(impl):
 
 
 def test_strict_result_without_tool_use(impl):
+    # §4.6 strict: "its tool_result blocks for other ids ... are removed" would change record 2
     records = [user("u0", "go"), asst("a1", "hi"), user("r1", [tool_result("t1")])]
     with raises_pairing(impl, 2, ["t1"]):
         impl.normalize_for_api(records, strict=True)
@@ -294,6 +302,7 @@ def test_strict_index_of_a_rejoined_assistant(impl):
 
 @pytest.mark.parametrize("strict", [False, True])
 def test_strict_default_is_off(impl, strict):
+    # §4.6: strict is off unless strict=True
     records = [user("u0", "go"), asst("a1", [tool_use("t1")])]
     if strict:
         with pytest.raises(ValueError):

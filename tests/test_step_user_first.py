@@ -28,6 +28,7 @@ def test_meta_user_put_before_a_first_assistant(impl):
 
 
 def test_without_timestamp(impl):
+    # §4: "plus timestamp when its source had one"
     assert impl.normalize_for_api([progress("p"), asst("a9", "x")]) == [
         meta_user(first_user_uuid("a9"), [text("(no content)")]),
         asst("a9", [text("x")]),
@@ -42,6 +43,7 @@ def test_off(impl):
 
 
 def test_first_user_untouched(impl):
+    # §4.10: only "if the first record is an assistant"
     assert impl.normalize_for_api([user("u0", "hi"), asst("a1", "x")]) == [
         user("u0", "hi"),
         asst("a1", [text("x")]),
@@ -49,4 +51,5 @@ def test_first_user_untouched(impl):
 
 
 def test_empty_output_stays_empty(impl):
+    # §4.10: no first record, nothing to do
     assert impl.normalize_for_api([progress("p")]) == []

@@ -21,6 +21,7 @@ def test_maps_role_and_content(impl):
 
 
 def test_of_normalized_output(impl):
+    # §4: "the messages parameter of the Anthropic Messages API"
     out = impl.normalize_for_api([user("u0", "go"), asst("a1", [tool_use("t1")])])
     assert impl.to_anthropic(out) == [
         {"role": "user", "content": "go"},
@@ -40,6 +41,7 @@ def test_of_normalized_output(impl):
 
 
 def test_empty(impl):
+    # §4: "maps each record" - none
     assert impl.to_anthropic([]) == []
 
 

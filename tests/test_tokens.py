@@ -158,6 +158,7 @@ def test_chars_per_token_rounding(impl):
 
 
 def test_tokens_per_message(impl):
+    # §6: "+ tokens_per_message"
     assert count(impl, user("u", "abcd"), tokens_per_message=0) == 1
     assert count(impl, user("u", "abcd"), tokens_per_message=10) == 11
 

@@ -177,6 +177,7 @@ VALID = [
 
 @pytest.mark.parametrize("rec", VALID)
 def test_valid_records_do_not_raise(impl, rec):
+    # §1: these records are valid (A1)
     impl.normalize_for_api([OK_USER, rec])
     impl.count_tokens_per_record([OK_USER, rec])
 
