@@ -217,6 +217,8 @@ pub struct Record<'a, H> {
     pub orig: Option<H>,
     pub uuid: Option<Str<'a>>,
     pub uuid_dirty: bool,
+    /// Index of the input record the current `uuid` came from (a merge may take `b`'s).
+    pub uuid_from: usize,
     /// The original `timestamp` value, copied into records made from this one.
     pub timestamp: Option<H>,
     /// Current meta-ness (`isMeta: true`).
@@ -247,6 +249,7 @@ impl<'a, H> Record<'a, H> {
             orig,
             uuid: None,
             uuid_dirty: false,
+            uuid_from: index,
             timestamp: None,
             is_meta: false,
             meta: Meta::Keep,

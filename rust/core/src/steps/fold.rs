@@ -32,6 +32,7 @@ pub fn user_merge<'a, H>(a: &mut Record<'a, H>, b: Record<'a, H>, seam: bool) {
     a.set_content(Content::Blocks(blocks));
     if a_meta {
         a.uuid = b.uuid;
+        a.uuid_from = b.uuid_from;
         a.uuid_dirty = true;
     }
     a.set_meta(a_meta && b.is_meta);

@@ -17,11 +17,8 @@ pub fn run<H>(recs: &mut [Record<'_, H>]) -> Result<()> {
             continue;
         }
         let id = derive_short_message_id(r.uuid_str()).map_err(|e| {
-            Error::invalid(
-                r.index,
-                format!("records[{}].uuid", r.index),
-                format!("short_ids: {e}"),
-            )
+            let i = r.uuid_from;
+            Error::invalid(i, format!("records[{i}].uuid"), format!("short_ids: {e}"))
         })?;
         let suffix = format!("\n[id:{id}]");
         match &mut r.content {
