@@ -20,6 +20,7 @@ __all__ = [
     "derive_uuid",
     "find_cutoff",
     "normalize_for_api",
+    "normalize_for_api_report",
     "normalize_messages",
     "render_attachment",
     "split_for_summary",
@@ -81,14 +82,34 @@ def normalize_for_api(
     Input is never mutated. Output records and their ``message`` dicts are new;
     blocks the call did not change are the input's own objects (shared).
     """
+    return normalize_for_api_report(
+        records,
+        strict=strict,
+        max_media=max_media,
+        short_ids=short_ids,
+        ensure_user_first=ensure_user_first,
+        attachment_templates=attachment_templates,
+    )[0]
+
+
+def normalize_for_api_report(
+    records: Any,
+    *,
+    strict: bool = False,
+    max_media: int | None = 100,
+    short_ids: bool = False,
+    ensure_user_first: bool = True,
+    attachment_templates: Mapping[str, str | None] | None = None,
+) -> tuple[Any, dict[str, int]]:
+    """:func:`normalize_for_api` and a count of every repair rule that fired, by name."""
     if max_media is not None:
         _check_nonneg("max_media", max_media)
     data, structs = _prepare(records)
     templates = dict(attachment_templates) if attachment_templates is not None else None
-    out = _native.normalize_for_api(
+    out, report = _native.normalize_for_api(
         data, bool(strict), max_media, bool(short_ids), bool(ensure_user_first), templates
     )
-    return from_builtins(out) if structs else out
+    return (from_builtins(out) if structs else out), report
 
 
 def normalize_messages(records: Any) -> Any:

@@ -12,12 +12,14 @@ pub mod ids;
 pub mod json;
 pub mod model;
 pub mod render;
+pub mod report;
 pub mod split;
 pub mod steps;
 pub mod tokens;
 
 pub use error::{Error, Result};
 pub use render::Templates;
+pub use report::Report;
 pub use tokens::CountParams;
 
 use model::Record;
@@ -49,17 +51,26 @@ pub fn normalize_for_api<'a, H: Clone>(
     recs: Vec<Record<'a, H>>,
     opts: &ApiOptions,
 ) -> Result<Vec<Record<'a, H>>> {
-    let recs = steps::tombstones::run(recs);
+    normalize_for_api_report(recs, opts, &mut Report::default())
+}
+
+/// [`normalize_for_api`], counting every rule that fired into `report`.
+pub fn normalize_for_api_report<'a, H: Clone>(
+    recs: Vec<Record<'a, H>>,
+    opts: &ApiOptions,
+    report: &mut Report,
+) -> Result<Vec<Record<'a, H>>> {
+    let recs = steps::tombstones::run(recs, report);
     let recs = steps::attachments::run(recs);
-    let recs = steps::drop::run(recs);
-    let recs = steps::fold::run(recs, &opts.templates);
-    let recs = steps::assistant_cleanup::run(recs, opts.strict)?;
-    let mut recs = steps::tool_pairing::run(recs, opts.strict)?;
-    steps::hygiene::run(&mut recs, opts.max_media);
-    steps::final_assistant::run(&mut recs);
-    steps::empty_content::run(&mut recs);
+    let recs = steps::drop::run(recs, report);
+    let recs = steps::fold::run(recs, &opts.templates, report);
+    let recs = steps::assistant_cleanup::run(recs, opts.strict, report)?;
+    let mut recs = steps::tool_pairing::run(recs, opts.strict, report)?;
+    steps::hygiene::run(&mut recs, opts.max_media, report);
+    steps::final_assistant::run(&mut recs, report);
+    steps::empty_content::run(&mut recs, report);
     if opts.ensure_user_first {
-        steps::user_first::run(&mut recs);
+        steps::user_first::run(&mut recs, report);
     }
     if opts.short_ids {
         steps::short_ids::run(&mut recs)?;
@@ -82,10 +93,14 @@ pub mod on_json {
     use super::*;
     use crate::json::{read_records, utf8, write_records, ReadOpts};
 
-    pub fn normalize_for_api(data: &[u8], opts: &ApiOptions) -> Result<Vec<u8>> {
+    pub fn normalize_for_api(
+        data: &[u8],
+        opts: &ApiOptions,
+        report: &mut Report,
+    ) -> Result<Vec<u8>> {
         let src = utf8(data)?;
         let recs = read_records(src, ReadOpts::default())?;
-        write_records(&super::normalize_for_api(recs, opts)?)
+        write_records(&super::normalize_for_api_report(recs, opts, report)?)
     }
 
     pub fn normalize_messages(data: &[u8]) -> Result<Vec<u8>> {

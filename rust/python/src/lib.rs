@@ -5,7 +5,7 @@ mod read;
 mod write;
 
 use msgnorm_core::model::Kind;
-use msgnorm_core::{ApiOptions, CountParams, Error, Templates};
+use msgnorm_core::{ApiOptions, CountParams, Error, Report, Templates};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
@@ -139,6 +139,7 @@ fn templates(py: Python<'_>, t: Option<&Bound<'_, PyDict>>) -> PyResult<Template
     Templates::new(&overrides).map_err(|e| to_pyerr(py, Failure::Core(e)))
 }
 
+/// `(output, report)`: the report counts the rules that fired, by name.
 #[pyfunction]
 #[pyo3(signature = (records, strict, max_media, short_ids, ensure_user_first, attachment_templates))]
 fn normalize_for_api<'py>(
@@ -149,7 +150,7 @@ fn normalize_for_api<'py>(
     short_ids: bool,
     ensure_user_first: bool,
     attachment_templates: Option<&Bound<'py, PyDict>>,
-) -> PyResult<Bound<'py, PyAny>> {
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let opts = ApiOptions {
         strict,
         max_media,
@@ -158,22 +159,34 @@ fn normalize_for_api<'py>(
         templates: templates(py, attachment_templates)?,
     };
     let inp = input(records)?;
-    match &inp {
+    let mut report = Report::default();
+    let out = match &inp {
         Input::List(l) => {
             let out = guard(|| {
                 let recs = read_records(l, false)?;
-                Ok(msgnorm_core::normalize_for_api(recs, &opts)?)
+                Ok(msgnorm_core::normalize_for_api_report(
+                    recs,
+                    &opts,
+                    &mut report,
+                )?)
             })
             .map_err(|e| to_pyerr(py, e))?;
-            Ok(write::records_to_py(py, &out, false)?.into_any())
+            write::records_to_py(py, &out, false)?.into_any()
         }
         _ => {
-            let out = on_json(py, &inp, |d| {
-                msgnorm_core::on_json::normalize_for_api(d, &opts)
+            let (out, r) = on_json(py, &inp, |d| {
+                let mut r = Report::default();
+                msgnorm_core::on_json::normalize_for_api(d, &opts, &mut r).map(|o| (o, r))
             })?;
-            json_out(py, &inp, out)
+            report = r;
+            json_out(py, &inp, out)?
         }
+    };
+    let rep = PyDict::new(py);
+    for (k, v) in report.items() {
+        rep.set_item(k, v)?;
     }
+    Ok((out, rep))
 }
 
 #[pyfunction]

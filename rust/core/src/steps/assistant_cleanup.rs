@@ -5,21 +5,28 @@ use super::fold::user_merge;
 use super::TOOL_USE_INTERRUPTED;
 use crate::error::{Error, Result};
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
+use crate::report::Report;
 use std::collections::HashSet;
 
-pub fn run<'a, H>(recs: Vec<Record<'a, H>>, strict: bool) -> Result<Vec<Record<'a, H>>> {
+pub fn run<'a, H>(
+    recs: Vec<Record<'a, H>>,
+    strict: bool,
+    report: &mut Report,
+) -> Result<Vec<Record<'a, H>>> {
     let mut seen: HashSet<Str<'a>> = HashSet::new();
     let mut out: Vec<Record<'a, H>> = Vec::with_capacity(recs.len());
     for mut r in recs {
         if r.kind == Kind::Assistant {
-            if !clean(&mut r, &mut seen, strict)? {
+            if !clean(&mut r, &mut seen, strict, report)? {
+                report.thinking_only_dropped += 1;
                 continue;
             }
             out.push(r);
         } else {
             match out.last_mut() {
                 Some(prev) if prev.kind == Kind::User && r.kind == Kind::User => {
-                    user_merge(prev, r, true)
+                    user_merge(prev, r, true);
+                    report.users_merged += 1;
                 }
                 _ => out.push(r),
             }
@@ -29,7 +36,12 @@ pub fn run<'a, H>(recs: Vec<Record<'a, H>>, strict: bool) -> Result<Vec<Record<'
 }
 
 /// Cleans one assistant record; `false` when it is to be dropped.
-fn clean<'a, H>(r: &mut Record<'a, H>, seen: &mut HashSet<Str<'a>>, strict: bool) -> Result<bool> {
+fn clean<'a, H>(
+    r: &mut Record<'a, H>,
+    seen: &mut HashSet<Str<'a>>,
+    strict: bool,
+    report: &mut Report,
+) -> Result<bool> {
     let blocks = r.content.blocks();
     let needs_server_check = blocks
         .iter()
@@ -52,6 +64,7 @@ fn clean<'a, H>(r: &mut Record<'a, H>, seen: &mut HashSet<Str<'a>>, strict: bool
                 let id = b.id.clone().unwrap_or_default();
                 if seen.contains(&id) {
                     dup = true;
+                    report.duplicate_tool_uses_removed += 1;
                     false
                 } else {
                     seen.insert(id);

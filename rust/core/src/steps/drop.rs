@@ -1,8 +1,10 @@
 //! §4 step 3: drop what the API must not see.
 
 use crate::model::{Kind, Record};
+use crate::report::Report;
 
-pub fn run<'a, H>(mut recs: Vec<Record<'a, H>>) -> Vec<Record<'a, H>> {
+pub fn run<'a, H>(mut recs: Vec<Record<'a, H>>, report: &mut Report) -> Vec<Record<'a, H>> {
+    let before = recs.len();
     recs.retain(|r| match r.kind {
         Kind::Progress | Kind::ToolUseSummary | Kind::Entry | Kind::Tombstone => false,
         Kind::System => r.local_command,
@@ -10,5 +12,6 @@ pub fn run<'a, H>(mut recs: Vec<Record<'a, H>>) -> Vec<Record<'a, H>> {
         Kind::Assistant => !r.is_virtual && !r.synthetic_error,
         Kind::Attachment => true,
     });
+    report.dropped += before - recs.len();
     recs
 }

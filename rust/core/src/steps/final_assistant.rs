@@ -2,8 +2,9 @@
 
 use super::NO_MESSAGE_CONTENT;
 use crate::model::{Block, BlockKind, Kind, Record, Str};
+use crate::report::Report;
 
-pub fn run<H>(recs: &mut [Record<'_, H>]) {
+pub fn run<H>(recs: &mut [Record<'_, H>], report: &mut Report) {
     let Some(last) = recs.last_mut() else { return };
     if last.kind != Kind::Assistant {
         return;
@@ -24,12 +25,14 @@ pub fn run<H>(recs: &mut [Record<'_, H>]) {
         match b.kind {
             BlockKind::Thinking | BlockKind::RedactedThinking => {
                 blocks.pop();
+                report.final_blocks_trimmed += 1;
             }
             BlockKind::Text => {
                 let t = b.text_str();
                 let trimmed = t.trim_end();
                 if trimmed.is_empty() {
                     blocks.pop();
+                    report.final_blocks_trimmed += 1;
                 } else {
                     if trimmed.len() != t.len() {
                         let s = trimmed.to_string();

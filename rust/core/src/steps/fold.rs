@@ -3,6 +3,7 @@
 
 use super::super::render::Templates;
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
+use crate::report::Report;
 use std::collections::HashMap;
 
 /// *User merge* of `b` into `a` (§4 step 4). `seam` adds the `"\n"` between texts.
@@ -49,7 +50,11 @@ fn tool_results_only<H>(r: &Record<'_, H>) -> bool {
     }
 }
 
-pub fn run<'a, H>(recs: Vec<Record<'a, H>>, templates: &Templates) -> Vec<Record<'a, H>> {
+pub fn run<'a, H>(
+    recs: Vec<Record<'a, H>>,
+    templates: &Templates,
+    report: &mut Report,
+) -> Vec<Record<'a, H>> {
     let mut out: Vec<Record<'a, H>> = Vec::with_capacity(recs.len());
     // The re-join walk stops at the last record that is neither an assistant nor
     // a tool-result-only user ("barrier"); `latest[id]` is the last assistant with
@@ -62,11 +67,12 @@ pub fn run<'a, H>(recs: Vec<Record<'a, H>>, templates: &Templates) -> Vec<Record
                 let content = std::mem::replace(&mut r.content, Content::Str(Str::Borrowed("")));
                 let u =
                     Record::new_user(r.index, r.uuid.take(), r.timestamp.take(), false, content);
-                push_user(&mut out, u, true);
+                push_user(&mut out, u, true, report);
             }
-            Kind::User => push_user(&mut out, r, true),
+            Kind::User => push_user(&mut out, r, true, report),
             Kind::Attachment => {
                 let Some(text) = templates.render(&r.attachment) else {
+                    report.attachments_dropped += 1;
                     continue;
                 };
                 let u = Record::new_user(
@@ -76,7 +82,7 @@ pub fn run<'a, H>(recs: Vec<Record<'a, H>>, templates: &Templates) -> Vec<Record
                     true,
                     Content::Blocks(vec![Block::new_text(text)]),
                 );
-                push_user(&mut out, u, false);
+                push_user(&mut out, u, false, report);
             }
             Kind::Assistant => {
                 if let Content::Str(s) = &mut r.content {
@@ -93,6 +99,7 @@ pub fn run<'a, H>(recs: Vec<Record<'a, H>>, templates: &Templates) -> Vec<Record
                             let target = &mut out[i];
                             target.blocks_mut().extend(blocks);
                             target.cost.add(r.cost);
+                            report.assistant_fragments_joined += 1;
                             continue;
                         }
                     }
@@ -111,9 +118,17 @@ pub fn run<'a, H>(recs: Vec<Record<'a, H>>, templates: &Templates) -> Vec<Record
     out
 }
 
-fn push_user<'a, H>(out: &mut Vec<Record<'a, H>>, u: Record<'a, H>, seam: bool) {
+fn push_user<'a, H>(
+    out: &mut Vec<Record<'a, H>>,
+    u: Record<'a, H>,
+    seam: bool,
+    report: &mut Report,
+) {
     match out.last_mut() {
-        Some(prev) if prev.kind == Kind::User => user_merge(prev, u, seam),
+        Some(prev) if prev.kind == Kind::User => {
+            user_merge(prev, u, seam);
+            report.users_merged += 1;
+        }
         _ => out.push(u),
     }
 }

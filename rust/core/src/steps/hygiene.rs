@@ -2,38 +2,43 @@
 
 use super::NO_CONTENT;
 use crate::model::{is_blank, Block, BlockKind, Content, Kind, Record, Str};
+use crate::report::Report;
 
-pub fn run<'a, H>(recs: &mut [Record<'a, H>], max_media: Option<usize>) {
+pub fn run<'a, H>(recs: &mut [Record<'a, H>], max_media: Option<usize>, report: &mut Report) {
     for r in recs.iter_mut() {
-        blank_texts(r);
-        error_results(r);
+        blank_texts(r, report);
+        error_results(r, report);
     }
     if let Some(limit) = max_media {
-        media_limit(recs, limit);
+        report.media_omitted += media_limit(recs, limit);
     }
 }
 
-fn blank_texts<H>(r: &mut Record<'_, H>) {
+fn blank_texts<H>(r: &mut Record<'_, H>, report: &mut Report) {
     match &r.content {
         Content::Str(s) => {
             if r.kind == Kind::User && is_blank(s) {
                 r.set_content(Content::Str(Str::Borrowed(NO_CONTENT)));
+                report.no_content_filled += 1;
             }
         }
         Content::Blocks(bs) => {
             let has_blank = bs.iter().any(|b| b.is_blank_text());
             if has_blank {
                 let blocks = r.blocks_mut();
+                let before = blocks.len();
                 blocks.retain(|b| !b.is_blank_text());
+                report.blank_texts_removed += before - blocks.len();
             }
             if r.kind == Kind::User && r.content.blocks().is_empty() {
                 r.set_content(Content::Blocks(vec![Block::new_text(NO_CONTENT)]));
+                report.no_content_filled += 1;
             }
         }
     }
 }
 
-fn error_results<H>(r: &mut Record<'_, H>) {
+fn error_results<H>(r: &mut Record<'_, H>, report: &mut Report) {
     let needs = r.content.blocks().iter().any(needs_join);
     if !needs {
         return;
@@ -50,6 +55,7 @@ fn error_results<H>(r: &mut Record<'_, H>) {
             .collect();
         let joined = texts.join("\n\n");
         b.inner = Some(Content::Str(Str::Owned(joined)));
+        report.error_results_joined += 1;
         b.dirty = true;
     }
 }
@@ -64,7 +70,8 @@ fn is_media<H>(b: &Block<'_, H>) -> bool {
     matches!(b.kind, BlockKind::Image | BlockKind::Document)
 }
 
-fn media_limit<H>(recs: &mut [Record<'_, H>], limit: usize) {
+/// Replaces the oldest media over the limit; how many.
+fn media_limit<H>(recs: &mut [Record<'_, H>], limit: usize) -> usize {
     let mut total = 0usize;
     for r in recs.iter() {
         for b in r.content.blocks() {
@@ -78,7 +85,7 @@ fn media_limit<H>(recs: &mut [Record<'_, H>], limit: usize) {
         }
     }
     if total <= limit {
-        return;
+        return 0;
     }
     // Replace the oldest `total - limit`.
     let mut left = total - limit;
@@ -119,6 +126,7 @@ fn media_limit<H>(recs: &mut [Record<'_, H>], limit: usize) {
             }
         }
     }
+    total - limit
 }
 
 fn omitted<'a, H>(kind: BlockKind, limit: usize) -> Block<'a, H> {

@@ -1,9 +1,10 @@
 //! §4 step 1: drop every tombstone and every record whose uuid a tombstone names.
 
 use crate::model::{Kind, Record};
+use crate::report::Report;
 use std::collections::HashSet;
 
-pub fn run<'a, H>(recs: Vec<Record<'a, H>>) -> Vec<Record<'a, H>> {
+pub fn run<'a, H>(recs: Vec<Record<'a, H>>, report: &mut Report) -> Vec<Record<'a, H>> {
     let dead: HashSet<String> = recs
         .iter()
         .filter(|r| r.kind == Kind::Tombstone)
@@ -12,9 +13,13 @@ pub fn run<'a, H>(recs: Vec<Record<'a, H>>) -> Vec<Record<'a, H>> {
     if dead.is_empty() && !recs.iter().any(|r| r.kind == Kind::Tombstone) {
         return recs;
     }
-    recs.into_iter()
+    let before = recs.len();
+    let out: Vec<_> = recs
+        .into_iter()
         .filter(|r| {
             r.kind != Kind::Tombstone && !r.uuid.as_deref().is_some_and(|u| dead.contains(u))
         })
-        .collect()
+        .collect();
+    report.tombstoned += before - out.len();
+    out
 }

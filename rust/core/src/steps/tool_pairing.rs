@@ -4,9 +4,14 @@ use super::{NO_CONTENT, ORPHANED_TOOL_RESULT, TOOL_RESULT_MISSING};
 use crate::error::{Error, Result};
 use crate::ids::uuid5_url;
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
+use crate::report::Report;
 use std::collections::HashSet;
 
-pub fn run<'a, H: Clone>(recs: Vec<Record<'a, H>>, strict: bool) -> Result<Vec<Record<'a, H>>> {
+pub fn run<'a, H: Clone>(
+    recs: Vec<Record<'a, H>>,
+    strict: bool,
+    report: &mut Report,
+) -> Result<Vec<Record<'a, H>>> {
     let mut out: Vec<Record<'a, H>> = Vec::with_capacity(recs.len() + 8);
     let mut it = recs.into_iter().peekable();
     while let Some(mut r) = it.next() {
@@ -23,7 +28,9 @@ pub fn run<'a, H: Clone>(recs: Vec<Record<'a, H>>, strict: bool) -> Result<Vec<R
                     ));
                 }
                 let blocks = r.blocks_mut();
+                let before = blocks.len();
                 blocks.retain(|b| b.kind != BlockKind::ToolResult);
+                report.orphan_results_removed += before - blocks.len();
                 if blocks.is_empty() {
                     if !out.is_empty() {
                         continue;
@@ -46,7 +53,7 @@ pub fn run<'a, H: Clone>(recs: Vec<Record<'a, H>>, strict: bool) -> Result<Vec<R
             out.push(r);
             if let Some(mut u) = it.next() {
                 if !tool_ids.is_empty() || u.content.has_tool_result() {
-                    pair(&tool_ids, &mut u, strict)?;
+                    pair(&tool_ids, &mut u, strict, report)?;
                 }
                 out.push(u);
             }
@@ -60,6 +67,7 @@ pub fn run<'a, H: Clone>(recs: Vec<Record<'a, H>>, strict: bool) -> Result<Vec<R
                 ));
             }
             let uuid = uuid5_url(&format!("msgnorm:tool-results:{}", r.uuid_str()));
+            report.missing_results_inserted += tool_ids.len();
             let results = tool_ids
                 .into_iter()
                 .map(|id| Block::new_error_result(id, TOOL_RESULT_MISSING))
@@ -102,7 +110,12 @@ fn result_ids<H>(r: &Record<'_, H>) -> Vec<String> {
 }
 
 /// Makes `u` answer exactly `tool_ids`, results first.
-fn pair<'a, H>(tool_ids: &[Str<'a>], u: &mut Record<'a, H>, strict: bool) -> Result<()> {
+fn pair<'a, H>(
+    tool_ids: &[Str<'a>],
+    u: &mut Record<'a, H>,
+    strict: bool,
+    report: &mut Report,
+) -> Result<()> {
     let wanted: HashSet<&str> = tool_ids.iter().map(|s| s.as_ref()).collect();
     let mut answered: HashSet<&str> = HashSet::new();
     let mut removed: Vec<String> = Vec::new();
@@ -145,11 +158,14 @@ fn pair<'a, H>(tool_ids: &[Str<'a>], u: &mut Record<'a, H>, strict: bool) -> Res
             "the record after a tool_use must hold exactly its tool_results, first",
         ));
     }
+    let removed_count = removed.len();
     let is_str = matches!(u.content, Content::Str(_));
     if removed.is_empty() && missing.is_empty() && results_first && !is_str {
         return Ok(());
     }
     let old = std::mem::replace(&mut u.content, Content::Blocks(Vec::new())).into_blocks(false);
+    report.missing_results_inserted += missing.len();
+    report.stray_results_removed += removed_count;
     let mut results: Vec<Block<'a, H>> = missing
         .into_iter()
         .map(|id| Block::new_error_result(id, TOOL_RESULT_MISSING))
@@ -170,6 +186,7 @@ fn pair<'a, H>(tool_ids: &[Str<'a>], u: &mut Record<'a, H>, strict: bool) -> Res
     results.extend(rest);
     if results.is_empty() {
         results.push(Block::new_text(NO_CONTENT));
+        report.no_content_filled += 1;
         u.set_meta(true);
     }
     u.set_content(Content::Blocks(results));

@@ -3,8 +3,9 @@
 use super::NO_CONTENT;
 use crate::ids::uuid5_url;
 use crate::model::{Block, Content, Kind, Record, Str};
+use crate::report::Report;
 
-pub fn run<'a, H: Clone>(recs: &mut Vec<Record<'a, H>>) {
+pub fn run<'a, H: Clone>(recs: &mut Vec<Record<'a, H>>, report: &mut Report) {
     let Some(first) = recs.first() else { return };
     if first.kind != Kind::Assistant {
         return;
@@ -18,4 +19,5 @@ pub fn run<'a, H: Clone>(recs: &mut Vec<Record<'a, H>>) {
         Content::Blocks(vec![Block::new_text(NO_CONTENT)]),
     );
     recs.insert(0, u);
+    report.first_user_inserted += 1;
 }
