@@ -28,6 +28,7 @@ __all__ = [
     "trim_to_budget",
 ]
 
+
 def _is_structs(records: object) -> bool:
     """A non-empty list whose first item is a msgnorm Struct (or Entry) rather than a dict."""
     if not isinstance(records, list) or not records:
@@ -121,7 +122,7 @@ def normalize_messages(records: Any) -> Any:
 
 def to_anthropic(records: Any) -> Any:
     """``[{"role": type, "content": message.content}]``: the Messages API ``messages``."""
-    data, structs = _prepare(records)
+    data, _ = _prepare(records)
     return _native.to_anthropic(data)
 
 
@@ -208,8 +209,13 @@ def trim_to_budget(
     if structs:
         # Cut with the core, then slice the caller's own Structs; only the joint is rebuilt.
         k = _native.find_cutoff(
-            data, max_tokens, pin, float(chars_per_token), tokens_per_message,
-            tokens_per_image, tokens_per_document,
+            data,
+            max_tokens,
+            pin,
+            float(chars_per_token),
+            tokens_per_message,
+            tokens_per_image,
+            tokens_per_document,
         )
         p = min(pin, len(records))
         if 0 < p < k < len(records) and _is_user(data[p - 1]) and _is_user(data[k]):
@@ -244,8 +250,13 @@ def split_for_summary(
     data, structs = _prepare(records)
     if structs:
         k = _native.find_cutoff(
-            data, keep_tokens, pin, float(chars_per_token), tokens_per_message,
-            tokens_per_image, tokens_per_document,
+            data,
+            keep_tokens,
+            pin,
+            float(chars_per_token),
+            tokens_per_message,
+            tokens_per_image,
+            tokens_per_document,
         )
         p = min(pin, len(records))
         return list(records[p:k]), list(records[k:])
@@ -277,5 +288,3 @@ def derive_uuid(parent: str, index: int) -> str:
 def derive_short_message_id(uuid: str) -> str:
     """SPEC §2: a 6-character base-36 id from the uuid's first 10 hex digits."""
     return _native.derive_short_message_id(uuid)
-
-

@@ -1,0 +1,78 @@
+"""Type stubs of the Rust extension module (checked with ``python -m mypy.stubtest``).
+
+Input kinds: a list of JSON-shaped dicts, ``bytes`` (JSON array or JSON Lines) or
+a JSON ``str``; JSON input gives JSON output of the same type. Structs are
+converted by the Python layer (``msgnorm._api``).
+"""
+
+from typing import Any
+
+__all__ = [
+    "__version__",
+    "_force_panic",
+    "count_tokens_per_record",
+    "derive_short_message_id",
+    "derive_uuid",
+    "find_cutoff",
+    "normalize_for_api",
+    "normalize_messages",
+    "render_attachment",
+    "split_for_summary",
+    "to_anthropic",
+    "trim_to_budget",
+    "user_merge",
+]
+
+__version__: str
+
+def normalize_for_api(
+    records: Any,
+    strict: bool,
+    max_media: int | None,
+    short_ids: bool,
+    ensure_user_first: bool,
+    attachment_templates: dict[str, str | None] | None,
+) -> tuple[Any, dict[str, int]]: ...
+def normalize_messages(records: Any) -> Any: ...
+def count_tokens_per_record(
+    records: Any,
+    chars_per_token: float,
+    tokens_per_message: int,
+    tokens_per_image: int,
+    tokens_per_document: int,
+) -> list[int]: ...
+def find_cutoff(
+    records: Any,
+    max_tokens: int,
+    pin: int,
+    chars_per_token: float,
+    tokens_per_message: int,
+    tokens_per_image: int,
+    tokens_per_document: int,
+) -> int: ...
+def trim_to_budget(
+    records: Any,
+    max_tokens: int,
+    pin: int,
+    chars_per_token: float,
+    tokens_per_message: int,
+    tokens_per_image: int,
+    tokens_per_document: int,
+) -> Any: ...
+def split_for_summary(
+    records: Any,
+    keep_tokens: int,
+    pin: int,
+    chars_per_token: float,
+    tokens_per_message: int,
+    tokens_per_image: int,
+    tokens_per_document: int,
+) -> tuple[Any, Any]: ...
+def to_anthropic(records: Any) -> Any: ...
+def render_attachment(
+    attachment: Any, attachment_templates: dict[str, str | None] | None = None
+) -> str | None: ...
+def user_merge(a: Any, b: Any) -> Any: ...
+def derive_uuid(parent: str, index: int) -> str: ...
+def derive_short_message_id(uuid: str) -> str: ...
+def _force_panic(message: str) -> None: ...

@@ -1,0 +1,154 @@
+"""The ``msgnorm`` command: normalize, split or count a transcript file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from . import _api
+from .errors import MsgnormError
+
+__all__ = ["main"]
+
+
+def _read(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    return Path(path).read_bytes()
+
+
+def _write(data: bytes, out: str | None) -> None:
+    if out is None or out == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.write(b"\n")
+        sys.stdout.buffer.flush()
+    else:
+        Path(out).write_bytes(data + b"\n")
+
+
+def _summary(records_in: int, records_out: int, report: dict[str, int]) -> str:
+    fired = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in report.items() if v)
+    return f"msgnorm: {records_in} records in, {records_out} out; repairs: {fired or 'none'}"
+
+
+def _count_records(data: bytes) -> int:
+    """Records in a JSON array or JSON Lines (the input already parsed once by the core)."""
+    stripped = data.lstrip()
+    if stripped.startswith(b"["):
+        try:
+            return len(msgspec.json.decode(data, type=list[msgspec.Raw]))
+        except msgspec.DecodeError:
+            pass
+    return sum(1 for line in data.splitlines() if line.strip())
+
+
+def _normalize(args: argparse.Namespace) -> int:
+    data = _read(args.path)
+    out, report = _api.normalize_for_api_report(
+        data,
+        strict=args.strict,
+        max_media=None if args.max_media < 0 else args.max_media,
+        short_ids=args.short_ids,
+    )
+    if args.max_tokens is not None:
+        out = _api.trim_to_budget(out, args.max_tokens, pin=args.pin)
+    n_out = len(msgspec.json.decode(out, type=list[msgspec.Raw]))
+    if args.format == "anthropic":
+        out = _api.to_anthropic(out)
+    _write(out, args.output)
+    print(_summary(_count_records(data), n_out, report), file=sys.stderr)
+    return 0
+
+
+def _split(args: argparse.Namespace) -> int:
+    data = _read(args.path)
+    out = _api.normalize_messages(data)
+    _write(out, args.output)
+    n_out = len(msgspec.json.decode(out, type=list[msgspec.Raw]))
+    print(f"msgnorm: {_count_records(data)} records in, {n_out} out", file=sys.stderr)
+    return 0
+
+
+def _count(args: argparse.Namespace) -> int:
+    data = _read(args.path)
+    per = _api.count_tokens_per_record(data, chars_per_token=args.chars_per_token)
+    records: list[Any] = _records(data)
+    by_type: dict[str, int] = {}
+    for rec, n in zip(records, per, strict=True):
+        t = rec.get("type") if isinstance(rec, dict) else None
+        by_type[str(t)] = by_type.get(str(t), 0) + n
+    total = sum(per)
+    lines = [f"total: {total} tokens in {len(per)} records"]
+    lines += [f"  {t}: {n}" for t, n in sorted(by_type.items(), key=lambda kv: -kv[1])]
+    biggest = sorted(range(len(per)), key=lambda i: -per[i])[: args.top]
+    if biggest:
+        lines.append(f"biggest {len(biggest)} records:")
+        for i in biggest:
+            rec = records[i]
+            uuid = rec.get("uuid", "") if isinstance(rec, dict) else ""
+            lines.append(f"  records[{i}] {rec.get('type')} {uuid}: {per[i]}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _records(data: bytes) -> list[Any]:
+    """The records as dicts (for display; the core has validated them already)."""
+    stripped = data.lstrip()
+    if stripped.startswith(b"["):
+        try:
+            value = msgspec.json.decode(data)
+            if isinstance(value, list):
+                return value
+        except msgspec.DecodeError:
+            pass
+    return [msgspec.json.decode(line) for line in data.splitlines() if line.strip()]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="msgnorm",
+        description="Normalize LLM agent transcripts (JSON Lines or a JSON array) for a model API.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+
+    n = sub.add_parser("normalize", help="what a model API accepts (SPEC §4), as JSON")
+    n.add_argument("path", help="transcript file, or - for standard input")
+    n.add_argument("--format", choices=["records", "anthropic"], default="records")
+    n.add_argument("--strict", action="store_true", help="raise instead of repairing pairing")
+    n.add_argument("--short-ids", action="store_true", help="append [id:xxxxxx] to user texts")
+    n.add_argument("--max-media", type=int, default=100, metavar="N", help="-1: no limit")
+    n.add_argument("--max-tokens", type=int, default=None, metavar="N", help="trim to N tokens")
+    n.add_argument("--pin", type=int, default=0, metavar="K", help="keep the first K records")
+    n.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
+    n.set_defaults(func=_normalize)
+
+    s = sub.add_parser("split", help="one record per content block (SPEC §3), as JSON")
+    s.add_argument("path", help="transcript file, or - for standard input")
+    s.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
+    s.set_defaults(func=_split)
+
+    c = sub.add_parser("count", help="approximate tokens (SPEC §6): total, per type, biggest")
+    c.add_argument("path", help="transcript file, or - for standard input")
+    c.add_argument("--chars-per-token", type=float, default=4.0)
+    c.add_argument("--top", type=int, default=5, help="how many of the biggest records")
+    c.set_defaults(func=_count)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+        return code
+    except (MsgnormError, OSError) as e:
+        print(f"msgnorm: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
