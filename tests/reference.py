@@ -101,7 +101,8 @@ A17 §5 templates: ``{name}`` takes every character up to the next ``}`` (no
     ``attachment_templates`` is checked up front, used or not). A template
     rendering to the empty string still renders (to the wrapped empty text):
     "renders to nothing" means a disabled/missing template or a missing/bad
-    field. Integers are JSON integers (not booleans) of any size.
+    field. Integers are JSON integers (not booleans) of any size. Template
+    keys must be strings and values strings or None (else ``ValueError``).
 A18 §4.11: a uuid that ``derive_short_message_id`` rejects makes the call
     raise ``InvalidRecordError`` (a ValueError) with the index of A9 and the
     path ``records[i].uuid`` (no partial output).
@@ -136,6 +137,14 @@ A23 Scope of the §4 guarantees: "every tool_use" means ``tool_use`` blocks of
     (step 5 only removes unanswered uses).
 A24 §4.2: stops are judged on the records left by step 1, so isVirtual and
     synthetic-error assistants (dropped only in step 3) are stops too.
+A25 §4.4: a local_command's user record is never meta (whatever the system
+    record's ``isMeta``) and takes its ``content`` string as is (an empty one
+    becomes ``(no content)`` in step 7).
+A26 Records repaired in place keep all their fields: step 5's
+    ``[Tool use interrupted]``, step 6's ``[Orphaned ...]`` and ``(no
+    content)`` (which also gets ``isMeta: true``), steps 7-9 and 11. Only
+    inserted records and records that *become* user records (local_command,
+    attachment) are rebuilt with the §4 field list.
 """
 
 from __future__ import annotations
