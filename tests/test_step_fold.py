@@ -351,3 +351,10 @@ def test_rejoin_meets_the_latest_fragment(impl):
         user("u0", "go"),
         asst("a1", [text("1"), text("2"), text("3")], mid="m1"),
     ]
+
+
+def test_local_command_is_not_meta(impl):
+    # A25: "becomes a user record with the same uuid and timestamp and its
+    # content string" - never meta, whatever the system record says
+    records = [local_command("l1", "out", isMeta=True), asst("a1", "ok")]
+    assert impl.normalize_for_api(records) == [user("l1", "out"), asst("a1", [text("ok")])]
