@@ -31,9 +31,10 @@ def test_orphan_results_in_the_first_record(impl):
     # §4.6: "a user record with list content whose previous output record is not
     # an assistant loses its tool_result blocks; if that empties it, it becomes
     # the text [Orphaned ...] when it is the first output record"
-    records = [user("r0", [tool_result("t9", "x")]), asst("a1", "hi")]
+    # (A26: the record keeps its other fields)
+    records = [user("r0", [tool_result("t9", "x")], timestamp="T", cwd="/w"), asst("a1", "hi")]
     assert impl.normalize_for_api(records) == [
-        user("r0", [text(ORPHANED)]),
+        user("r0", [text(ORPHANED)], timestamp="T", cwd="/w"),
         asst("a1", [text("hi")]),
     ]
 
