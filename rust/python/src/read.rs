@@ -6,8 +6,18 @@
 use msgnorm_core::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record, Str};
 use msgnorm_core::Error;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
+use std::fmt::Display;
+
+/// A block path, built only when an error displays it.
+struct Lazy<'p>((&'p str, usize));
+
+impl Display for Lazy<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}[{}]", self.0 .0, self.0 .1)
+    }
+}
 
 pub type Obj<'py> = Bound<'py, PyAny>;
 pub type Rec<'py> = Record<'static, Obj<'py>>;
@@ -55,7 +65,7 @@ fn is_true(v: &Option<Obj<'_>>) -> bool {
 }
 
 /// A required string field: `Ok(None)` never; errors name the path.
-fn req_str(d: &Bound<'_, PyDict>, key: &str, index: usize, path: &str) -> R<String> {
+fn req_str(d: &Bound<'_, PyDict>, key: &str, index: usize, path: &dyn Display) -> R<String> {
     match get(d, key)? {
         None => Err(invalid(
             index,
@@ -298,8 +308,7 @@ fn read_content<'py>(
     let mut blocks = Vec::with_capacity(list.len());
     let mut cost = Cost::default();
     for (j, b) in list.iter().enumerate() {
-        let bpath = format!("{path}[{j}]");
-        let block = read_block(b, index, &bpath, depth, count)?;
+        let block = read_block(b, index, (path, j), depth, count)?;
         cost.add(block.cost);
         blocks.push(block);
     }
@@ -309,10 +318,11 @@ fn read_content<'py>(
 fn read_block<'py>(
     b: Obj<'py>,
     index: usize,
-    path: &str,
+    at: (&str, usize),
     depth: usize,
     count: bool,
 ) -> R<Block<'static, Obj<'py>>> {
+    let path = &Lazy(at);
     let Ok(d) = b.cast::<PyDict>() else {
         return Err(invalid(
             index,
@@ -423,7 +433,7 @@ fn read_block<'py>(
 }
 
 /// §6 J(value), iteratively (deep values cost heap, not stack).
-pub fn j_of(v: &Obj<'_>, index: usize, path: &str) -> R<u64> {
+pub fn j_of(v: &Obj<'_>, index: usize, path: &dyn Display) -> R<u64> {
     let mut total = 0u64;
     let mut stack: Vec<(Obj<'_>, usize)> = vec![(v.clone(), 0)];
     while let Some((v, depth)) = stack.pop() {
@@ -453,13 +463,8 @@ pub fn j_of(v: &Obj<'_>, index: usize, path: &str) -> R<u64> {
             for x in t.iter() {
                 stack.push((x, depth + 1));
             }
-        } else if v.is_none()
-            || v.is_instance_of::<PyBool>()
-            || v.is_instance_of::<PyInt>()
-            || v.is_instance_of::<PyFloat>()
-        {
-            total += 4;
         } else {
+            // numbers, booleans, null (and any other scalar object)
             total += 4;
         }
     }

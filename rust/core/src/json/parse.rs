@@ -162,33 +162,19 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         let start = self.pos;
         // Fast path: no escapes.
-        loop {
-            match self.b.get(self.pos) {
-                Some(b'"') => {
-                    let s = &self.src[start..self.pos];
-                    self.pos += 1;
-                    return Ok(Cow::Borrowed(s));
-                }
-                Some(b'\\') => break,
-                Some(&c) if c < 0x20 => return Err(self.err("control character in string")),
-                Some(_) => self.pos += 1,
-                None => return Err(self.err("unexpected end of input inside a string")),
-            }
+        self.scan_plain()?;
+        if self.b.get(self.pos) == Some(&b'"') {
+            let s = &self.src[start..self.pos];
+            self.pos += 1;
+            return Ok(Cow::Borrowed(s));
         }
         let mut out = String::with_capacity(self.pos - start + 16);
         out.push_str(&self.src[start..self.pos]);
         loop {
             let run = self.pos;
-            loop {
-                match self.b.get(self.pos) {
-                    Some(b'"' | b'\\') => break,
-                    Some(&c) if c < 0x20 => return Err(self.err("control character in string")),
-                    Some(_) => self.pos += 1,
-                    None => return Err(self.err("unexpected end of input inside a string")),
-                }
-            }
+            self.scan_plain()?;
             out.push_str(&self.src[run..self.pos]);
-            if self.b[self.pos] == b'"' {
+            if self.b.get(self.pos) == Some(&b'"') {
                 self.pos += 1;
                 return Ok(Cow::Owned(out));
             }
@@ -240,6 +226,31 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Moves to the next `"` or `\\` inside a string, refusing control characters
+    /// and the end of input on the way.
+    #[inline]
+    fn scan_plain(&mut self) -> R<()> {
+        let rest = &self.b[self.pos..];
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(i) => {
+                if let Some(bad) = rest[..i].iter().position(|&c| c < 0x20) {
+                    self.pos += bad;
+                    return Err(self.err("control character in string"));
+                }
+                self.pos += i;
+                Ok(())
+            }
+            None => {
+                if let Some(bad) = rest.iter().position(|&c| c < 0x20) {
+                    self.pos += bad;
+                    return Err(self.err("control character in string"));
+                }
+                self.pos = self.b.len();
+                Err(self.err("unexpected end of input inside a string"))
+            }
+        }
+    }
+
     fn hex4(&mut self) -> R<u32> {
         let mut v = 0u32;
         for _ in 0..4 {
@@ -260,6 +271,7 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         self.pos += 1;
         loop {
+            self.scan_plain()?;
             match self.b.get(self.pos) {
                 Some(b'"') => {
                     self.pos += 1;
@@ -363,7 +375,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips a value, calling `f` on every scalar token (keys included), for §6's J().
-    pub fn walk_value(&mut self, f: &mut dyn FnMut(Token<'_>)) -> R<&'a str> {
+    pub fn walk_value<F: FnMut(Token<'_>)>(&mut self, f: &mut F) -> R<&'a str> {
         self.ws();
         let start = self.pos;
         // Stack of open containers: true = object.

@@ -476,8 +476,7 @@ fn read_content<'a>(
             p.begin_array()?;
             let mut first = true;
             while p.next_elem(&mut first)? {
-                let bpath = format!("{path}[{}]", blocks.len());
-                let b = read_block(p, index, line, &bpath, depth, opts)?;
+                let b = read_block(p, index, line, (path, blocks.len()), depth, opts)?;
                 cost.add(b.cost);
                 blocks.push(b);
             }
@@ -490,14 +489,17 @@ fn read_content<'a>(
     }
 }
 
+/// A block; `at` is (the content's path, the block's position), turned into
+/// the block's path only when there is an error to report.
 fn read_block<'a>(
     p: &mut Parser<'a>,
     index: usize,
     line: Option<usize>,
-    path: &str,
+    at: (&str, usize),
     depth: usize,
     opts: ReadOpts,
 ) -> Result<Block<'a, Raw<'a>>> {
+    let path = &Lazy(at);
     if p.peek()? != Peek::Object {
         return Err(invalid(
             index,
@@ -698,6 +700,15 @@ fn read_block<'a>(
         dirty: false,
         cost,
     })
+}
+
+/// A block path built only when displayed.
+struct Lazy<'p>((&'p str, usize));
+
+impl std::fmt::Display for Lazy<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}[{}]", self.0 .0, self.0 .1)
+    }
 }
 
 fn read_str<'a>(p: &mut Parser<'a>, slot: &mut Option<Str<'a>>, seen: &mut Seen) -> Result<()> {

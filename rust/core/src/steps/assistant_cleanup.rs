@@ -6,7 +6,7 @@ use super::TOOL_USE_INTERRUPTED;
 use crate::error::{Error, Result};
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
 use crate::report::Report;
-use std::collections::HashSet;
+use ahash::AHashSet as HashSet;
 
 pub fn run<'a, H>(
     recs: Vec<Record<'a, H>>,

@@ -4,7 +4,7 @@
 use super::super::render::Templates;
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
 use crate::report::Report;
-use std::collections::HashMap;
+use ahash::AHashMap as HashMap;
 
 /// *User merge* of `b` into `a` (§4 step 4). `seam` adds the `"\n"` between texts.
 pub fn user_merge<'a, H>(a: &mut Record<'a, H>, b: Record<'a, H>, seam: bool) {

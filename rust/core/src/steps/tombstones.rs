@@ -2,7 +2,7 @@
 
 use crate::model::{Kind, Record};
 use crate::report::Report;
-use std::collections::HashSet;
+use ahash::AHashSet as HashSet;
 
 pub fn run<'a, H>(recs: Vec<Record<'a, H>>, report: &mut Report) -> Vec<Record<'a, H>> {
     let dead: HashSet<String> = recs

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::ids::uuid5_url;
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
 use crate::report::Report;
-use std::collections::HashSet;
+use ahash::AHashSet as HashSet;
 
 pub fn run<'a, H: Clone>(
     recs: Vec<Record<'a, H>>,
