@@ -233,8 +233,9 @@ impl<'a> Parser<'a> {
         let rest = &self.b[self.pos..];
         match memchr::memchr2(b'"', b'\\', rest) {
             Some(i) => {
-                if let Some(bad) = rest[..i].iter().position(|&c| c < 0x20) {
-                    self.pos += bad;
+                // A branch-free minimum vectorizes; the position is looked up only on error.
+                if rest[..i].iter().fold(0xff, |m, &c| m.min(c)) < 0x20 {
+                    self.pos += rest[..i].iter().position(|&c| c < 0x20).unwrap_or(0);
                     return Err(self.err("control character in string"));
                 }
                 self.pos += i;

@@ -5,8 +5,26 @@ use crate::error::{Error, Result};
 use crate::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record, Str};
 use std::borrow::Cow;
 
-/// A handle to an original JSON value: its raw text.
-pub type Raw<'a> = &'a str;
+/// A handle to an original JSON value: its raw text, and where in it the value
+/// the pipeline may replace sits (`message.content` of a record, `text` of a
+/// text block, `content` of a tool_result), so a change is a splice, not a rescan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Raw<'a> {
+    pub text: &'a str,
+    pub hole: Option<(usize, usize)>,
+}
+
+impl<'a> Raw<'a> {
+    pub fn plain(text: &'a str) -> Self {
+        Raw { text, hole: None }
+    }
+    fn with_hole(text: &'a str, start: usize, hole: Option<(usize, usize)>) -> Self {
+        Raw {
+            text,
+            hole: hole.map(|(s, e)| (s - start, e - start)),
+        }
+    }
+}
 
 /// Blocks nested in `tool_result` content deeper than this are refused.
 const MAX_BLOCK_DEPTH: usize = 32;
@@ -150,7 +168,8 @@ fn read_record<'a>(
     let mut subtype = Seen::Absent;
     let mut content = Seen::Absent;
     let mut attachment = Seen::Absent;
-    let mut message: Option<Raw<'a>> = None;
+    let mut message: Option<&'a str> = None;
+    let mut content_span: Option<(usize, usize)> = None;
     let mut message_parsed = false;
     let mut api_error = false;
     let mut synthetic_model = false;
@@ -179,7 +198,7 @@ fn read_record<'a>(
                     uuid = Seen::Bad;
                 }
             }
-            "timestamp" => rec.timestamp = Some(p.skip_value()?),
+            "timestamp" => rec.timestamp = Some(Raw::plain(p.skip_value()?)),
             "isMeta" => rec.is_meta = p.bool_or_skip()? == Some(true),
             "isVirtual" => rec.is_virtual = p.bool_or_skip()? == Some(true),
             "isApiErrorMessage" => api_error = p.bool_or_skip()? == Some(true),
@@ -215,7 +234,10 @@ fn read_record<'a>(
                     p.ws();
                     let save = p.pos;
                     match read_message(p, &mut rec, opts, line) {
-                        Ok(synth) => synthetic_model = synth,
+                        Ok((synth, span)) => {
+                            synthetic_model = synth;
+                            content_span = span;
+                        }
                         Err(e @ Error::InvalidRecord { .. }) => {
                             // Raised after the fields SPEC checks first (A2: uuid).
                             p.pos = save;
@@ -247,7 +269,7 @@ fn read_record<'a>(
             }
         }
     }
-    rec.orig = Some(&p.src[start..p.pos]);
+    let end = p.pos;
     if rec.kind != Kind::System {
         // Only a system record's top-level `content` is its content.
         if !matches!(rec.kind, Kind::User | Kind::Assistant) || !message_parsed {
@@ -287,7 +309,9 @@ fn read_record<'a>(
                     Some(raw) => {
                         let mut q =
                             Parser::at(p.src, raw.as_ptr() as usize - p.src.as_ptr() as usize);
-                        synthetic_model = read_message(&mut q, &mut rec, opts, line)?;
+                        let (synth, span) = read_message(&mut q, &mut rec, opts, line)?;
+                        synthetic_model = synth;
+                        content_span = span;
                     }
                 }
             }
@@ -322,6 +346,7 @@ fn read_record<'a>(
         Kind::Entry => {}
     }
     rec.synthetic_error = api_error && synthetic_model;
+    rec.orig = Some(Raw::with_hole(&p.src[start..end], start, content_span));
     if rec.kind == Kind::System {
         rec.cost = Cost::default();
     }
@@ -356,7 +381,7 @@ fn read_message<'a>(
     rec: &mut Record<'a, Raw<'a>>,
     opts: ReadOpts,
     line: Option<usize>,
-) -> Result<bool> {
+) -> Result<(bool, Option<(usize, usize)>)> {
     let index = rec.index;
     let at = |path: &str| format!("records[{index}].message{path}");
     if p.peek()? != Peek::Object {
@@ -373,6 +398,7 @@ fn read_message<'a>(
     let mut content = Seen::Absent;
     let mut uuid = Seen::Absent;
     let mut synthetic_model = false;
+    let mut content_span = None;
     while let Some((_, key)) = p.next_key(&mut first)? {
         match (rec.kind, &*key) {
             (Kind::Tombstone, "uuid") => {
@@ -397,6 +423,8 @@ fn read_message<'a>(
                 };
             }
             (_, "content") => {
+                p.ws();
+                let cstart = p.pos;
                 let path = at(".content");
                 let (c, cost) = read_content(p, index, line, &path, 0, opts)?;
                 match c {
@@ -404,6 +432,7 @@ fn read_message<'a>(
                         rec.content = c;
                         rec.cost = cost;
                         content = Seen::Ok;
+                        content_span = Some((cstart, p.pos));
                     }
                     None => content = Seen::Bad,
                 }
@@ -421,7 +450,7 @@ fn read_message<'a>(
     }
     if rec.kind == Kind::Tombstone {
         return match uuid {
-            Seen::Ok => Ok(false),
+            Seen::Ok => Ok((false, None)),
             Seen::Absent => Err(invalid(index, line, at(".uuid"), "missing required field")),
             Seen::Bad => Err(invalid(index, line, at(".uuid"), "must be a string")),
         };
@@ -444,7 +473,7 @@ fn read_message<'a>(
             at(".content"),
             "must be a string, a list of blocks or null",
         )),
-        Seen::Ok => Ok(synthetic_model),
+        Seen::Ok => Ok((synthetic_model, content_span)),
     }
 }
 
@@ -529,7 +558,9 @@ fn read_block<'a>(
     let mut inner: Option<Content<'a, Raw<'a>>> = None;
     let mut inner_cost = Cost::default();
     // `content` seen before `type`: parsed once the type is known.
-    let mut deferred_content: Option<usize> = None;
+    let mut deferred_content: Option<(usize, usize)> = None;
+    let mut text_span: Option<(usize, usize)> = None;
+    let mut content_span: Option<(usize, usize)> = None;
     // len(name), J(input), len(thinking), len(data)
     let (mut name_len, mut input_j, mut thinking_len, mut data_len) = (0u64, 0u64, 0u64, 0u64);
     let mut source_text_len: Option<u64> = None;
@@ -556,7 +587,12 @@ fn read_block<'a>(
                     type_seen = Seen::Bad;
                 }
             }
-            "text" => read_str(p, &mut text, &mut text_seen)?,
+            "text" => {
+                p.ws();
+                let s = p.pos;
+                read_str(p, &mut text, &mut text_seen)?;
+                text_span = Some((s, p.pos));
+            }
             "id" => read_str(p, &mut id, &mut id_seen)?,
             "tool_use_id" => read_str(p, &mut tuid, &mut tuid_seen)?,
             "is_error" => is_error = p.bool_or_skip()? == Some(true),
@@ -568,6 +604,7 @@ fn read_block<'a>(
                         Ok((Some(c), cost)) => {
                             inner = Some(c);
                             inner_cost = cost;
+                            content_span = Some((save, p.pos));
                         }
                         Ok((None, _)) => content_err = Some(bad_content()),
                         Err(e @ Error::InvalidRecord { .. }) => {
@@ -584,8 +621,9 @@ fn read_block<'a>(
                 }
                 None => {
                     p.ws();
-                    deferred_content = Some(p.pos);
+                    let s = p.pos;
                     p.skip_value()?;
+                    deferred_content = Some((s, p.pos));
                 }
             },
             "name" | "thinking" | "data" if opts.count => {
@@ -629,7 +667,8 @@ fn read_block<'a>(
         }
     };
     if kind == BlockKind::ToolResult {
-        if let Some(pos) = deferred_content {
+        if let Some((pos, pend)) = deferred_content {
+            content_span = Some((pos, pend));
             let mut q = Parser::at(p.src, pos);
             match read_content(&mut q, index, line, &cpath(), depth + 1, opts) {
                 Ok((Some(c), cost)) => {
@@ -692,7 +731,15 @@ fn read_block<'a>(
     };
     Ok(Block {
         kind,
-        orig: Some(raw),
+        orig: Some(Raw::with_hole(
+            raw,
+            start,
+            match kind {
+                BlockKind::Text => text_span,
+                BlockKind::ToolResult => content_span,
+                _ => None,
+            },
+        )),
         id,
         text: if kind == BlockKind::Text { text } else { None },
         is_error,

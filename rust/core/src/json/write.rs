@@ -39,7 +39,7 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 pub fn write_records(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
     let cap: usize = recs
         .iter()
-        .map(|r| r.orig.map_or(64, |o| o.len() + 16))
+        .map(|r| r.orig.map_or(64, |o| o.text.len() + 16))
         .sum();
     let mut out = Vec::with_capacity(cap + 2);
     out.push(b'[');
@@ -81,7 +81,7 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record<'_, Raw<'_>>) -> Result<()> {
         out.push(b'}');
         if let Some(ts) = r.timestamp {
             out.extend_from_slice(b",\"timestamp\":");
-            out.extend_from_slice(ts.as_bytes());
+            out.extend_from_slice(ts.text.as_bytes());
         }
         if r.is_meta {
             out.extend_from_slice(b",\"isMeta\":true");
@@ -89,10 +89,23 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record<'_, Raw<'_>>) -> Result<()> {
         out.push(b'}');
         return Ok(());
     };
-    if !r.uuid_dirty && r.meta == Meta::Keep && !r.content_dirty {
-        out.extend_from_slice(orig.as_bytes());
-        return Ok(());
+    if !r.uuid_dirty && r.meta == Meta::Keep {
+        match (r.content_dirty, orig.hole) {
+            (false, _) => {
+                out.extend_from_slice(orig.text.as_bytes());
+                return Ok(());
+            }
+            (true, Some((s, e))) => {
+                // Only the content changed: splice it in.
+                out.extend_from_slice(&orig.text.as_bytes()[..s]);
+                write_content(out, &r.content)?;
+                out.extend_from_slice(&orig.text.as_bytes()[e..]);
+                return Ok(());
+            }
+            (true, None) => {}
+        }
     }
+    let orig = orig.text;
     let mut p = Parser::new(orig);
     p.begin_object()?;
     out.push(b'{');
@@ -206,8 +219,19 @@ pub fn write_content(out: &mut Vec<u8>, c: &Content<'_, Raw<'_>>) -> Result<()> 
 
 pub fn write_block(out: &mut Vec<u8>, b: &Block<'_, Raw<'_>>) -> Result<()> {
     match (b.orig, b.dirty) {
-        (Some(orig), false) => out.extend_from_slice(orig.as_bytes()),
-        (Some(orig), true) => {
+        (Some(orig), false) => out.extend_from_slice(orig.text.as_bytes()),
+        (
+            Some(Raw {
+                text,
+                hole: Some((s, e)),
+            }),
+            true,
+        ) => {
+            out.extend_from_slice(&text.as_bytes()[..s]);
+            write_field(out, b)?;
+            out.extend_from_slice(&text.as_bytes()[e..]);
+        }
+        (Some(Raw { text: orig, .. }), true) => {
             // A changed text (text block) or content (tool_result): rewrite that field.
             let field = if b.kind == BlockKind::Text {
                 "text"
@@ -280,7 +304,11 @@ fn write_field(out: &mut Vec<u8>, b: &Block<'_, Raw<'_>>) -> Result<()> {
 
 /// `{"role": type, "content": message.content}` for each record (§4, `to_anthropic`).
 pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(recs.iter().map(|r| r.orig.map_or(64, str::len)).sum());
+    let mut out = Vec::with_capacity(
+        recs.iter()
+            .map(|r| r.orig.map_or(64, |o| o.text.len()))
+            .sum(),
+    );
     out.push(b'[');
     for (i, r) in recs.iter().enumerate() {
         if !r.kind.is_message() {
@@ -303,11 +331,7 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
             },
         );
         out.extend_from_slice(b",\"content\":");
-        match r
-            .orig
-            .and_then(|o| field_raw(o, "message"))
-            .and_then(|m| field_raw(m, "content"))
-        {
+        match r.orig.and_then(|o| o.hole.map(|(s, e)| &o.text[s..e])) {
             Some(raw) if !r.content_dirty => out.extend_from_slice(raw.as_bytes()),
             _ => write_content(&mut out, &r.content)?,
         }
@@ -315,19 +339,4 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
     }
     out.push(b']');
     Ok(out)
-}
-
-/// The raw value of an object's field (the last one, when keys repeat).
-fn field_raw<'a>(obj: &'a str, name: &str) -> Option<&'a str> {
-    let mut p = Parser::new(obj);
-    p.begin_object().ok()?;
-    let mut first = true;
-    let mut found = None;
-    while let Some((_, key)) = p.next_key(&mut first).ok()? {
-        let v = p.skip_value().ok()?;
-        if key == name {
-            found = Some(v);
-        }
-    }
-    found
 }

@@ -90,10 +90,10 @@ fn clean<'a, H>(
                 "a server tool use without its result"
             };
             return Err(Error::Pairing {
-                index: r.index,
+                index: r.uuid_from,
                 msg: format!(
                     "records[{}]: {what} ({}); strict mode repairs nothing",
-                    r.index,
+                    r.uuid_from,
                     removed.join(", ")
                 ),
                 ids: removed,

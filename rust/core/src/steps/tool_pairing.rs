@@ -22,7 +22,7 @@ pub fn run<'a, H: Clone>(
                 if strict {
                     let ids = result_ids(&r);
                     return Err(pairing(
-                        r.index,
+                        r.uuid_from,
                         ids,
                         "tool_result without a tool_use just before it",
                     ));
@@ -61,7 +61,7 @@ pub fn run<'a, H: Clone>(
             if strict {
                 let ids = tool_ids.iter().map(|s| s.to_string()).collect();
                 return Err(pairing(
-                    r.index,
+                    r.uuid_from,
                     ids,
                     "tool_use without a tool_result in the next record",
                 ));
@@ -153,7 +153,7 @@ fn pair<'a, H>(
             ids = result_ids(u);
         }
         return Err(pairing(
-            u.index,
+            u.uuid_from,
             ids,
             "the record after a tool_use must hold exactly its tool_results, first",
         ));
