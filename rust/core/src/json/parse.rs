@@ -28,6 +28,19 @@ pub enum Peek {
 
 type R<T> = Result<T, Error>;
 
+/// Bytes that end a plain run inside a string: `"`, `\\` and control characters.
+static STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
+        c += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 impl<'a> Parser<'a> {
     pub fn new(src: &'a str) -> Self {
         Parser {
@@ -227,26 +240,41 @@ impl<'a> Parser<'a> {
     }
 
     /// Moves to the next `"` or `\\` inside a string, refusing control characters
-    /// and the end of input on the way.
+    /// and the end of input on the way. Short runs (most keys and ids) are
+    /// scanned with a table; long ones (texts) with SIMD `memchr`.
     #[inline]
     fn scan_plain(&mut self) -> R<()> {
-        let rest = &self.b[self.pos..];
-        match memchr::memchr2(b'"', b'\\', rest) {
-            Some(i) => {
-                // A branch-free minimum vectorizes; the position is looked up only on error.
-                if rest[..i].iter().fold(0xff, |m, &c| m.min(c)) < 0x20 {
-                    self.pos += rest[..i].iter().position(|&c| c < 0x20).unwrap_or(0);
+        let b = self.b;
+        let mut i = self.pos;
+        let short_end = (i + 32).min(b.len());
+        while i < short_end {
+            let c = b[i];
+            if STOP[c as usize] {
+                self.pos = i;
+                if c < 0x20 {
                     return Err(self.err("control character in string"));
                 }
-                self.pos += i;
+                return Ok(());
+            }
+            i += 1;
+        }
+        let rest = &b[i..];
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(n) => {
+                // A branch-free minimum vectorizes; the position is looked up only on error.
+                if rest[..n].iter().fold(0xff, |m, &c| m.min(c)) < 0x20 {
+                    self.pos = i + rest[..n].iter().position(|&c| c < 0x20).unwrap_or(0);
+                    return Err(self.err("control character in string"));
+                }
+                self.pos = i + n;
                 Ok(())
             }
             None => {
                 if let Some(bad) = rest.iter().position(|&c| c < 0x20) {
-                    self.pos += bad;
+                    self.pos = i + bad;
                     return Err(self.err("control character in string"));
                 }
-                self.pos = self.b.len();
+                self.pos = b.len();
                 Err(self.err("unexpected end of input inside a string"))
             }
         }
