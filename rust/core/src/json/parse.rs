@@ -240,44 +240,63 @@ impl<'a> Parser<'a> {
     }
 
     /// Moves to the next `"` or `\\` inside a string, refusing control characters
-    /// and the end of input on the way. Short runs (most keys and ids) are
-    /// scanned with a table; long ones (texts) with SIMD `memchr`.
+    /// and the end of input on the way. Eight bytes at a time (SWAR): a byte
+    /// equal to `"` or `\\`, or below 0x20, sets its high bit in `m`; the lowest
+    /// such bit is exact (a borrow only spreads upwards from a real match).
     #[inline]
     fn scan_plain(&mut self) -> R<()> {
+        const LO: u64 = 0x0101_0101_0101_0101;
+        const HI: u64 = 0x8080_8080_8080_8080;
         let b = self.b;
         let mut i = self.pos;
-        let short_end = (i + 32).min(b.len());
-        while i < short_end {
-            let c = b[i];
-            if STOP[c as usize] {
-                self.pos = i;
-                if c < 0x20 {
-                    return Err(self.err("control character in string"));
-                }
-                return Ok(());
+        let swar_end = (i + 64).min(b.len());
+        while i + 8 <= swar_end {
+            let chunk: [u8; 8] = b[i..i + 8].try_into().unwrap_or_default();
+            let x = u64::from_le_bytes(chunk);
+            let q = x ^ (LO * u64::from(b'"'));
+            let s = x ^ (LO * u64::from(b'\\'));
+            let m = (q.wrapping_sub(LO) & !q)
+                | (s.wrapping_sub(LO) & !s)
+                | (x.wrapping_sub(LO * 0x20) & !x);
+            let m = m & HI;
+            if m != 0 {
+                i += (m.trailing_zeros() / 8) as usize;
+                return self.stop_at(i);
             }
-            i += 1;
+            i += 8;
         }
+        if i + 8 > b.len() {
+            while i < b.len() {
+                if STOP[b[i] as usize] {
+                    return self.stop_at(i);
+                }
+                i += 1;
+            }
+            self.pos = b.len();
+            return Err(self.err("unexpected end of input inside a string"));
+        }
+        // A long run (a text): SIMD search for the end, then one vectorized check
+        // for control characters before it.
         let rest = &b[i..];
-        match memchr::memchr2(b'"', b'\\', rest) {
-            Some(n) => {
-                // A branch-free minimum vectorizes; the position is looked up only on error.
-                if rest[..n].iter().fold(0xff, |m, &c| m.min(c)) < 0x20 {
-                    self.pos = i + rest[..n].iter().position(|&c| c < 0x20).unwrap_or(0);
-                    return Err(self.err("control character in string"));
-                }
-                self.pos = i + n;
-                Ok(())
-            }
-            None => {
-                if let Some(bad) = rest.iter().position(|&c| c < 0x20) {
-                    self.pos = i + bad;
-                    return Err(self.err("control character in string"));
-                }
-                self.pos = b.len();
-                Err(self.err("unexpected end of input inside a string"))
-            }
+        let n = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+        if rest[..n].iter().fold(0xff, |m, &c| m.min(c)) < 0x20 {
+            let bad = rest[..n].iter().position(|&c| c < 0x20).unwrap_or(0);
+            return self.stop_at(i + bad);
         }
+        if n == rest.len() {
+            self.pos = b.len();
+            return Err(self.err("unexpected end of input inside a string"));
+        }
+        self.stop_at(i + n)
+    }
+
+    #[inline]
+    fn stop_at(&mut self, i: usize) -> R<()> {
+        self.pos = i;
+        if self.b[i] < 0x20 {
+            return Err(self.err("control character in string"));
+        }
+        Ok(())
     }
 
     fn hex4(&mut self) -> R<u32> {

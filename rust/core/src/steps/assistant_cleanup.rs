@@ -4,7 +4,7 @@
 use super::fold::user_merge;
 use super::TOOL_USE_INTERRUPTED;
 use crate::error::{Error, Result};
-use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
+use crate::model::{Block, BlockKind, Kind, Record, Str};
 use crate::report::Report;
 use ahash::AHashSet as HashSet;
 
@@ -42,6 +42,9 @@ fn clean<'a, H>(
     strict: bool,
     report: &mut Report,
 ) -> Result<bool> {
+    if fast_path(r, seen) {
+        return Ok(!only_thinking(r));
+    }
     let blocks = r.content.blocks();
     let needs_server_check = blocks
         .iter()
@@ -107,10 +110,44 @@ fn clean<'a, H>(
             blocks.push(Block::new_text(TOOL_USE_INTERRUPTED));
         }
     }
+    Ok(!only_thinking(r))
+}
+
+/// Non-empty, and nothing but thinking and blank text.
+fn only_thinking<H>(r: &Record<'_, H>) -> bool {
     let bs = r.content.blocks();
-    let only_thinking = !bs.is_empty()
+    !bs.is_empty()
         && bs.iter().all(|b| {
             matches!(b.kind, BlockKind::Thinking | BlockKind::RedactedThinking) || b.is_blank_text()
-        });
-    Ok(!only_thinking || matches!(r.content, Content::Str(_)))
+        })
+}
+
+/// The common case, without allocating: no server tool use and no repeated
+/// tool_use id (the ids are recorded as seen). `false` leaves `seen` as it was.
+fn fast_path<'a, H>(r: &Record<'a, H>, seen: &mut HashSet<Str<'a>>) -> bool {
+    let blocks = r.content.blocks();
+    if blocks
+        .iter()
+        .any(|b| matches!(b.kind, BlockKind::ServerToolUse | BlockKind::McpToolUse))
+    {
+        return false;
+    }
+    let mut added = 0;
+    for b in blocks.iter().filter(|b| b.kind == BlockKind::ToolUse) {
+        let id = b.id.clone().unwrap_or_default();
+        if seen.contains(&id) {
+            // Undo: the slow path records the ids itself.
+            for b in blocks
+                .iter()
+                .filter(|b| b.kind == BlockKind::ToolUse)
+                .take(added)
+            {
+                seen.remove(b.id.as_deref().unwrap_or_default());
+            }
+            return false;
+        }
+        seen.insert(id);
+        added += 1;
+    }
+    true
 }

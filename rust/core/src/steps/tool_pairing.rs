@@ -109,6 +109,23 @@ fn result_ids<H>(r: &Record<'_, H>) -> Vec<String> {
         .collect()
 }
 
+/// The common case, checked without allocating: the content is a list that
+/// starts with exactly one result per id, in `tool_use` order, and holds no
+/// other result.
+fn already_paired<H>(tool_ids: &[Str<'_>], content: &Content<'_, H>) -> bool {
+    let Content::Blocks(blocks) = content else {
+        return false;
+    };
+    if blocks.len() < tool_ids.len() {
+        return false;
+    }
+    let (head, rest) = blocks.split_at(tool_ids.len());
+    head.iter()
+        .zip(tool_ids)
+        .all(|(b, id)| b.kind == BlockKind::ToolResult && b.id.as_deref() == Some(id.as_ref()))
+        && !rest.iter().any(|b| b.kind == BlockKind::ToolResult)
+}
+
 /// Makes `u` answer exactly `tool_ids`, results first.
 fn pair<'a, H>(
     tool_ids: &[Str<'a>],
@@ -116,6 +133,9 @@ fn pair<'a, H>(
     strict: bool,
     report: &mut Report,
 ) -> Result<()> {
+    if already_paired(tool_ids, &u.content) {
+        return Ok(());
+    }
     let wanted: HashSet<&str> = tool_ids.iter().map(|s| s.as_ref()).collect();
     let mut answered: HashSet<&str> = HashSet::new();
     let mut removed: Vec<String> = Vec::new();
