@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Fuzz smoke: runs every fuzz target for SECONDS (default 20) each, two at a time,
+# and exits non-zero if any check fails (a crash, a broken invariant or a hang).
+#
+#   bash fuzz/smoke.sh                        # stable toolchain: seeded random driver
+#   FUZZ_ENGINE=libfuzzer bash fuzz/smoke.sh  # cargo-fuzz (needs `cargo install cargo-fuzz`)
+#
+# The libFuzzer engine needs nightly features; on a stable toolchain it runs with
+# RUSTC_BOOTSTRAP=1. Failing inputs land in fuzz/artifacts/<target>/.
+set -euo pipefail
+cd "$(dirname "$0")"
+SECONDS_EACH="${SECONDS_EACH:-${1:-20}}"
+ENGINE="${FUZZ_ENGINE:-stable}"
+TARGETS=(normalize_for_api normalize_messages count_tokens budget)
+
+# Per-target corpora from the shared seeds, with the option bytes each target reads first.
+prefix() {
+    case "$1" in
+        normalize_for_api) printf '\x00' ;;
+        count_tokens) printf '\x00' ;;
+        budget) printf '\x00\x10\x00' ;;
+        *) ;;
+    esac
+}
+seed_corpus() {
+    local t="$1" dir="corpus/$1"
+    mkdir -p "$dir"
+    for f in seeds/*; do
+        [ -e "$dir/seed-$(basename "$f")" ] || { prefix "$t"; cat "$f"; } >"$dir/seed-$(basename "$f")"
+    done
+}
+
+run_one() {
+    local t="$1"
+    if [ "$ENGINE" = libfuzzer ]; then
+        seed_corpus "$t"
+        RUSTC_BOOTSTRAP=1 cargo fuzz run --fuzz-dir . "$t" "corpus/$t" -- \
+            -dict=json.dict -max_len=8192 -timeout=10 -rss_limit_mb=4096 \
+            -max_total_time="$SECONDS_EACH" -print_final_stats=1 >"logs/$t.log" 2>&1
+    else
+        ./target/release/smoke --seconds "$SECONDS_EACH" "$t" >"logs/$t.log" 2>&1
+    fi
+}
+
+mkdir -p logs
+if [ "$ENGINE" = libfuzzer ]; then
+    for t in "${TARGETS[@]}"; do
+        RUSTC_BOOTSTRAP=1 cargo fuzz build --fuzz-dir . "$t"
+    done
+else
+    cargo build --release --no-default-features --bin smoke
+fi
+
+status=0
+run_pair() {
+    local pids=() names=()
+    for t in "$@"; do
+        run_one "$t" &
+        pids+=($!)
+        names+=("$t")
+    done
+    for i in "${!pids[@]}"; do
+        if wait "${pids[$i]}"; then
+            echo "fuzz smoke ${names[$i]}: ok ($(grep -Eo '[0-9]+ executions in [0-9.]+ s|stat::number_of_executed_units: *[0-9]+' "logs/${names[$i]}.log" | tail -1))"
+        else
+            echo "fuzz smoke ${names[$i]}: FAILED"
+            tail -40 "logs/${names[$i]}.log"
+            status=1
+        fi
+    done
+}
+run_pair "${TARGETS[0]}" "${TARGETS[1]}"
+run_pair "${TARGETS[2]}" "${TARGETS[3]}"
+exit "$status"

@@ -1,0 +1,521 @@
+//! Fuzz checks of msgnorm-core's JSON entry points (`msgnorm_core::on_json`).
+//!
+//! Every check takes arbitrary bytes and asserts invariants, not just "no panic":
+//!
+//! - an error is one the entry point documents (a `Pairing` error only with
+//!   `strict`, a `Budget` error only from the budget functions, 1-based JSON
+//!   line and column, an `InvalidRecord` path that starts with `records[index]`);
+//! - any JSON output is a valid JSON array (checked by an independent strict
+//!   validator, [`validate_json`]) and reads back with the core's own reader;
+//! - `normalize_for_api`'s output has SPEC §4's guarantees and is a fixed point:
+//!   run again (also with `strict=True`) it comes back byte for byte;
+//! - `normalize_messages` yields one block per user/assistant record;
+//! - counts, cut-offs and splits agree with each other (SPEC §6, §7).
+//!
+//! The same functions back the libFuzzer targets (`fuzz_targets/`), the seeded
+//! random driver (`src/bin/smoke.rs`) and the seed replay test (`tests/replay.rs`).
+
+use msgnorm_core::json::{read_records, utf8, ReadOpts};
+use msgnorm_core::model::{BlockKind, Content, Kind, Record};
+use msgnorm_core::{on_json, ApiOptions, CountParams, Error, Report};
+use std::collections::HashSet;
+
+/// Options picked by the first input byte, so one target covers the variations.
+pub fn api_options(flags: u8) -> ApiOptions {
+    ApiOptions {
+        strict: flags & 1 != 0,
+        short_ids: flags & 2 != 0,
+        max_media: match (flags >> 2) & 3 {
+            0 => Some(100),
+            1 => None,
+            2 => Some(0),
+            _ => Some(1),
+        },
+        ensure_user_first: flags & 16 == 0,
+        ..ApiOptions::default()
+    }
+}
+
+fn split_first(data: &[u8]) -> (u8, &[u8]) {
+    match data.split_first() {
+        Some((&b, rest)) => (b, rest),
+        None => (0, data),
+    }
+}
+
+/// Errors every JSON entry point may raise: bad JSON or an invalid record.
+fn check_input_error(e: &Error, what: &str) {
+    match e {
+        Error::Json { line, column, .. } => {
+            assert!(*line >= 1 && *column >= 1, "{what}: JSON error at {line}:{column}");
+        }
+        Error::InvalidRecord { index, path, .. } => {
+            let head = format!("records[{index}]");
+            assert!(
+                path.starts_with(&head),
+                "{what}: error path {path:?} does not start with {head:?}"
+            );
+        }
+        other => panic!("{what}: unexpected error {other:?}"),
+    }
+}
+
+/// RFC 8259 validation of one JSON text, iteratively (no recursion, any depth).
+pub fn validate_json(b: &[u8]) -> Result<(), String> {
+    let mut i = 0usize;
+    let ws = |i: &mut usize| {
+        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
+            *i += 1;
+        }
+    };
+    // true = object, false = array
+    let mut stack: Vec<bool> = Vec::new();
+    let err = |i: usize, m: &str| Err(format!("{m} at byte {i}"));
+    std::str::from_utf8(b).map_err(|e| format!("not UTF-8: {e}"))?;
+    ws(&mut i);
+    loop {
+        // Expect a value at i.
+        ws(&mut i);
+        let Some(&c) = b.get(i) else {
+            return err(i, "expected a value");
+        };
+        let mut opened = false;
+        match c {
+            b'{' | b'[' => {
+                i += 1;
+                ws(&mut i);
+                let close = if c == b'{' { b'}' } else { b']' };
+                if b.get(i) == Some(&close) {
+                    i += 1;
+                } else {
+                    stack.push(c == b'{');
+                    opened = true;
+                    if c == b'{' {
+                        i = string(b, i)?;
+                        ws(&mut i);
+                        if b.get(i) != Some(&b':') {
+                            return err(i, "expected ':'");
+                        }
+                        i += 1;
+                    }
+                }
+            }
+            b'"' => i = string(b, i)?,
+            b't' if b[i..].starts_with(b"true") => i += 4,
+            b'f' if b[i..].starts_with(b"false") => i += 5,
+            b'n' if b[i..].starts_with(b"null") => i += 4,
+            b'-' | b'0'..=b'9' => i = number(b, i)?,
+            _ => return err(i, "bad value"),
+        }
+        if opened {
+            continue;
+        }
+        // After a value: close containers or move to the next member.
+        loop {
+            ws(&mut i);
+            let Some(&obj) = stack.last() else {
+                return if i == b.len() {
+                    Ok(())
+                } else {
+                    err(i, "data after the value")
+                };
+            };
+            match b.get(i) {
+                Some(b',') => {
+                    i += 1;
+                    if obj {
+                        ws(&mut i);
+                        i = string(b, i)?;
+                        ws(&mut i);
+                        if b.get(i) != Some(&b':') {
+                            return err(i, "expected ':'");
+                        }
+                        i += 1;
+                    }
+                    break;
+                }
+                Some(b'}') if obj => {
+                    stack.pop();
+                    i += 1;
+                }
+                Some(b']') if !obj => {
+                    stack.pop();
+                    i += 1;
+                }
+                _ => return err(i, "expected ',' or a closing bracket"),
+            }
+        }
+    }
+}
+
+fn string(b: &[u8], mut i: usize) -> Result<usize, String> {
+    if b.get(i) != Some(&b'"') {
+        return Err(format!("expected a string at byte {i}"));
+    }
+    i += 1;
+    loop {
+        match b.get(i) {
+            None => return Err("unterminated string".into()),
+            Some(b'"') => return Ok(i + 1),
+            Some(b'\\') => {
+                match b.get(i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                    Some(b'u') => {
+                        let hex = b.get(i + 2..i + 6).ok_or("short \\u escape")?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return Err(format!("bad \\u escape at byte {i}"));
+                        }
+                        i += 6;
+                    }
+                    _ => return Err(format!("bad escape at byte {i}")),
+                };
+            }
+            Some(&c) if c < 0x20 => return Err(format!("raw control character at byte {i}")),
+            Some(_) => i += 1,
+        }
+    }
+}
+
+fn number(b: &[u8], mut i: usize) -> Result<usize, String> {
+    let digits = |i: &mut usize| {
+        let s = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - s
+    };
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return Err(format!("bad number at byte {i}")),
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return Err(format!("bad fraction at byte {i}"));
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return Err(format!("bad exponent at byte {i}"));
+        }
+    }
+    Ok(i)
+}
+
+/// A JSON array output: valid JSON, an array, and readable by the core.
+fn read_back<'a>(
+    out: &'a [u8],
+    what: &str,
+) -> Vec<Record<'a, msgnorm_core::json::Raw<'a>>> {
+    if let Err(e) = validate_json(out) {
+        panic!("{what}: output is not valid JSON: {e}\n{}", String::from_utf8_lossy(out));
+    }
+    assert!(out.first() == Some(&b'['), "{what}: output is not an array");
+    let src = utf8(out).expect("validated as UTF-8");
+    match read_records(src, ReadOpts { count: true }) {
+        Ok(recs) => recs,
+        Err(e) => panic!(
+            "{what}: the core cannot read its own output: {e}\n{}",
+            String::from_utf8_lossy(out)
+        ),
+    }
+}
+
+fn blocks<'r, 'a, H>(c: &'r Content<'a, H>) -> &'r [msgnorm_core::model::Block<'a, H>] {
+    c.blocks()
+}
+
+/// SPEC §4's guarantees on a normalize_for_api output, in the scope of
+/// tests/reference.py's reading A23 (tool_use blocks of assistant records,
+/// tool_result blocks of user records).
+fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
+    let mut tool_use_ids = HashSet::new();
+    for (i, r) in recs.iter().enumerate() {
+        assert!(r.kind.is_message(), "record {i} is {:?}", r.kind);
+        if i == 0 && opts.ensure_user_first {
+            assert_eq!(r.kind, Kind::User, "the output does not start with a user record");
+        }
+        if i > 0 {
+            assert!(
+                !(r.kind == Kind::User && recs[i - 1].kind == Kind::User),
+                "user records {} and {i} are adjacent",
+                i - 1
+            );
+        }
+        let last = i + 1 == recs.len();
+        if r.kind == Kind::User || !last {
+            assert!(!r.content.is_empty(), "record {i} has empty content");
+        }
+        let bs = blocks(&r.content);
+        if r.kind == Kind::Assistant {
+            let uses: Vec<&str> = bs
+                .iter()
+                .filter(|b| b.kind == BlockKind::ToolUse)
+                .map(|b| b.id.as_deref().unwrap_or(""))
+                .collect();
+            for id in &uses {
+                assert!(tool_use_ids.insert(id.to_string()), "tool_use id {id:?} repeats");
+            }
+            // A tool_result inside an assistant content is out of the
+            // guarantees' scope (tests/reference.py, A23): passed through.
+            if !uses.is_empty() {
+                let next = recs.get(i + 1).unwrap_or_else(|| {
+                    panic!("assistant record {i} has tool_use blocks and no next record")
+                });
+                assert_eq!(next.kind, Kind::User, "record {} answers record {i}", i + 1);
+            }
+            let answers: Vec<&str> = match recs.get(i + 1) {
+                Some(n) if n.kind == Kind::User => blocks(&n.content)
+                    .iter()
+                    .filter(|b| b.kind == BlockKind::ToolResult)
+                    .map(|b| b.id.as_deref().unwrap_or(""))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let mut a = answers.clone();
+            let mut u = uses.clone();
+            a.sort_unstable();
+            u.sort_unstable();
+            assert_eq!(a, u, "record {} does not answer record {i} exactly once", i + 1);
+            if let Some(n) = recs.get(i + 1) {
+                let nb = blocks(&n.content);
+                let k = answers.len();
+                assert!(
+                    nb.iter().take(k).all(|b| b.kind == BlockKind::ToolResult),
+                    "record {}'s tool_result blocks do not come first",
+                    i + 1
+                );
+            }
+        } else {
+            let prev_assistant = i > 0 && recs[i - 1].kind == Kind::Assistant;
+            if !prev_assistant {
+                assert!(
+                    !bs.iter().any(|b| b.kind == BlockKind::ToolResult),
+                    "user record {i} holds a tool_result that answers nothing"
+                );
+            }
+        }
+    }
+}
+
+/// The `normalize_for_api` target: first byte = options, the rest = JSON input.
+pub fn normalize_for_api(data: &[u8]) {
+    let (flags, input) = split_first(data);
+    let opts = api_options(flags);
+    let mut report = Report::default();
+    let out = match on_json::normalize_for_api(input, &opts, &mut report) {
+        Ok(out) => out,
+        Err(Error::Pairing { index, ids, .. }) => {
+            assert!(opts.strict, "PairingError without strict (index {index}, ids {ids:?})");
+            return;
+        }
+        Err(e) => return check_input_error(&e, "normalize_for_api"),
+    };
+    let recs = read_back(&out, "normalize_for_api");
+    check_api_guarantees(&recs, &opts);
+    if opts.short_ids {
+        return;
+    }
+    // A fixed point: once normalized, nothing is left to repair, even strictly.
+    for strict in [false, true] {
+        let again_opts = ApiOptions {
+            strict,
+            ..opts.clone()
+        };
+        match on_json::normalize_for_api(&out, &again_opts, &mut Report::default()) {
+            Ok(again) => assert!(
+                again == out,
+                "normalize_for_api is not idempotent (strict={strict}):\nonce:  {}\ntwice: {}",
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(&again)
+            ),
+            Err(e) => panic!(
+                "normalize_for_api fails on its own output (strict={strict}): {e}\n{}",
+                String::from_utf8_lossy(&out)
+            ),
+        }
+    }
+}
+
+/// The `normalize_messages` target (SPEC §3).
+pub fn normalize_messages(data: &[u8]) {
+    let out = match on_json::normalize_messages(data) {
+        Ok(out) => out,
+        Err(e) => return check_input_error(&e, "normalize_messages"),
+    };
+    let recs = read_back(&out, "normalize_messages");
+    let src = utf8(data).expect("the input was read");
+    let input = read_records(src, ReadOpts::default()).expect("the input was read");
+    let others_in = input.iter().filter(|r| !r.kind.is_message()).count();
+    let others_out = recs.iter().filter(|r| !r.kind.is_message()).count();
+    assert_eq!(others_in, others_out, "records other than user/assistant were lost");
+    let blocks_in: usize = input
+        .iter()
+        .filter(|r| r.kind.is_message())
+        .map(|r| match &r.content {
+            Content::Str(s) => usize::from(!s.is_empty()),
+            Content::Blocks(b) => b.len(),
+        })
+        .sum();
+    let msgs_out = recs.iter().filter(|r| r.kind.is_message()).count();
+    assert_eq!(blocks_in, msgs_out, "not one output record per content block");
+    for (i, r) in recs.iter().enumerate() {
+        if r.kind.is_message() {
+            assert!(
+                matches!(&r.content, Content::Blocks(b) if b.len() == 1),
+                "output record {i} does not hold exactly one block"
+            );
+        }
+    }
+}
+
+fn count_params(b: u8) -> CountParams {
+    CountParams {
+        chars_per_token: [4.0, 1.0, 0.5, 3.7][usize::from(b & 3)],
+        tokens_per_message: u64::from((b >> 2) & 7),
+        tokens_per_image: 1600,
+        tokens_per_document: 3000,
+    }
+}
+
+/// The `count_tokens` target (SPEC §6): one count per record, 0 for non-messages.
+pub fn count_tokens(data: &[u8]) {
+    let (b, input) = split_first(data);
+    let p = count_params(b);
+    let costs = match on_json::count_tokens_per_record(input, &p) {
+        Ok(c) => c,
+        Err(e) => return check_input_error(&e, "count_tokens_per_record"),
+    };
+    let recs = read_records(utf8(input).expect("read"), ReadOpts::default()).expect("read");
+    assert_eq!(costs.len(), recs.len(), "one count per record");
+    for (i, (r, c)) in recs.iter().zip(&costs).enumerate() {
+        if r.kind.is_message() {
+            assert!(*c >= p.tokens_per_message, "record {i}: {c} < tokens_per_message");
+        } else {
+            assert_eq!(*c, 0, "record {i} is no message but costs {c}");
+        }
+    }
+    // find_cutoff with an unlimited budget keeps everything.
+    assert_eq!(on_json::find_cutoff(input, u64::MAX, 0, &p), Ok(0));
+}
+
+/// The `budget` target (SPEC §7): find_cutoff, trim_to_budget and split_for_summary agree.
+pub fn budget(data: &[u8]) {
+    if data.len() < 3 {
+        return;
+    }
+    let max_tokens = u64::from(u16::from_le_bytes([data[0], data[1]]) >> 4);
+    let pin = usize::from(data[1] & 3);
+    let p = count_params(data[2]);
+    let input = &data[3..];
+    let costs = match on_json::count_tokens_per_record(input, &p) {
+        Ok(c) => c,
+        Err(e) => {
+            check_input_error(&e, "count_tokens_per_record");
+            // All three entry points refuse the same input.
+            assert!(on_json::find_cutoff(input, max_tokens, pin, &p).is_err());
+            assert!(on_json::trim_to_budget(input, max_tokens, pin, &p).is_err());
+            assert!(on_json::split_for_summary(input, max_tokens, pin, &p).is_err());
+            return;
+        }
+    };
+    let n = costs.len();
+    let k = match on_json::find_cutoff(input, max_tokens, pin, &p) {
+        Ok(k) => k,
+        Err(Error::Budget { .. }) => {
+            let all: u64 = costs.iter().sum();
+            assert!(pin > n || all > max_tokens, "BudgetError though everything fits");
+            assert!(matches!(
+                on_json::trim_to_budget(input, max_tokens, pin, &p),
+                Err(Error::Budget { .. })
+            ));
+            assert!(matches!(
+                on_json::split_for_summary(input, max_tokens, pin, &p),
+                Err(Error::Budget { .. })
+            ));
+            return;
+        }
+        Err(Error::Value { .. }) => {
+            assert!(pin > n, "a Value error with pin {pin} <= {n}");
+            return;
+        }
+        Err(e) => panic!("find_cutoff: unexpected error {e:?}"),
+    };
+    assert!(pin <= k && k <= n, "k = {k} out of [{pin}, {n}]");
+    let recs = read_records(utf8(input).expect("read"), ReadOpts::default()).expect("read");
+    let turn = |i: usize| msgnorm_core::cutoff::is_turn_start(&recs[i]);
+    assert!(k == pin || turn(k), "k = {k} is not a turn start");
+    let pinned: u64 = costs[..pin].iter().sum();
+    let kept = |k: usize| pinned + costs[k..].iter().sum::<u64>();
+    assert!(kept(k) <= max_tokens, "the cut at {k} does not fit");
+    for j in pin..k {
+        if j == pin || turn(j) {
+            assert!(kept(j) > max_tokens, "a smaller cut {j} < {k} fits");
+        }
+    }
+
+    let (k2, trimmed) = on_json::trim_to_budget(input, max_tokens, pin, &p).expect("k was found");
+    assert_eq!(k, k2, "trim_to_budget and find_cutoff disagree");
+    let out = read_back(&trimmed, "trim_to_budget");
+    let merged = usize::from(
+        k > pin && pin > 0 && k < n && recs[pin - 1].kind == Kind::User && recs[k].kind == Kind::User,
+    );
+    assert_eq!(out.len(), pin + (n - k) - merged, "trim_to_budget kept the wrong records");
+    let tcost: u64 = on_json::count_tokens_per_record(&trimmed, &p)
+        .expect("the trimmed output counts")
+        .iter()
+        .sum();
+    assert!(tcost <= max_tokens, "trimmed output costs {tcost} > {max_tokens}");
+
+    let (head, tail) =
+        on_json::split_for_summary(input, max_tokens, pin, &p).expect("k was found");
+    let h = read_back(&head, "split_for_summary head");
+    let t = read_back(&tail, "split_for_summary tail");
+    assert_eq!(h.len(), k - pin, "head length");
+    assert_eq!(t.len(), n - k, "tail length");
+    let hc: u64 = on_json::count_tokens_per_record(&head, &p).expect("head counts").iter().sum();
+    let tc: u64 = on_json::count_tokens_per_record(&tail, &p).expect("tail counts").iter().sum();
+    assert_eq!(hc, costs[pin..k].iter().sum::<u64>(), "head cost");
+    assert_eq!(tc, costs[k..].iter().sum::<u64>(), "tail cost");
+}
+
+/// The targets by name, for the smoke driver and the replay test.
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("normalize_for_api", normalize_for_api),
+    ("normalize_messages", normalize_messages),
+    ("count_tokens", count_tokens),
+    ("budget", budget),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::validate_json;
+
+    #[test]
+    fn validator() {
+        for ok in [
+            "[]", "{}", " [1, -0, 2.5e-3, \"a\\u00e9\\n\", true, false, null, {\"k\": []}] ",
+            "[[[[]]]]",
+        ] {
+            assert!(validate_json(ok.as_bytes()).is_ok(), "{ok}");
+        }
+        for bad in [
+            "", "[", "[1,]", "{\"a\"}", "[01]", "[1.]", "NaN", "[\"\t\"]", "[] []", "{,}",
+            "[\"\\x\"]", "{\"a\":1,}", "[-]", "tru",
+        ] {
+            assert!(validate_json(bad.as_bytes()).is_err(), "{bad}");
+        }
+        let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+        assert!(validate_json(deep.as_bytes()).is_ok());
+    }
+}
