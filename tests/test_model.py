@@ -5,45 +5,18 @@ from __future__ import annotations
 import ast
 import copy
 import gc
-import importlib.util
 import json
 import re
-import sys
 import uuid as uuid_mod
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgnorm import model as m
 
-MODEL_PATH = Path(__file__).resolve().parents[1] / "python" / "msgnorm" / "model.py"
-
-
-def _load_model() -> ModuleType:
-    """``msgnorm.model`` when the importable package is this checkout's; else the file alone
-    (the native module may not be built yet, or an older copy may be installed)."""
-    try:
-        from msgnorm import model as loaded
-
-        if Path(loaded.__file__ or "").resolve() == MODEL_PATH:
-            return loaded
-    except Exception:
-        pass
-    name = "msgnorm_model_standalone"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, MODEL_PATH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # msgspec resolves annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-m = _load_model()
 MESSAGE_LIST: Any = list[m.Message]  # type: ignore[name-defined]
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -146,7 +119,7 @@ def test_all_lists_every_public_name() -> None:
     assert len(m.__all__) == len(set(m.__all__))
     for name in m.__all__:
         assert hasattr(m, name), name
-    tree = ast.parse(MODEL_PATH.read_text())
+    tree = ast.parse(Path(m.__file__ or "").read_text())
     defined: set[str] = set()
     for node in tree.body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef)):

@@ -44,6 +44,8 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 import msgspec
 from msgspec import UNSET, Struct, UnsetType, field
 
+from .errors import InvalidRecordError, JSONDecodeError
+
 __all__ = [
     "CANCEL_MESSAGE",
     "INTERRUPT_MESSAGE",
@@ -576,25 +578,26 @@ _PAYLOAD_KEYS: dict[str, frozenset[str]] = {
 # --------------------------------------------------------------------------- #
 
 
-class RecordValidationError(ValueError):
-    """An invalid record: ``str(err)`` starts with the path, e.g. ``records[12].message``."""
+class RecordValidationError(InvalidRecordError):
+    """An invalid record (a :class:`msgnorm.InvalidRecordError`): ``str(err)`` starts
+    with the path, e.g. ``records[12].message``."""
 
     def __init__(self, index: int, path: str, reason: str) -> None:
-        self.index = index
         #: e.g. ``"records[12].message.content"``
-        self.path = f"records[{index}]{path}"
+        full = f"records[{index}]{path}"
+        super().__init__(f"{full}: {reason}", index, full)
         self.reason = reason
-        super().__init__(f"{self.path}: {reason}")
 
 
-class TranscriptDecodeError(ValueError):
-    """Invalid JSON; ``lineno`` and ``colno`` are 1-based (column in bytes)."""
+class TranscriptDecodeError(JSONDecodeError):
+    """Invalid JSON (a :class:`msgnorm.JSONDecodeError`); ``lineno``/``line`` and
+    ``colno``/``column`` are 1-based (column in bytes)."""
 
     def __init__(self, msg: str, lineno: int, colno: int) -> None:
+        super().__init__(f"{msg}: line {lineno} column {colno}", lineno, colno)
         self.msg = msg
         self.lineno = lineno
         self.colno = colno
-        super().__init__(f"{msg}: line {lineno} column {colno}")
 
 
 _MSGSPEC_PATH = re.compile(r"^(?P<msg>.*?)(?: - at `\$\[(?P<i>\d+)\](?P<path>[^`]*)`)?$", re.S)
