@@ -5,7 +5,9 @@ Every test runs against each (implementation, input kind) pair:
 - ``("reference", "dicts")``: tests/reference.py on lists of dicts;
 - ``("msgnorm", "dicts")``: the real package on lists of dicts;
 - ``("msgnorm", "bytes")``: the real package on ``json.dumps(records).encode()``
-  (JSON bytes in, JSON bytes of an array out; decoded here for comparison).
+  (JSON bytes in, JSON bytes of an array out; decoded here for comparison);
+- ``("msgnorm", "structs")``: the real package on ``msgnorm.from_builtins(records)``
+  (msgnorm Structs in, Structs out; turned back with ``msgnorm.to_builtins``).
 
 The msgnorm params are skipped only when ``import msgnorm`` fails.
 """
@@ -21,7 +23,8 @@ from typing import Any
 
 import pytest
 import reference
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, reject, settings
+from hypothesis.control import currently_in_test_context
 
 # --------------------------------------------------------------------------
 # hypothesis profiles: HYPOTHESIS_PROFILE, else "ci" when CI=true, else "dev"
@@ -72,6 +75,10 @@ PUBLIC_FUNCTIONS = (
     "trim_to_budget",
     "split_for_summary",
 )
+
+
+def _in_hypothesis() -> bool:
+    return bool(currently_in_test_context())
 
 
 def _decode(value: Any) -> Any:
@@ -127,6 +134,23 @@ class Impl:
                 assert isinstance(decoded, list), f"{self}: {fn_name} did not return a JSON array"
                 return decoded
             return _decode(out)
+        if self.kind == "structs":
+            try:
+                structs = self.module.from_builtins(records)
+            except self.module.InvalidRecordError:
+                # The typed model also checks the types of the optional fields it
+                # names (e.g. `isMeta` must be a bool); a generated history it cannot
+                # represent has no Struct form: hypothesis draws another one.
+                if _in_hypothesis():
+                    reject()
+                raise
+            out = fn(structs, *rest, **kwargs)
+            if fn_name in RECORD_OUTPUTS and fn_name != "to_anthropic":
+                assert isinstance(out, list), f"{self}: {fn_name} returned {type(out)}"
+                return self.module.to_builtins(out)
+            if fn_name == "split_for_summary":
+                return tuple(self.module.to_builtins(part) for part in out)
+            return out
         raise AssertionError(f"unknown input kind {self.kind!r}")
 
     def __getattr__(self, fn_name: str) -> Callable[..., Any]:
@@ -158,6 +182,7 @@ IMPL_PARAMS = [
     pytest.param(("reference", "dicts"), id="reference-dicts"),
     pytest.param(("msgnorm", "dicts"), id="msgnorm-dicts"),
     pytest.param(("msgnorm", "bytes"), id="msgnorm-bytes"),
+    pytest.param(("msgnorm", "structs"), id="msgnorm-structs"),
 ]
 
 

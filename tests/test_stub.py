@@ -6,9 +6,8 @@ import importlib.util
 import subprocess
 import sys
 
-import pytest
-
 import msgnorm
+import pytest
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")

@@ -236,22 +236,22 @@ class TextBlock(_Tagged, kw_only=True, tag="text"):
 class ThinkingBlock(_Tagged, kw_only=True, tag="thinking"):
     """Extended thinking: ``thinking`` and its ``signature``."""
 
-    thinking: str
-    signature: str
+    thinking: str | UnsetType = UNSET
+    signature: str | UnsetType = UNSET
 
 
 class RedactedThinkingBlock(_Tagged, kw_only=True, tag="redacted_thinking"):
     """Encrypted thinking: ``data``."""
 
-    data: str
+    data: str | UnsetType = UNSET
 
 
 class ToolUseBlock(_Tagged, kw_only=True, tag="tool_use"):
     """A client tool call: ``id``, ``name``, ``input``."""
 
     id: str
-    name: str
-    input: Any
+    name: str | UnsetType = UNSET
+    input: Any = UNSET
     cache_control: Any = UNSET
 
 
@@ -260,21 +260,21 @@ class ToolResultBlock(_Tagged, kw_only=True, tag="tool_result"):
 
     tool_use_id: str
     content: str | list[_ContentBlock] | UnsetType | None = UNSET
-    is_error: bool | UnsetType = UNSET
+    is_error: Any = UNSET  # SPEC §1: only JSON true sets the flag; any value is kept
     cache_control: Any = UNSET
 
 
 class ImageBlock(_Tagged, kw_only=True, tag="image"):
     """An image: ``source``."""
 
-    source: Any
+    source: Any = UNSET
     cache_control: Any = UNSET
 
 
 class DocumentBlock(_Tagged, kw_only=True, tag="document"):
     """A document (PDF, text...): ``source``."""
 
-    source: Any
+    source: Any = UNSET
     title: str | UnsetType | None = UNSET
     context: str | UnsetType | None = UNSET
     citations: Any = UNSET
@@ -285,8 +285,8 @@ class ServerToolUseBlock(_Tagged, kw_only=True, tag="server_tool_use"):
     """A server tool call (web search, code execution...): ``id``, ``name``, ``input``."""
 
     id: str
-    name: str
-    input: Any
+    name: str | UnsetType = UNSET
+    input: Any = UNSET
     cache_control: Any = UNSET
 
 
@@ -294,8 +294,8 @@ class McpToolUseBlock(_Tagged, kw_only=True, tag="mcp_tool_use"):
     """An MCP connector tool call: ``id``, ``name``, ``server_name``, ``input``."""
 
     id: str
-    name: str
-    input: Any
+    name: str | UnsetType = UNSET
+    input: Any = UNSET
     server_name: str | UnsetType = UNSET
     cache_control: Any = UNSET
 
@@ -343,7 +343,7 @@ class ToolSearchToolResultBlock(_Tagged, kw_only=True, tag="tool_search_tool_res
 class McpToolResultBlock(_Tagged, kw_only=True, tag="mcp_tool_result"):
     tool_use_id: str
     content: Any
-    is_error: bool | UnsetType = UNSET
+    is_error: Any = UNSET  # SPEC §1: only JSON true sets the flag; any value is kept
     cache_control: Any = UNSET
 
 
@@ -519,9 +519,11 @@ class ToolUseSummaryMessage(_Record, kw_only=True, tag="tool_use_summary"):
 
 
 class TombstoneMessage(_Record, kw_only=True, tag="tombstone"):
-    """A ``tombstone``: removes the assistant record ``message`` (by uuid) from history."""
+    """A ``tombstone``: removes the assistant record ``message`` (by uuid) from history.
 
-    message: AssistantMessage
+    ``message`` is that record as JSON (SPEC §1 asks only for its ``uuid``)."""
+
+    message: dict[str, Any]
     uuid: str | UnsetType = UNSET
 
 
@@ -717,16 +719,9 @@ def _prep_record(
                 nd["message"] = nm
     elif rtype == "tombstone":
         m = d.get("message")
-        if type(m) is dict:
-            if m.get("type") != "assistant":
-                return None, False, (".message.type", "expected 'assistant'")
-            nm2, unknown, err = _prep_record(m, "assistant")
-            if err is not None:
-                return None, False, (".message" + err[0], err[1])
-            if nm2 is not None:
-                if nd is None:
-                    nd = dict(d)
-                nd["message"] = nm2
+        if type(m) is dict and type(m.get("uuid")) is not str:
+            reason = "missing required field" if "uuid" not in m else "expected str"
+            return None, False, (".message.uuid", reason)
     elif rtype == "attachment":
         a = d.get("attachment")
         if type(a) is dict and type(a.get("type")) is not str:
@@ -746,7 +741,7 @@ def _patch_blocks(content: list[Any]) -> None:
 def _patch_unknown(rec: Any) -> None:
     """Replace the placeholders msgspec.convert built by UnknownBlocks."""
     if type(rec) is TombstoneMessage:
-        rec = rec.message
+        return
     content = rec.message.content
     if type(content) is list:
         _patch_blocks(content)
@@ -918,8 +913,6 @@ def _has_extra(rec: Any) -> bool:
             return True
         c = m.content
         return type(c) is list and _blocks_have_extra(c)
-    if cls is TombstoneMessage:
-        return _has_extra(rec.message)
     return False
 
 
@@ -979,8 +972,6 @@ def _unflatten_record(rec: Any, d: dict[str, Any]) -> None:
         c = m.content
         if type(c) is list:
             _unflatten_blocks(c, dm["content"])
-    elif cls is TombstoneMessage:
-        _unflatten_record(rec.message, d["message"])
 
 
 def to_builtins(records: Sequence[Message | Entry]) -> list[dict[str, Any]]:
@@ -1284,11 +1275,15 @@ def create_tool_use_summary_message(
     )
 
 
-def create_tombstone(message: AssistantMessage) -> TombstoneMessage:
+def create_tombstone(message: AssistantMessage | dict[str, Any]) -> TombstoneMessage:
     """A ``tombstone`` record removing ``message`` (an assistant record) from history."""
-    if not isinstance(message, AssistantMessage):
-        raise TypeError(f"a tombstone holds an AssistantMessage, got {type(message).__name__}")
-    return TombstoneMessage(message=message)
+    if isinstance(message, AssistantMessage):
+        return TombstoneMessage(message=to_builtins([message])[0])
+    if isinstance(message, dict) and isinstance(message.get("uuid"), str):
+        return TombstoneMessage(message=dict(message))
+    raise TypeError(
+        f"a tombstone holds an AssistantMessage (or its dict), got {type(message).__name__}"
+    )
 
 
 # --------------------------------------------------------------------------- #
