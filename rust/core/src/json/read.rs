@@ -167,6 +167,9 @@ fn read_record<'a>(
     let mut uuid = Seen::Absent;
     let mut subtype = Seen::Absent;
     let mut content = Seen::Absent;
+    // A top-level `content` string: the content of a system record only (a user
+    // or assistant record may carry one too, as an extra field to keep).
+    let mut top_content: Option<Str<'a>> = None;
     let mut attachment = Seen::Absent;
     let mut message: Option<&'a str> = None;
     let mut content_span: Option<(usize, usize)> = None;
@@ -213,7 +216,7 @@ fn read_record<'a>(
             }
             "content" => {
                 if p.peek()? == Peek::String {
-                    rec.content = Content::Str(p.string()?);
+                    top_content = Some(p.string()?);
                     content = Seen::Ok;
                 } else {
                     p.skip_value()?;
@@ -270,11 +273,11 @@ fn read_record<'a>(
         }
     }
     let end = p.pos;
-    if rec.kind != Kind::System {
+    if rec.kind == Kind::System {
         // Only a system record's top-level `content` is its content.
-        if !matches!(rec.kind, Kind::User | Kind::Assistant) || !message_parsed {
-            rec.content = Content::Str(Cow::Borrowed(""));
-        }
+        rec.content = Content::Str(top_content.unwrap_or(Cow::Borrowed("")));
+    } else if !matches!(rec.kind, Kind::User | Kind::Assistant) || !message_parsed {
+        rec.content = Content::Str(Cow::Borrowed(""));
     }
     match type_seen {
         Seen::Absent => return Err(invalid(index, line, at(".type"), "missing required field")),
@@ -800,4 +803,40 @@ fn read_source(p: &mut Parser<'_>) -> Result<Option<u64>> {
         }
     }
     Ok(if is_text { data_len } else { None })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::BlockKind;
+
+    /// Fuzz regression (fuzz/regressions/normalize_for_api/top-level-content): a
+    /// user record's top-level `content` key after `message` is an extra field, not
+    /// its content; it used to replace `message.content`.
+    #[test]
+    fn top_level_content_of_a_user_record_is_not_its_content() {
+        for src in [
+            r#"[{"type":"user","uuid":"u","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"content":"zz"}]"#,
+            r#"[{"type":"user","uuid":"u","content":"zz","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}]"#,
+            r#"[{"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"content":"zz","type":"user","uuid":"u"}]"#,
+        ] {
+            for count in [false, true] {
+                let recs = read_records(src, ReadOpts { count }).unwrap();
+                let blocks = recs[0].content.blocks();
+                assert_eq!(blocks.len(), 1, "{src}");
+                assert_eq!(blocks[0].kind, BlockKind::ToolResult, "{src}");
+            }
+        }
+    }
+
+    #[test]
+    fn top_level_content_of_a_system_record_is_its_content() {
+        for src in [
+            r#"{"type":"system","uuid":"s","subtype":"local_command","content":"ls"}"#,
+            r#"{"content":"ls","subtype":"local_command","uuid":"s","type":"system"}"#,
+        ] {
+            let recs = read_records(src, ReadOpts::default()).unwrap();
+            assert!(matches!(&recs[0].content, Content::Str(s) if s == "ls"), "{src}");
+        }
+    }
 }
