@@ -50,18 +50,27 @@ def _prepare(records: Any) -> tuple[Any, bool]:
     return records, False
 
 
-def _check_count(
+Counting = tuple[float, int, int, int]
+
+
+def _counting(
     chars_per_token: float, tokens_per_message: int, tokens_per_image: int, tokens_per_document: int
-) -> None:
+) -> Counting:
+    """The §6 parameters, checked, as the core takes them."""
     for name, value in (
         ("tokens_per_message", tokens_per_message),
         ("tokens_per_image", tokens_per_image),
         ("tokens_per_document", tokens_per_document),
     ):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be an int >= 0, not {value!r}")
+        _check_nonneg(name, value)
     if isinstance(chars_per_token, bool) or not isinstance(chars_per_token, (int, float)):
         raise ValueError(f"chars_per_token must be a number > 0, not {chars_per_token!r}")
+    return float(chars_per_token), tokens_per_message, tokens_per_image, tokens_per_document
+
+
+def _cut_args(name: str, budget: int, pin: int) -> None:
+    _check_nonneg(name, budget)
+    _check_nonneg("pin", pin)
 
 
 def _check_nonneg(name: str, value: object) -> None:
@@ -135,11 +144,9 @@ def count_tokens_per_record(
     tokens_per_document: int = 3000,
 ) -> list[int]:
     """Approximate tokens of each record (SPEC §6); 0 for records that are not messages."""
-    _check_count(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
+    counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
     data, _ = _prepare(records)
-    return _native.count_tokens_per_record(
-        data, float(chars_per_token), tokens_per_message, tokens_per_image, tokens_per_document
-    )
+    return _native.count_tokens_per_record(data, counting)
 
 
 def count_tokens(
@@ -173,19 +180,10 @@ def find_cutoff(
     tokens_per_document: int = 3000,
 ) -> int:
     """The smallest safe ``k`` such that ``records[:pin] + records[k:]`` fits (SPEC §7)."""
-    _check_nonneg("max_tokens", max_tokens)
-    _check_nonneg("pin", pin)
-    _check_count(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
+    _cut_args("max_tokens", max_tokens, pin)
+    counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
     data, _ = _prepare(records)
-    return _native.find_cutoff(
-        data,
-        max_tokens,
-        pin,
-        float(chars_per_token),
-        tokens_per_message,
-        tokens_per_image,
-        tokens_per_document,
-    )
+    return _native.find_cutoff(data, max_tokens, pin, counting)
 
 
 def trim_to_budget(
@@ -202,35 +200,18 @@ def trim_to_budget(
 
     Like slicing, records the call did not change are returned as the same objects.
     """
-    _check_nonneg("max_tokens", max_tokens)
-    _check_nonneg("pin", pin)
-    _check_count(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
+    _cut_args("max_tokens", max_tokens, pin)
+    counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
     data, structs = _prepare(records)
     if structs:
         # Cut with the core, then slice the caller's own Structs; only the joint is rebuilt.
-        k = _native.find_cutoff(
-            data,
-            max_tokens,
-            pin,
-            float(chars_per_token),
-            tokens_per_message,
-            tokens_per_image,
-            tokens_per_document,
-        )
+        k = _native.find_cutoff(data, max_tokens, pin, counting)
         p = min(pin, len(records))
         if 0 < p < k < len(records) and _is_user(data[p - 1]) and _is_user(data[k]):
             merged = from_builtins([_native.user_merge(data[p - 1], data[k])])
             return [*records[: p - 1], *merged, *records[k + 1 :]]
         return [*records[:p], *records[k:]]
-    return _native.trim_to_budget(
-        data,
-        max_tokens,
-        pin,
-        float(chars_per_token),
-        tokens_per_message,
-        tokens_per_image,
-        tokens_per_document,
-    )
+    return _native.trim_to_budget(data, max_tokens, pin, counting)
 
 
 def split_for_summary(
@@ -244,31 +225,14 @@ def split_for_summary(
     tokens_per_document: int = 3000,
 ) -> tuple[Any, Any]:
     """``(records[pin:k], records[k:])``: what to summarise and what to keep (SPEC §7)."""
-    _check_nonneg("keep_tokens", keep_tokens)
-    _check_nonneg("pin", pin)
-    _check_count(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
+    _cut_args("keep_tokens", keep_tokens, pin)
+    counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
     data, structs = _prepare(records)
     if structs:
-        k = _native.find_cutoff(
-            data,
-            keep_tokens,
-            pin,
-            float(chars_per_token),
-            tokens_per_message,
-            tokens_per_image,
-            tokens_per_document,
-        )
+        k = _native.find_cutoff(data, keep_tokens, pin, counting)
         p = min(pin, len(records))
         return list(records[p:k]), list(records[k:])
-    head, tail = _native.split_for_summary(
-        data,
-        keep_tokens,
-        pin,
-        float(chars_per_token),
-        tokens_per_message,
-        tokens_per_image,
-        tokens_per_document,
-    )
+    head, tail = _native.split_for_summary(data, keep_tokens, pin, counting)
     return head, tail
 
 

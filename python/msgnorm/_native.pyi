@@ -36,37 +36,25 @@ def normalize_for_api(
 def normalize_messages(records: Any) -> Any: ...
 def count_tokens_per_record(
     records: Any,
-    chars_per_token: float,
-    tokens_per_message: int,
-    tokens_per_image: int,
-    tokens_per_document: int,
+    counting: tuple[float, int, int, int],
 ) -> list[int]: ...
 def find_cutoff(
     records: Any,
     max_tokens: int,
     pin: int,
-    chars_per_token: float,
-    tokens_per_message: int,
-    tokens_per_image: int,
-    tokens_per_document: int,
+    counting: tuple[float, int, int, int],
 ) -> int: ...
 def trim_to_budget(
     records: Any,
     max_tokens: int,
     pin: int,
-    chars_per_token: float,
-    tokens_per_message: int,
-    tokens_per_image: int,
-    tokens_per_document: int,
+    counting: tuple[float, int, int, int],
 ) -> Any: ...
 def split_for_summary(
     records: Any,
     keep_tokens: int,
     pin: int,
-    chars_per_token: float,
-    tokens_per_message: int,
-    tokens_per_image: int,
-    tokens_per_document: int,
+    counting: tuple[float, int, int, int],
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
 def render_attachment(

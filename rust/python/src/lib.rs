@@ -211,11 +211,11 @@ fn normalize_messages<'py>(
     }
 }
 
+/// `(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)`.
+type Counting = (f64, u64, u64, u64);
+
 fn params(
-    chars_per_token: f64,
-    tokens_per_message: u64,
-    tokens_per_image: u64,
-    tokens_per_document: u64,
+    (chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document): Counting,
 ) -> CountParams {
     CountParams {
         chars_per_token,
@@ -223,6 +223,20 @@ fn params(
         tokens_per_image,
         tokens_per_document,
     }
+}
+
+/// The records of a list and the §7 cut-off `k` for them.
+fn list_cutoff<'py>(
+    py: Python<'py>,
+    l: &Bound<'py, PyList>,
+    max_tokens: u64,
+    pin: usize,
+    p: &CountParams,
+) -> PyResult<(Vec<read::Rec<'py>>, usize)> {
+    let (recs, costs, turns) = list_costs(py, l, p)?;
+    let k = msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
+        .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+    Ok((recs, k))
 }
 
 /// Costs and turn starts of a list of dict records.
@@ -243,17 +257,9 @@ fn list_costs<'py>(
 fn count_tokens_per_record<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
-    chars_per_token: f64,
-    tokens_per_message: u64,
-    tokens_per_image: u64,
-    tokens_per_document: u64,
+    counting: Counting,
 ) -> PyResult<Vec<u64>> {
-    let p = params(
-        chars_per_token,
-        tokens_per_message,
-        tokens_per_image,
-        tokens_per_document,
-    );
+    let p = params(counting);
     let inp = input(records)?;
     match &inp {
         Input::List(l) => Ok(list_costs(py, l, &p)?.1),
@@ -264,30 +270,17 @@ fn count_tokens_per_record<'py>(
 }
 
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
 fn find_cutoff<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
     max_tokens: u64,
     pin: usize,
-    chars_per_token: f64,
-    tokens_per_message: u64,
-    tokens_per_image: u64,
-    tokens_per_document: u64,
+    counting: Counting,
 ) -> PyResult<usize> {
-    let p = params(
-        chars_per_token,
-        tokens_per_message,
-        tokens_per_image,
-        tokens_per_document,
-    );
+    let p = params(counting);
     let inp = input(records)?;
     match &inp {
-        Input::List(l) => {
-            let (_, costs, turns) = list_costs(py, l, &p)?;
-            msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
-                .map_err(|e| to_pyerr(py, Failure::Core(e)))
-        }
+        Input::List(l) => Ok(list_cutoff(py, l, max_tokens, pin, &p)?.1),
         _ => on_json(py, &inp, |d| {
             msgnorm_core::on_json::find_cutoff(d, max_tokens, pin, &p)
         }),
@@ -295,29 +288,18 @@ fn find_cutoff<'py>(
 }
 
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
 fn trim_to_budget<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
     max_tokens: u64,
     pin: usize,
-    chars_per_token: f64,
-    tokens_per_message: u64,
-    tokens_per_image: u64,
-    tokens_per_document: u64,
+    counting: Counting,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let p = params(
-        chars_per_token,
-        tokens_per_message,
-        tokens_per_image,
-        tokens_per_document,
-    );
+    let p = params(counting);
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
-            let (recs, costs, turns) = list_costs(py, l, &p)?;
-            let k = msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
-                .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+            let (recs, k) = list_cutoff(py, l, max_tokens, pin, &p)?;
             let out = msgnorm_core::cutoff::trim(recs, pin, k);
             Ok(write::records_to_py(py, &out, true)?.into_any())
         }
@@ -331,29 +313,18 @@ fn trim_to_budget<'py>(
 }
 
 #[pyfunction]
-#[allow(clippy::too_many_arguments)]
 fn split_for_summary<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
     keep_tokens: u64,
     pin: usize,
-    chars_per_token: f64,
-    tokens_per_message: u64,
-    tokens_per_image: u64,
-    tokens_per_document: u64,
+    counting: Counting,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let p = params(
-        chars_per_token,
-        tokens_per_message,
-        tokens_per_image,
-        tokens_per_document,
-    );
+    let p = params(counting);
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
-            let (_, costs, turns) = list_costs(py, l, &p)?;
-            let k = msgnorm_core::cutoff::find_cutoff(&costs, &turns, keep_tokens, pin)
-                .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+            let (_, k) = list_cutoff(py, l, keep_tokens, pin, &p)?;
             let pin = pin.min(l.len());
             let head = l.get_slice(pin, k);
             let tail = l.get_slice(k, l.len());

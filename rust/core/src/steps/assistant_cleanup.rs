@@ -132,22 +132,17 @@ fn fast_path<'a, H>(r: &Record<'a, H>, seen: &mut HashSet<Str<'a>>) -> bool {
     {
         return false;
     }
-    let mut added = 0;
-    for b in blocks.iter().filter(|b| b.kind == BlockKind::ToolUse) {
+    let uses = || blocks.iter().filter(|b| b.kind == BlockKind::ToolUse);
+    for (added, b) in uses().enumerate() {
         let id = b.id.clone().unwrap_or_default();
         if seen.contains(&id) {
             // Undo: the slow path records the ids itself.
-            for b in blocks
-                .iter()
-                .filter(|b| b.kind == BlockKind::ToolUse)
-                .take(added)
-            {
+            for b in uses().take(added) {
                 seen.remove(b.id.as_deref().unwrap_or_default());
             }
             return false;
         }
         seen.insert(id);
-        added += 1;
     }
     true
 }
