@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 SECONDS_EACH="${SECONDS_EACH:-${1:-20}}"
 ENGINE="${FUZZ_ENGINE:-stable}"
+LIMIT=$((SECONDS_EACH + 60)) # a hang (or a check stuck on one input) fails the run
 TARGETS=(normalize_for_api normalize_messages count_tokens budget)
 
 # Per-target corpora from the shared seeds, with the option bytes each target reads first.
@@ -34,11 +35,11 @@ run_one() {
     local t="$1"
     if [ "$ENGINE" = libfuzzer ]; then
         seed_corpus "$t"
-        RUSTC_BOOTSTRAP=1 cargo fuzz run --fuzz-dir . "$t" "corpus/$t" -- \
+        RUSTC_BOOTSTRAP=1 timeout "$LIMIT" cargo fuzz run --fuzz-dir . "$t" "corpus/$t" -- \
             -dict=json.dict -max_len=8192 -timeout=10 -rss_limit_mb=4096 \
             -max_total_time="$SECONDS_EACH" -print_final_stats=1 >"logs/$t.log" 2>&1
     else
-        ./target/release/smoke --seconds "$SECONDS_EACH" "$t" >"logs/$t.log" 2>&1
+        timeout "$LIMIT" ./target/release/smoke --seconds "$SECONDS_EACH" "$t" >"logs/$t.log" 2>&1
     fi
 }
 
