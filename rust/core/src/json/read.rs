@@ -836,7 +836,10 @@ mod tests {
             r#"{"content":"ls","subtype":"local_command","uuid":"s","type":"system"}"#,
         ] {
             let recs = read_records(src, ReadOpts::default()).unwrap();
-            assert!(matches!(&recs[0].content, Content::Str(s) if s == "ls"), "{src}");
+            assert!(
+                matches!(&recs[0].content, Content::Str(s) if s == "ls"),
+                "{src}"
+            );
         }
     }
 }
