@@ -96,12 +96,27 @@ fn on_json<'py, T: Send>(
             py.detach(|| guard(|| f(data).map_err(Failure::Core)))
         }
         Input::Str(s) => {
-            let data = s.to_str()?.as_bytes();
+            let Ok(text) = s.to_str() else {
+                return Err(to_pyerr(py, Failure::Core(surrogate_error(s))));
+            };
+            let data = text.as_bytes();
             py.detach(|| guard(|| f(data).map_err(Failure::Core)))
         }
         Input::List(_) => unreachable!("on_json is called for JSON input only"),
     };
     r.map_err(|e| to_pyerr(py, e))
+}
+
+/// A str that is not valid Unicode text (a lone surrogate): where it is.
+fn surrogate_error(s: &Bound<'_, PyString>) -> Error {
+    let lossy = s.to_string_lossy();
+    let pos = lossy.find('\u{fffd}').unwrap_or(0);
+    let (line, column) = msgnorm_core::json::parse::line_col(&lossy, pos);
+    Error::Json {
+        line,
+        column,
+        msg: "the str holds a lone surrogate, which is not valid Unicode text".into(),
+    }
 }
 
 fn json_out<'py>(py: Python<'py>, inp: &Input<'py>, out: Vec<u8>) -> PyResult<Bound<'py, PyAny>> {
@@ -354,7 +369,8 @@ fn render_attachment(
             Failure::Core(Error::value("attachment must be a dict")),
         ));
     };
-    let fields = read::attachment_fields(a).map_err(|e| to_pyerr(py, e))?;
+    let fields = read::locate(read::attachment_fields(a), 0, || "attachment".into())
+        .map_err(|e| to_pyerr(py, e))?;
     Ok(t.render(&fields))
 }
 

@@ -52,10 +52,28 @@ fn get<'py>(d: &Bound<'py, PyDict>, key: &str) -> R<Option<Obj<'py>>> {
     Ok(d.get_item(key)?)
 }
 
+/// A str's text; `None` for any other object. A str that is not valid Unicode
+/// (a lone surrogate) is an invalid record: the index and path are filled in
+/// by [`locate`] where the caller knows them.
 fn as_str(v: &Obj<'_>) -> R<Option<String>> {
     match v.cast::<PyString>() {
-        Ok(s) => Ok(Some(s.to_str()?.to_owned())),
+        Ok(s) => match s.to_str() {
+            Ok(t) => Ok(Some(t.to_owned())),
+            Err(_) => Err(invalid(usize::MAX, String::new(), SURROGATE)),
+        },
         Err(_) => Ok(None),
+    }
+}
+
+const SURROGATE: &str = "holds a lone surrogate, which is not valid Unicode text";
+
+/// Names the record and field of an `as_str` failure.
+pub fn locate<T>(r: R<T>, index: usize, path: impl FnOnce() -> String) -> R<T> {
+    match r {
+        Err(Failure::Core(Error::InvalidRecord {
+            index: usize::MAX, ..
+        })) => Err(invalid(index, path(), SURROGATE)),
+        other => other,
     }
 }
 
@@ -72,7 +90,7 @@ fn req_str(d: &Bound<'_, PyDict>, key: &str, index: usize, path: &dyn Display) -
             format!("{path}.{key}"),
             "missing required field",
         )),
-        Some(v) => match as_str(&v)? {
+        Some(v) => match locate(as_str(&v), index, || format!("{path}.{key}"))? {
             Some(s) => Ok(s),
             None => Err(invalid(index, format!("{path}.{key}"), "must be a string")),
         },
@@ -104,7 +122,7 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
                 "missing required field",
             ))
         }
-        Some(v) => match as_str(&v)? {
+        Some(v) => match locate(as_str(&v), index, || format!("{path}.type"))? {
             Some(s) => s,
             None => return Err(invalid(index, format!("{path}.type"), "must be a string")),
         },
@@ -152,11 +170,13 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
             rec.content = content;
             rec.cost = cost;
             if let Some(id) = get(m, "id")? {
-                rec.message_id = as_str(&id)?.map(Cow::Owned);
+                rec.message_id =
+                    locate(as_str(&id), index, || format!("{mpath}.id"))?.map(Cow::Owned);
             }
             if api_error {
                 if let Some(model) = get(m, "model")? {
-                    rec.synthetic_error = as_str(&model)?.as_deref() == Some("<synthetic>");
+                    let model = locate(as_str(&model), index, || format!("{mpath}.model"))?;
+                    rec.synthetic_error = model.as_deref() == Some("<synthetic>");
                 }
             }
         }
@@ -173,7 +193,7 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
             let Ok(a) = a.cast::<PyDict>() else {
                 return Err(invalid(index, apath.clone(), "must be an object"));
             };
-            rec.attachment = attachment_fields(a)?;
+            rec.attachment = locate(attachment_fields(a), index, || apath.clone())?;
             if !rec
                 .attachment
                 .iter()
@@ -297,10 +317,8 @@ fn read_content<'py>(
             chars: if count { str_len(c)? } else { 0 },
             ..Cost::default()
         };
-        return Ok(Some((
-            Content::Str(Cow::Owned(s.to_str()?.to_owned())),
-            cost,
-        )));
+        let text = locate(as_str(s.as_any()), index, || path.to_string())?.unwrap_or_default();
+        return Ok(Some((Content::Str(Cow::Owned(text)), cost)));
     }
     let Ok(list) = c.cast::<PyList>() else {
         return Ok(None);
@@ -407,7 +425,11 @@ fn read_block<'py>(
                     Some(s) => match s.cast::<PyDict>() {
                         Ok(s) => {
                             let is_text = match get(s, "type")? {
-                                Some(t) => as_str(&t)?.as_deref() == Some("text"),
+                                Some(t) => {
+                                    locate(as_str(&t), index, || format!("{path}.source.type"))?
+                                        .as_deref()
+                                        == Some("text")
+                                }
                                 None => false,
                             };
                             match get(s, "data")? {
