@@ -47,7 +47,10 @@ fn split_first(data: &[u8]) -> (u8, &[u8]) {
 fn check_input_error(e: &Error, what: &str) {
     match e {
         Error::Json { line, column, .. } => {
-            assert!(*line >= 1 && *column >= 1, "{what}: JSON error at {line}:{column}");
+            assert!(
+                *line >= 1 && *column >= 1,
+                "{what}: JSON error at {line}:{column}"
+            );
         }
         Error::InvalidRecord { index, path, .. } => {
             let head = format!("records[{index}]");
@@ -213,12 +216,12 @@ fn number(b: &[u8], mut i: usize) -> Result<usize, String> {
 }
 
 /// A JSON array output: valid JSON, an array, and readable by the core.
-fn read_back<'a>(
-    out: &'a [u8],
-    what: &str,
-) -> Vec<Record<'a, msgnorm_core::json::Raw<'a>>> {
+fn read_back<'a>(out: &'a [u8], what: &str) -> Vec<Record<'a, msgnorm_core::json::Raw<'a>>> {
     if let Err(e) = validate_json(out) {
-        panic!("{what}: output is not valid JSON: {e}\n{}", String::from_utf8_lossy(out));
+        panic!(
+            "{what}: output is not valid JSON: {e}\n{}",
+            String::from_utf8_lossy(out)
+        );
     }
     assert!(out.first() == Some(&b'['), "{what}: output is not an array");
     let src = utf8(out).expect("validated as UTF-8");
@@ -243,7 +246,11 @@ fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
     for (i, r) in recs.iter().enumerate() {
         assert!(r.kind.is_message(), "record {i} is {:?}", r.kind);
         if i == 0 && opts.ensure_user_first {
-            assert_eq!(r.kind, Kind::User, "the output does not start with a user record");
+            assert_eq!(
+                r.kind,
+                Kind::User,
+                "the output does not start with a user record"
+            );
         }
         if i > 0 {
             assert!(
@@ -264,7 +271,10 @@ fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
                 .map(|b| b.id.as_deref().unwrap_or(""))
                 .collect();
             for id in &uses {
-                assert!(tool_use_ids.insert(id.to_string()), "tool_use id {id:?} repeats");
+                assert!(
+                    tool_use_ids.insert(id.to_string()),
+                    "tool_use id {id:?} repeats"
+                );
             }
             // A tool_result inside an assistant content is out of the
             // guarantees' scope (tests/reference.py, A23): passed through.
@@ -286,7 +296,12 @@ fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
             let mut u = uses.clone();
             a.sort_unstable();
             u.sort_unstable();
-            assert_eq!(a, u, "record {} does not answer record {i} exactly once", i + 1);
+            assert_eq!(
+                a,
+                u,
+                "record {} does not answer record {i} exactly once",
+                i + 1
+            );
             if let Some(n) = recs.get(i + 1) {
                 let nb = blocks(&n.content);
                 let k = answers.len();
@@ -316,7 +331,10 @@ pub fn normalize_for_api(data: &[u8]) {
     let out = match on_json::normalize_for_api(input, &opts, &mut report) {
         Ok(out) => out,
         Err(Error::Pairing { index, ids, .. }) => {
-            assert!(opts.strict, "PairingError without strict (index {index}, ids {ids:?})");
+            assert!(
+                opts.strict,
+                "PairingError without strict (index {index}, ids {ids:?})"
+            );
             return;
         }
         Err(e) => return check_input_error(&e, "normalize_for_api"),
@@ -358,7 +376,10 @@ pub fn normalize_messages(data: &[u8]) {
     let input = read_records(src, ReadOpts::default()).expect("the input was read");
     let others_in = input.iter().filter(|r| !r.kind.is_message()).count();
     let others_out = recs.iter().filter(|r| !r.kind.is_message()).count();
-    assert_eq!(others_in, others_out, "records other than user/assistant were lost");
+    assert_eq!(
+        others_in, others_out,
+        "records other than user/assistant were lost"
+    );
     let blocks_in: usize = input
         .iter()
         .filter(|r| r.kind.is_message())
@@ -368,7 +389,10 @@ pub fn normalize_messages(data: &[u8]) {
         })
         .sum();
     let msgs_out = recs.iter().filter(|r| r.kind.is_message()).count();
-    assert_eq!(blocks_in, msgs_out, "not one output record per content block");
+    assert_eq!(
+        blocks_in, msgs_out,
+        "not one output record per content block"
+    );
     for (i, r) in recs.iter().enumerate() {
         if r.kind.is_message() {
             assert!(
@@ -400,7 +424,10 @@ pub fn count_tokens(data: &[u8]) {
     assert_eq!(costs.len(), recs.len(), "one count per record");
     for (i, (r, c)) in recs.iter().zip(&costs).enumerate() {
         if r.kind.is_message() {
-            assert!(*c >= p.tokens_per_message, "record {i}: {c} < tokens_per_message");
+            assert!(
+                *c >= p.tokens_per_message,
+                "record {i}: {c} < tokens_per_message"
+            );
         } else {
             assert_eq!(*c, 0, "record {i} is no message but costs {c}");
         }
@@ -434,7 +461,10 @@ pub fn budget(data: &[u8]) {
         Ok(k) => k,
         Err(Error::Budget { .. }) => {
             let all: u64 = costs.iter().sum();
-            assert!(pin > n || all > max_tokens, "BudgetError though everything fits");
+            assert!(
+                pin > n || all > max_tokens,
+                "BudgetError though everything fits"
+            );
             assert!(matches!(
                 on_json::trim_to_budget(input, max_tokens, pin, &p),
                 Err(Error::Budget { .. })
@@ -468,29 +498,48 @@ pub fn budget(data: &[u8]) {
     assert_eq!(k, k2, "trim_to_budget and find_cutoff disagree");
     let out = read_back(&trimmed, "trim_to_budget");
     let merged = usize::from(
-        k > pin && pin > 0 && k < n && recs[pin - 1].kind == Kind::User && recs[k].kind == Kind::User,
+        k > pin
+            && pin > 0
+            && k < n
+            && recs[pin - 1].kind == Kind::User
+            && recs[k].kind == Kind::User,
     );
-    assert_eq!(out.len(), pin + (n - k) - merged, "trim_to_budget kept the wrong records");
+    assert_eq!(
+        out.len(),
+        pin + (n - k) - merged,
+        "trim_to_budget kept the wrong records"
+    );
     let tcost: u64 = on_json::count_tokens_per_record(&trimmed, &p)
         .expect("the trimmed output counts")
         .iter()
         .sum();
-    assert!(tcost <= max_tokens, "trimmed output costs {tcost} > {max_tokens}");
+    assert!(
+        tcost <= max_tokens,
+        "trimmed output costs {tcost} > {max_tokens}"
+    );
 
-    let (head, tail) =
-        on_json::split_for_summary(input, max_tokens, pin, &p).expect("k was found");
+    let (head, tail) = on_json::split_for_summary(input, max_tokens, pin, &p).expect("k was found");
     let h = read_back(&head, "split_for_summary head");
     let t = read_back(&tail, "split_for_summary tail");
     assert_eq!(h.len(), k - pin, "head length");
     assert_eq!(t.len(), n - k, "tail length");
-    let hc: u64 = on_json::count_tokens_per_record(&head, &p).expect("head counts").iter().sum();
-    let tc: u64 = on_json::count_tokens_per_record(&tail, &p).expect("tail counts").iter().sum();
+    let hc: u64 = on_json::count_tokens_per_record(&head, &p)
+        .expect("head counts")
+        .iter()
+        .sum();
+    let tc: u64 = on_json::count_tokens_per_record(&tail, &p)
+        .expect("tail counts")
+        .iter()
+        .sum();
     assert_eq!(hc, costs[pin..k].iter().sum::<u64>(), "head cost");
     assert_eq!(tc, costs[k..].iter().sum::<u64>(), "tail cost");
 }
 
+/// A fuzz check: takes the raw fuzz input, panics when an invariant breaks.
+pub type Check = fn(&[u8]);
+
 /// The targets by name, for the smoke driver and the replay test.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Check)] = &[
     ("normalize_for_api", normalize_for_api),
     ("normalize_messages", normalize_messages),
     ("count_tokens", count_tokens),
@@ -504,14 +553,28 @@ mod tests {
     #[test]
     fn validator() {
         for ok in [
-            "[]", "{}", " [1, -0, 2.5e-3, \"a\\u00e9\\n\", true, false, null, {\"k\": []}] ",
+            "[]",
+            "{}",
+            " [1, -0, 2.5e-3, \"a\\u00e9\\n\", true, false, null, {\"k\": []}] ",
             "[[[[]]]]",
         ] {
             assert!(validate_json(ok.as_bytes()).is_ok(), "{ok}");
         }
         for bad in [
-            "", "[", "[1,]", "{\"a\"}", "[01]", "[1.]", "NaN", "[\"\t\"]", "[] []", "{,}",
-            "[\"\\x\"]", "{\"a\":1,}", "[-]", "tru",
+            "",
+            "[",
+            "[1,]",
+            "{\"a\"}",
+            "[01]",
+            "[1.]",
+            "NaN",
+            "[\"\t\"]",
+            "[] []",
+            "{,}",
+            "[\"\\x\"]",
+            "{\"a\":1,}",
+            "[-]",
+            "tru",
         ] {
             assert!(validate_json(bad.as_bytes()).is_err(), "{bad}");
         }

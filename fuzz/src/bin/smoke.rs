@@ -35,8 +35,20 @@ impl Rng {
 }
 
 const TEXTS: &[&str] = &[
-    "", " ", "\\n", "hi", "x  ", "\\u3000", "\\u00e9t\\u00e9", "\\ud83d\\ude00", "a\\tb", "\\\"q\\\"",
-    "ok", "\u{85}", "\u{1c}", "中文",
+    "",
+    " ",
+    "\\n",
+    "hi",
+    "x  ",
+    "\\u3000",
+    "\\u00e9t\\u00e9",
+    "\\ud83d\\ude00",
+    "a\\tb",
+    "\\\"q\\\"",
+    "ok",
+    "\u{85}",
+    "\u{1c}",
+    "中文",
 ];
 const IDS: &[&str] = &["t1", "t2", "t3", "srv1"];
 const UUIDS: &[&str] = &[
@@ -47,8 +59,17 @@ const UUIDS: &[&str] = &[
     "zz-not-hex",
 ];
 const VALUES: &[&str] = &[
-    "1", "-0", "2.5e10", "123456789012345678901234567890", "true", "null", "\"s\"", "[]",
-    "{}", "[1,[2,{\"a\":null}]]", "{\"k\":\"v\",\"k\":2}",
+    "1",
+    "-0",
+    "2.5e10",
+    "123456789012345678901234567890",
+    "true",
+    "null",
+    "\"s\"",
+    "[]",
+    "{}",
+    "[1,[2,{\"a\":null}]]",
+    "{\"k\":\"v\",\"k\":2}",
 ];
 
 fn text(r: &mut Rng) -> String {
@@ -109,7 +130,11 @@ fn content(r: &mut Rng, depth: usize) -> String {
 
 fn record(r: &mut Rng) -> String {
     let uuid = r.pick(UUIDS);
-    let ts = if r.chance(50) { ",\"timestamp\":\"2026-01-01T00:00:00Z\"" } else { "" };
+    let ts = if r.chance(50) {
+        ",\"timestamp\":\"2026-01-01T00:00:00Z\""
+    } else {
+        ""
+    };
     let meta = if r.chance(20) { ",\"isMeta\":true" } else { "" };
     match r.below(14) {
         0..=3 => format!(
@@ -174,9 +199,30 @@ fn transcript(r: &mut Rng) -> Vec<u8> {
 }
 
 const TOKENS: &[&[u8]] = &[
-    b"{", b"}", b"[", b"]", b",", b":", b"\"", b"\\", b"\\u", b"\\ud800", b"null", b"NaN", b"\n",
-    b"\"type\"", b"\"user\"", b"\"assistant\"", b"\"tool_result\"", b"\"content\"", b"1e999",
-    b"\xff", b"\xc3", b"\xe2\x80", b"-", b"0",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b",",
+    b":",
+    b"\"",
+    b"\\",
+    b"\\u",
+    b"\\ud800",
+    b"null",
+    b"NaN",
+    b"\n",
+    b"\"type\"",
+    b"\"user\"",
+    b"\"assistant\"",
+    b"\"tool_result\"",
+    b"\"content\"",
+    b"1e999",
+    b"\xff",
+    b"\xc3",
+    b"\xe2\x80",
+    b"-",
+    b"0",
 ];
 
 fn mutate(r: &mut Rng, data: &mut Vec<u8>) {
@@ -222,7 +268,12 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--seconds" => seconds = args.next().and_then(|s| s.parse().ok()).expect("--seconds N"),
+            "--seconds" => {
+                seconds = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("--seconds N")
+            }
             "--seed" => seed = args.next().and_then(|s| s.parse().ok()).expect("--seed S"),
             _ => names.push(a),
         }
