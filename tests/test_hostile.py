@@ -698,3 +698,40 @@ def test_fuzz_top_level_content_of_a_user_record_is_an_extra_field(order: str) -
     assert out[2]["message"]["content"] == [result]
     assert out[2]["content"] == "zz"
     assert json.loads(msgnorm.normalize_messages(data)) == msgnorm.normalize_messages(records)
+
+
+# --------------------------------------------------------------------------
+# Integer arguments beyond 64 bits
+# --------------------------------------------------------------------------
+
+ARG_OVERFLOW = (
+    "reported to the lead: an int argument beyond 64 (derive_uuid: 128) bits raises "
+    "OverflowError from the PyO3 conversion, not a ValueError or a result"
+)
+
+
+@pytest.mark.xfail(strict=True, raises=OverflowError, reason=ARG_OVERFLOW)
+def test_derive_uuid_index_beyond_128_bits_is_a_value_error() -> None:
+    """§2: ``ValueError`` if ``index`` is outside ``0 <= index < 16**12``, whatever its size."""
+    with pytest.raises(ValueError):
+        msgnorm.derive_uuid("550e8400-e29b-41d4-a716-446655440000", 2**200)
+
+
+@pytest.mark.xfail(strict=True, raises=OverflowError, reason=ARG_OVERFLOW)
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda r: msgnorm.find_cutoff(r, 2**64),
+        lambda r: msgnorm.trim_to_budget(r, 2**64),
+        lambda r: msgnorm.split_for_summary(r, 2**64),
+        lambda r: msgnorm.normalize_for_api(r, max_media=2**64),
+        lambda r: msgnorm.count_tokens(r, tokens_per_message=2**64),
+    ],
+    ids=["find_cutoff", "trim_to_budget", "split_for_summary", "max_media", "tokens_per_message"],
+)
+def test_int_arguments_beyond_64_bits(call: Callable[[Any], Any]) -> None:
+    """A budget of 2**64 keeps everything; any other huge argument is at worst a ValueError."""
+    try:
+        call([user(), user("u2")])
+    except ValueError:
+        pass
