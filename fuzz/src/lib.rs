@@ -341,6 +341,15 @@ pub fn normalize_for_api(data: &[u8]) {
     };
     let recs = read_back(&out, "normalize_for_api");
     check_api_guarantees(&recs, &opts);
+    // The output holds only messages, so the Messages API mapping takes all of it.
+    match on_json::to_anthropic(&out) {
+        Ok(msgs) => {
+            if let Err(e) = validate_json(&msgs) {
+                panic!("to_anthropic: output is not valid JSON: {e}");
+            }
+        }
+        Err(e) => panic!("to_anthropic refuses normalize_for_api's output: {e}"),
+    }
     if opts.short_ids {
         return;
     }
