@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _native
-from .model import Entry, from_builtins, to_builtins
+from .model import to_builtins
 
 __all__ = [
     "count_tokens",
@@ -30,24 +30,17 @@ __all__ = [
 
 
 def _is_structs(records: object) -> bool:
-    """A non-empty list whose first item is a msgnorm Struct (or Entry) rather than a dict."""
-    if not isinstance(records, list) or not records:
-        return False
-    first = records[0]
-    return isinstance(first, Entry) or hasattr(type(first), "__struct_fields__")
+    """A list holding msgnorm Structs (the core reads and makes them directly)."""
+    return isinstance(records, list) and any(
+        hasattr(type(r), "__struct_fields__") for r in records[:1]
+    )
 
 
-def _is_user(record: Any) -> bool:
-    return isinstance(record, dict) and record.get("type") == "user"
-
-
-def _prepare(records: Any) -> tuple[Any, bool]:
-    """(what the core takes, whether the input was Structs)."""
+def _prepare(records: Any) -> Any:
+    """What the core takes: JSON text as ``bytes``/``str``, or a list (dicts or Structs)."""
     if isinstance(records, (bytearray, memoryview)):
-        return bytes(records), False
-    if _is_structs(records):
-        return to_builtins(records), True
-    return records, False
+        return bytes(records)
+    return records
 
 
 Counting = tuple[float, int, int, int]
@@ -114,24 +107,26 @@ def normalize_for_api_report(
     """:func:`normalize_for_api` and a count of every repair rule that fired, by name."""
     if max_media is not None:
         _check_nonneg("max_media", max_media)
-    data, structs = _prepare(records)
     templates = dict(attachment_templates) if attachment_templates is not None else None
     out, report = _native.normalize_for_api(
-        data, bool(strict), max_media, bool(short_ids), bool(ensure_user_first), templates
+        _prepare(records),
+        bool(strict),
+        max_media,
+        bool(short_ids),
+        bool(ensure_user_first),
+        templates,
     )
-    return (from_builtins(out) if structs else out), report
+    return out, report
 
 
 def normalize_messages(records: Any) -> Any:
     """Split for display (SPEC §3): one record per content block, derived uuids."""
-    data, structs = _prepare(records)
-    out = _native.normalize_messages(data)
-    return from_builtins(out) if structs else out
+    return _native.normalize_messages(_prepare(records))
 
 
 def to_anthropic(records: Any) -> Any:
     """``[{"role": type, "content": message.content}]``: the Messages API ``messages``."""
-    data, _ = _prepare(records)
+    data = to_builtins(records) if _is_structs(records) else _prepare(records)
     return _native.to_anthropic(data)
 
 
@@ -145,8 +140,7 @@ def count_tokens_per_record(
 ) -> list[int]:
     """Approximate tokens of each record (SPEC §6); 0 for records that are not messages."""
     counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    data, _ = _prepare(records)
-    return _native.count_tokens_per_record(data, counting)
+    return _native.count_tokens_per_record(_prepare(records), counting)
 
 
 def count_tokens(
@@ -182,8 +176,7 @@ def find_cutoff(
     """The smallest safe ``k`` such that ``records[:pin] + records[k:]`` fits (SPEC §7)."""
     _cut_args("max_tokens", max_tokens, pin)
     counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    data, _ = _prepare(records)
-    return _native.find_cutoff(data, max_tokens, pin, counting)
+    return _native.find_cutoff(_prepare(records), max_tokens, pin, counting)
 
 
 def trim_to_budget(
@@ -202,16 +195,7 @@ def trim_to_budget(
     """
     _cut_args("max_tokens", max_tokens, pin)
     counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    data, structs = _prepare(records)
-    if structs:
-        # Cut with the core, then slice the caller's own Structs; only the joint is rebuilt.
-        k = _native.find_cutoff(data, max_tokens, pin, counting)
-        p = min(pin, len(records))
-        if 0 < p < k < len(records) and _is_user(data[p - 1]) and _is_user(data[k]):
-            merged = from_builtins([_native.user_merge(data[p - 1], data[k])])
-            return [*records[: p - 1], *merged, *records[k + 1 :]]
-        return [*records[:p], *records[k:]]
-    return _native.trim_to_budget(data, max_tokens, pin, counting)
+    return _native.trim_to_budget(_prepare(records), max_tokens, pin, counting)
 
 
 def split_for_summary(
@@ -227,12 +211,7 @@ def split_for_summary(
     """``(records[pin:k], records[k:])``: what to summarise and what to keep (SPEC §7)."""
     _cut_args("keep_tokens", keep_tokens, pin)
     counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    data, structs = _prepare(records)
-    if structs:
-        k = _native.find_cutoff(data, keep_tokens, pin, counting)
-        p = min(pin, len(records))
-        return list(records[p:k]), list(records[k:])
-    head, tail = _native.split_for_summary(data, keep_tokens, pin, counting)
+    head, tail = _native.split_for_summary(_prepare(records), keep_tokens, pin, counting)
     return head, tail
 
 

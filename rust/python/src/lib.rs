@@ -2,6 +2,7 @@
 //! live in `msgnorm-core`.
 
 mod read;
+mod view;
 mod write;
 
 use msgnorm_core::model::Kind;
@@ -11,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use read::{read_records, Failure};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use view::Ctx;
 
 /// Builds the Python exception (from `msgnorm.errors`) for a core error.
 fn to_pyerr(py: Python<'_>, e: Failure) -> PyErr {
@@ -177,8 +179,9 @@ fn normalize_for_api<'py>(
     let mut report = Report::default();
     let out = match &inp {
         Input::List(l) => {
+            let ctx = Ctx::for_list(l)?;
             let out = guard(|| {
-                let recs = read_records(l, false)?;
+                let recs = read_records(&ctx, l, false)?;
                 Ok(msgnorm_core::normalize_for_api_report(
                     recs,
                     &opts,
@@ -186,7 +189,7 @@ fn normalize_for_api<'py>(
                 )?)
             })
             .map_err(|e| to_pyerr(py, e))?;
-            write::records_to_py(py, &out, false)?.into_any()
+            write::records_to_py(&ctx, &out, false)?.into_any()
         }
         _ => {
             let (out, r) = on_json(py, &inp, |d| {
@@ -212,12 +215,13 @@ fn normalize_messages<'py>(
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
+            let ctx = Ctx::for_list(l)?;
             let out = guard(|| {
-                let recs = read_records(l, false)?;
+                let recs = read_records(&ctx, l, false)?;
                 Ok(msgnorm_core::split::normalize_messages(recs)?)
             })
             .map_err(|e| to_pyerr(py, e))?;
-            Ok(write::records_to_py(py, &out, true)?.into_any())
+            Ok(write::records_to_py(&ctx, &out, true)?.into_any())
         }
         _ => {
             let out = on_json(py, &inp, msgnorm_core::on_json::normalize_messages)?;
@@ -242,13 +246,14 @@ fn params(
 
 /// The records of a list and the §7 cut-off `k` for them.
 fn list_cutoff<'py>(
-    py: Python<'py>,
+    ctx: &Ctx<'py>,
     l: &Bound<'py, PyList>,
     max_tokens: u64,
     pin: usize,
     p: &CountParams,
 ) -> PyResult<(Vec<read::Rec<'py>>, usize)> {
-    let (recs, costs, turns) = list_costs(py, l, p)?;
+    let py = ctx.py();
+    let (recs, costs, turns) = list_costs(ctx, l, p)?;
     let k = msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
         .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
     Ok((recs, k))
@@ -256,12 +261,13 @@ fn list_cutoff<'py>(
 
 /// Costs and turn starts of a list of dict records.
 fn list_costs<'py>(
-    py: Python<'py>,
+    ctx: &Ctx<'py>,
     l: &Bound<'py, PyList>,
     p: &CountParams,
 ) -> PyResult<(Vec<read::Rec<'py>>, Vec<u64>, Vec<bool>)> {
+    let py = ctx.py();
     guard(|| {
-        let recs = read_records(l, true)?;
+        let recs = read_records(ctx, l, true)?;
         let (costs, turns) = msgnorm_core::costs_and_turns(&recs, p)?;
         Ok((recs, costs, turns))
     })
@@ -277,7 +283,7 @@ fn count_tokens_per_record<'py>(
     let p = params(counting);
     let inp = input(records)?;
     match &inp {
-        Input::List(l) => Ok(list_costs(py, l, &p)?.1),
+        Input::List(l) => Ok(list_costs(&Ctx::for_list(l)?, l, &p)?.1),
         _ => on_json(py, &inp, |d| {
             msgnorm_core::on_json::count_tokens_per_record(d, &p)
         }),
@@ -295,7 +301,7 @@ fn find_cutoff<'py>(
     let p = params(counting);
     let inp = input(records)?;
     match &inp {
-        Input::List(l) => Ok(list_cutoff(py, l, max_tokens, pin, &p)?.1),
+        Input::List(l) => Ok(list_cutoff(&Ctx::for_list(l)?, l, max_tokens, pin, &p)?.1),
         _ => on_json(py, &inp, |d| {
             msgnorm_core::on_json::find_cutoff(d, max_tokens, pin, &p)
         }),
@@ -314,9 +320,10 @@ fn trim_to_budget<'py>(
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
-            let (recs, k) = list_cutoff(py, l, max_tokens, pin, &p)?;
+            let ctx = Ctx::for_list(l)?;
+            let (recs, k) = list_cutoff(&ctx, l, max_tokens, pin, &p)?;
             let out = msgnorm_core::cutoff::trim(recs, pin, k);
-            Ok(write::records_to_py(py, &out, true)?.into_any())
+            Ok(write::records_to_py(&ctx, &out, true)?.into_any())
         }
         _ => {
             let (_, out) = on_json(py, &inp, |d| {
@@ -339,7 +346,7 @@ fn split_for_summary<'py>(
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
-            let (_, k) = list_cutoff(py, l, keep_tokens, pin, &p)?;
+            let (_, k) = list_cutoff(&Ctx::for_list(l)?, l, keep_tokens, pin, &p)?;
             let pin = pin.min(l.len());
             let head = l.get_slice(pin, k);
             let tail = l.get_slice(k, l.len());
@@ -374,38 +381,14 @@ fn render_attachment(
     Ok(t.render(&fields))
 }
 
-/// *User merge* (§4 step 4) of two user record dicts, as at a trimming joint.
-#[pyfunction]
-fn user_merge<'py>(
-    py: Python<'py>,
-    a: &Bound<'py, PyAny>,
-    b: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let l = PyList::new(py, [a, b])?;
-    let out = guard(|| {
-        let mut recs = read_records(&l, false)?;
-        let second = recs.pop();
-        match (recs.pop(), second) {
-            (Some(mut x), Some(y)) if x.kind == Kind::User && y.kind == Kind::User => {
-                msgnorm_core::steps::fold::user_merge(&mut x, y, true);
-                Ok(x)
-            }
-            _ => Err(Failure::Core(Error::value(
-                "user_merge takes two user records",
-            ))),
-        }
-    })
-    .map_err(|e| to_pyerr(py, e))?;
-    write::record_to_py(py, &out)
-}
-
 /// `{"role": type, "content": message.content}` per user/assistant record.
 #[pyfunction]
 fn to_anthropic<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
-            let recs = guard(|| read_records(l, false)).map_err(|e| to_pyerr(py, e))?;
+            let ctx = Ctx::new(py, false);
+            let recs = guard(|| read_records(&ctx, l, false)).map_err(|e| to_pyerr(py, e))?;
             let out = PyList::empty(py);
             for r in &recs {
                 check_message(py, r.kind, r.index)?;
@@ -420,7 +403,7 @@ fn to_anthropic<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<B
                 )?;
                 let content = match (&r.orig, &r.content) {
                     (Some(o), _) => o.get_item("message")?.get_item("content")?,
-                    (None, c) => write::content_to_py(py, c)?,
+                    (None, c) => write::content_to_py(&ctx, c)?,
                 };
                 d.set_item("content", content)?;
                 out.append(d)?;
@@ -482,7 +465,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trim_to_budget, m)?)?;
     m.add_function(wrap_pyfunction!(split_for_summary, m)?)?;
     m.add_function(wrap_pyfunction!(to_anthropic, m)?)?;
-    m.add_function(wrap_pyfunction!(user_merge, m)?)?;
     m.add_function(wrap_pyfunction!(render_attachment, m)?)?;
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(derive_short_message_id, m)?)?;

@@ -3,6 +3,7 @@
 //! Strings the pipeline reads are copied out (the core never borrows from
 //! Python memory); everything else is reached through the handle `Obj`.
 
+use crate::view::{Ctx, View};
 use msgnorm_core::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record, Str};
 use msgnorm_core::Error;
 use pyo3::prelude::*;
@@ -48,8 +49,8 @@ fn invalid(index: usize, path: String, msg: &str) -> Failure {
     Failure::Core(Error::invalid(index, path, msg))
 }
 
-fn get<'py>(d: &Bound<'py, PyDict>, key: &str) -> R<Option<Obj<'py>>> {
-    Ok(d.get_item(key)?)
+fn get<'py>(ctx: &Ctx<'py>, v: &View<'py>, key: &str) -> R<Option<Obj<'py>>> {
+    Ok(ctx.get(v, key)?)
 }
 
 /// A str's text; `None` for any other object. A str that is not valid Unicode
@@ -83,8 +84,14 @@ fn is_true(v: &Option<Obj<'_>>) -> bool {
 }
 
 /// A required string field: `Ok(None)` never; errors name the path.
-fn req_str(d: &Bound<'_, PyDict>, key: &str, index: usize, path: &dyn Display) -> R<String> {
-    match get(d, key)? {
+fn req_str<'py>(
+    ctx: &Ctx<'py>,
+    d: &View<'py>,
+    key: &str,
+    index: usize,
+    path: &dyn Display,
+) -> R<String> {
+    match get(ctx, d, key)? {
         None => Err(invalid(
             index,
             format!("{path}.{key}"),
@@ -97,24 +104,29 @@ fn req_str(d: &Bound<'_, PyDict>, key: &str, index: usize, path: &dyn Display) -
     }
 }
 
-pub fn read_records<'py>(list: &Bound<'py, PyList>, count: bool) -> R<Vec<Rec<'py>>> {
+pub fn read_records<'py>(
+    ctx: &Ctx<'py>,
+    list: &Bound<'py, PyList>,
+    count: bool,
+) -> R<Vec<Rec<'py>>> {
     let mut out = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
-        out.push(read_record(item, i, count)?);
+        out.push(read_record(ctx, item, i, count)?);
     }
     Ok(out)
 }
 
-fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
+fn read_record<'py>(ctx: &Ctx<'py>, item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
     let path = format!("records[{index}]");
-    let Ok(d) = item.cast::<PyDict>() else {
+    let Some(d) = ctx.view(&item)? else {
         return Err(invalid(
             index,
             path,
             "a record must be a dict (a JSON object)",
         ));
     };
-    let ty = match get(d, "type")? {
+    let d = &d;
+    let ty = match get(ctx, d, "type")? {
         None => {
             return Err(invalid(
                 index,
@@ -133,31 +145,32 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
         return Ok(rec);
     }
     if kind != Kind::Tombstone {
-        rec.uuid = Some(Cow::Owned(req_str(d, "uuid", index, &path)?));
+        rec.uuid = Some(Cow::Owned(req_str(ctx, d, "uuid", index, &path)?));
     }
-    rec.timestamp = get(d, "timestamp")?;
-    rec.is_meta = is_true(&get(d, "isMeta")?);
+    rec.timestamp = get(ctx, d, "timestamp")?;
+    rec.is_meta = is_true(&get(ctx, d, "isMeta")?);
     match kind {
         Kind::User | Kind::Assistant => {
-            rec.is_virtual = is_true(&get(d, "isVirtual")?);
-            let api_error = is_true(&get(d, "isApiErrorMessage")?);
+            rec.is_virtual = is_true(&get(ctx, d, "isVirtual")?);
+            let api_error = is_true(&get(ctx, d, "isApiErrorMessage")?);
             let mpath = format!("{path}.message");
-            let Some(m) = get(d, "message")? else {
+            let Some(m) = get(ctx, d, "message")? else {
                 return Err(invalid(index, mpath, "missing required field"));
             };
-            let Ok(m) = m.cast::<PyDict>() else {
+            let Some(m) = ctx.view(&m)? else {
                 return Err(invalid(
                     index,
                     mpath,
                     "must be an object with `role` and `content`",
                 ));
             };
-            req_str(m, "role", index, &mpath)?;
+            let m = &m;
+            req_str(ctx, m, "role", index, &mpath)?;
             let cpath = format!("{mpath}.content");
-            let Some(c) = get(m, "content")? else {
+            let Some(c) = get(ctx, m, "content")? else {
                 return Err(invalid(index, cpath, "missing required field"));
             };
-            let (content, cost) = match read_content(&c, index, &cpath, 0, count)? {
+            let (content, cost) = match read_content(ctx, &c, index, &cpath, 0, count)? {
                 Some(x) => x,
                 None => {
                     return Err(invalid(
@@ -169,25 +182,25 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
             };
             rec.content = content;
             rec.cost = cost;
-            if let Some(id) = get(m, "id")? {
+            if let Some(id) = get(ctx, m, "id")? {
                 rec.message_id =
                     locate(as_str(&id), index, || format!("{mpath}.id"))?.map(Cow::Owned);
             }
             if api_error {
-                if let Some(model) = get(m, "model")? {
+                if let Some(model) = get(ctx, m, "model")? {
                     let model = locate(as_str(&model), index, || format!("{mpath}.model"))?;
                     rec.synthetic_error = model.as_deref() == Some("<synthetic>");
                 }
             }
         }
         Kind::System => {
-            let sub = req_str(d, "subtype", index, &path)?;
+            let sub = req_str(ctx, d, "subtype", index, &path)?;
             rec.local_command = sub == "local_command";
-            rec.content = Content::Str(Cow::Owned(req_str(d, "content", index, &path)?));
+            rec.content = Content::Str(Cow::Owned(req_str(ctx, d, "content", index, &path)?));
         }
         Kind::Attachment => {
             let apath = format!("{path}.attachment");
-            let Some(a) = get(d, "attachment")? else {
+            let Some(a) = get(ctx, d, "attachment")? else {
                 return Err(invalid(index, apath.clone(), "missing required field"));
             };
             let Ok(a) = a.cast::<PyDict>() else {
@@ -209,6 +222,7 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
         }
         Kind::Progress => {
             need_kind(
+                ctx,
                 d,
                 "data",
                 index,
@@ -217,6 +231,7 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
                 "must be an object",
             )?;
             need_kind(
+                ctx,
                 d,
                 "toolUseID",
                 index,
@@ -227,6 +242,7 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
         }
         Kind::ToolUseSummary => {
             need_kind(
+                ctx,
                 d,
                 "summary",
                 index,
@@ -235,6 +251,7 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
                 "must be a string",
             )?;
             need_kind(
+                ctx,
                 d,
                 "precedingToolUseIds",
                 index,
@@ -245,17 +262,17 @@ fn read_record<'py>(item: Obj<'py>, index: usize, count: bool) -> R<Rec<'py>> {
         }
         Kind::Tombstone => {
             let mpath = format!("{path}.message");
-            let Some(m) = get(d, "message")? else {
+            let Some(m) = get(ctx, d, "message")? else {
                 return Err(invalid(index, mpath, "missing required field"));
             };
-            let Ok(m) = m.cast::<PyDict>() else {
+            let Some(m) = ctx.view(&m)? else {
                 return Err(invalid(
                     index,
                     mpath,
                     "must be an object (the removed assistant record)",
                 ));
             };
-            rec.tombstone_of = Some(Cow::Owned(req_str(m, "uuid", index, &mpath)?));
+            rec.tombstone_of = Some(Cow::Owned(req_str(ctx, &m, "uuid", index, &mpath)?));
         }
         Kind::Entry => {}
     }
@@ -279,15 +296,16 @@ pub fn attachment_fields(a: &Bound<'_, PyDict>) -> R<Vec<(Str<'static>, AttValue
     Ok(out)
 }
 
-fn need_kind(
-    d: &Bound<'_, PyDict>,
+fn need_kind<'py>(
+    ctx: &Ctx<'py>,
+    d: &View<'py>,
     key: &str,
     index: usize,
     path: &str,
-    ok: impl Fn(&Obj<'_>) -> bool,
+    ok: impl Fn(&Obj<'py>) -> bool,
     what: &str,
 ) -> R<()> {
-    match get(d, key)? {
+    match get(ctx, d, key)? {
         None => Err(invalid(
             index,
             format!("{path}.{key}"),
@@ -303,6 +321,7 @@ fn str_len(v: &Obj<'_>) -> R<u64> {
 }
 
 fn read_content<'py>(
+    ctx: &Ctx<'py>,
     c: &Obj<'py>,
     index: usize,
     path: &str,
@@ -326,7 +345,7 @@ fn read_content<'py>(
     let mut blocks = Vec::with_capacity(list.len());
     let mut cost = Cost::default();
     for (j, b) in list.iter().enumerate() {
-        let block = read_block(b, index, (path, j), depth, count)?;
+        let block = read_block(ctx, b, index, (path, j), depth, count)?;
         cost.add(block.cost);
         blocks.push(block);
     }
@@ -334,6 +353,7 @@ fn read_content<'py>(
 }
 
 fn read_block<'py>(
+    ctx: &Ctx<'py>,
     b: Obj<'py>,
     index: usize,
     at: (&str, usize),
@@ -341,13 +361,14 @@ fn read_block<'py>(
     count: bool,
 ) -> R<Block<'static, Obj<'py>>> {
     let path = &Lazy(at);
-    let Ok(d) = b.cast::<PyDict>() else {
+    let Some(d) = ctx.view(&b)? else {
         return Err(invalid(
             index,
             path.to_string(),
             "a block must be a dict (a JSON object)",
         ));
     };
+    let d = &d;
     if depth >= MAX_BLOCK_DEPTH {
         return Err(invalid(
             index,
@@ -355,7 +376,7 @@ fn read_block<'py>(
             "blocks nested too deeply in tool_result content",
         ));
     }
-    let kind = BlockKind::from_type(&req_str(d, "type", index, path)?);
+    let kind = BlockKind::from_type(&req_str(ctx, d, "type", index, path)?);
     let mut block = Block {
         kind,
         orig: Some(b.clone()),
@@ -368,25 +389,25 @@ fn read_block<'py>(
     };
     match kind {
         BlockKind::Text => {
-            let t = req_str(d, "text", index, path)?;
+            let t = req_str(ctx, d, "text", index, path)?;
             if count {
                 block.cost.chars = t.chars().count() as u64;
             }
             block.text = Some(Cow::Owned(t));
         }
         BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => {
-            block.id = Some(Cow::Owned(req_str(d, "id", index, path)?));
+            block.id = Some(Cow::Owned(req_str(ctx, d, "id", index, path)?));
         }
         BlockKind::ToolResult | BlockKind::ServerResult => {
-            block.id = Some(Cow::Owned(req_str(d, "tool_use_id", index, path)?));
+            block.id = Some(Cow::Owned(req_str(ctx, d, "tool_use_id", index, path)?));
         }
         _ => {}
     }
     if kind == BlockKind::ToolResult {
-        block.is_error = is_true(&get(d, "is_error")?);
-        if let Some(c) = get(d, "content")? {
+        block.is_error = is_true(&get(ctx, d, "is_error")?);
+        if let Some(c) = get(ctx, d, "content")? {
             let cpath = format!("{path}.content");
-            match read_content(&c, index, &cpath, depth + 1, count)? {
+            match read_content(ctx, &c, index, &cpath, depth + 1, count)? {
                 Some((inner, cost)) => {
                     block.inner = Some(inner);
                     block.cost = cost;
@@ -403,8 +424,8 @@ fn read_block<'py>(
     }
     if count {
         let field_len = |key: &str| -> R<u64> {
-            match get(d, key)? {
-                Some(v) => j_of(&v, index, path),
+            match get(ctx, d, key)? {
+                Some(v) => j_of(ctx, &v, index, path),
                 None => Ok(0),
             }
         };
@@ -413,18 +434,19 @@ fn read_block<'py>(
             BlockKind::Thinking => block.cost.chars = field_len("thinking")?,
             BlockKind::RedactedThinking => block.cost.chars = field_len("data")?,
             BlockKind::ToolUse | BlockKind::ServerToolUse => {
-                let input = match get(d, "input")? {
-                    Some(v) => j_of(&v, index, path)?,
+                let input = match get(ctx, d, "input")? {
+                    Some(v) => j_of(ctx, &v, index, path)?,
                     None => 0,
                 };
                 block.cost.chars = field_len("name")? + input;
             }
             BlockKind::Image => block.cost.images = 1,
             BlockKind::Document => {
-                let text_len = match get(d, "source")? {
-                    Some(s) => match s.cast::<PyDict>() {
-                        Ok(s) => {
-                            let is_text = match get(s, "type")? {
+                let text_len = match get(ctx, d, "source")? {
+                    Some(s) => match ctx.view(&s)? {
+                        Some(s) => {
+                            let s = &s;
+                            let is_text = match get(ctx, s, "type")? {
                                 Some(t) => {
                                     locate(as_str(&t), index, || format!("{path}.source.type"))?
                                         .as_deref()
@@ -432,14 +454,14 @@ fn read_block<'py>(
                                 }
                                 None => false,
                             };
-                            match get(s, "data")? {
+                            match get(ctx, s, "data")? {
                                 Some(data) if is_text && data.is_instance_of::<PyString>() => {
                                     Some(str_len(&data)?)
                                 }
                                 _ => None,
                             }
                         }
-                        Err(_) => None,
+                        None => None,
                     },
                     None => None,
                 };
@@ -448,16 +470,16 @@ fn read_block<'py>(
                     None => block.cost.documents = 1,
                 }
             }
-            _ => block.cost.chars = j_of(&b, index, path)?,
+            _ => block.cost.chars = j_of(ctx, &b, index, path)?,
         }
     }
     Ok(block)
 }
 
 /// §6 J(value), iteratively (deep values cost heap, not stack).
-pub fn j_of(v: &Obj<'_>, index: usize, path: &dyn Display) -> R<u64> {
+pub fn j_of<'py>(ctx: &Ctx<'py>, v: &Obj<'py>, index: usize, path: &dyn Display) -> R<u64> {
     let mut total = 0u64;
-    let mut stack: Vec<(Obj<'_>, usize)> = vec![(v.clone(), 0)];
+    let mut stack: Vec<(Obj<'py>, usize)> = vec![(v.clone(), 0)];
     while let Some((v, depth)) = stack.pop() {
         if depth > MAX_VALUE_DEPTH {
             return Err(invalid(
@@ -483,6 +505,12 @@ pub fn j_of(v: &Obj<'_>, index: usize, path: &dyn Display) -> R<u64> {
             }
         } else if let Ok(t) = v.cast::<PyTuple>() {
             for x in t.iter() {
+                stack.push((x, depth + 1));
+            }
+        } else if let Some(fields) = ctx.struct_fields(&v)? {
+            // A Struct counts as the JSON object it encodes to.
+            for (k, x) in fields {
+                total += k.chars().count() as u64;
                 stack.push((x, depth + 1));
             }
         } else {

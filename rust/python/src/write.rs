@@ -1,16 +1,18 @@
-//! Core records → Python objects. Changed records and messages are fresh
-//! (shallow) dicts; unchanged blocks are the input's own objects.
+//! Core records → Python objects of the input's kind (dicts or msgnorm Structs).
+//! Changed records and their messages are fresh shallow copies; unchanged blocks
+//! are the input's own objects.
 
 use crate::read::{Obj, Rec};
+use crate::view::Ctx;
 use msgnorm_core::model::{Block, BlockKind, Content, Kind, Meta};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyList, PyString};
 
 /// `share_unchanged`: a record the call did not change is returned as the same
 /// object (slicing semantics, for trimming); otherwise every message record is a
-/// fresh dict with a fresh `message` dict.
+/// fresh copy with a fresh `message`.
 pub fn records_to_py<'py>(
-    py: Python<'py>,
+    ctx: &Ctx<'py>,
     recs: &[Rec<'py>],
     share_unchanged: bool,
 ) -> PyResult<Bound<'py, PyList>> {
@@ -22,10 +24,10 @@ pub fn records_to_py<'py>(
             {
                 Ok(o.clone())
             }
-            _ => record_to_py(py, r),
+            _ => record_to_py(ctx, r),
         })
         .collect::<PyResult<Vec<_>>>()?;
-    PyList::new(py, items)
+    PyList::new(ctx.py(), items)
 }
 
 fn role(kind: Kind) -> &'static str {
@@ -36,101 +38,104 @@ fn role(kind: Kind) -> &'static str {
     }
 }
 
-pub fn record_to_py<'py>(py: Python<'py>, r: &Rec<'py>) -> PyResult<Obj<'py>> {
+fn s<'py>(py: Python<'py>, text: &str) -> Obj<'py> {
+    PyString::new(py, text).into_any()
+}
+
+pub fn record_to_py<'py>(ctx: &Ctx<'py>, r: &Rec<'py>) -> PyResult<Obj<'py>> {
+    let py = ctx.py();
     let Some(orig) = &r.orig else {
-        let d = PyDict::new(py);
-        d.set_item("type", role(r.kind))?;
-        d.set_item("uuid", r.uuid_str())?;
-        let m = PyDict::new(py);
-        m.set_item("role", role(r.kind))?;
-        m.set_item("content", content_to_py(py, &r.content)?)?;
-        d.set_item("message", m)?;
+        // A record the pipeline made: type, uuid, message, timestamp, isMeta.
+        let message = ctx.make(
+            "UserPayload",
+            &[
+                ("role", s(py, role(r.kind))),
+                ("content", content_to_py(ctx, &r.content)?),
+            ],
+        )?;
+        let mut fields = vec![
+            ("type", s(py, role(r.kind))),
+            ("uuid", s(py, r.uuid_str())),
+            ("message", message),
+        ];
         if let Some(ts) = &r.timestamp {
-            d.set_item("timestamp", ts)?;
+            fields.push(("timestamp", ts.clone()));
         }
         if r.is_meta {
-            d.set_item("isMeta", true)?;
+            fields.push(("isMeta", PyBool::new(py, true).to_owned().into_any()));
         }
-        return Ok(d.into_any());
-    };
-    let Ok(od) = orig.cast::<PyDict>() else {
-        return Ok(orig.clone());
+        return ctx.make("UserMessage", &fields);
     };
     if !r.kind.is_message() {
         return Ok(orig.clone());
     }
-    let d = od.copy()?;
+    let Some(view) = ctx.view(orig)? else {
+        return Ok(orig.clone());
+    };
+    let mut set: Vec<(&str, Option<Obj<'py>>)> = Vec::with_capacity(3);
     if r.uuid_dirty {
-        d.set_item("uuid", r.uuid_str())?;
+        set.push(("uuid", Some(s(py, r.uuid_str()))));
     }
     match r.meta {
         Meta::Keep => {}
-        Meta::True => d.set_item("isMeta", true)?,
-        Meta::Absent => {
-            if d.contains("isMeta")? {
-                d.del_item("isMeta")?;
-            }
-        }
+        Meta::True => set.push(("isMeta", Some(PyBool::new(py, true).to_owned().into_any()))),
+        Meta::Absent => set.push(("isMeta", None)),
     }
-    if let Some(m) = od.get_item("message")? {
-        if let Ok(m) = m.cast::<PyDict>() {
-            let m = m.copy()?;
-            m.set_item("content", content_to_py(py, &r.content)?)?;
-            d.set_item("message", m)?;
-        }
+    if let Some(m) = ctx.get(&view, "message")? {
+        let m = ctx.replace(&m, &[("content", Some(content_to_py(ctx, &r.content)?))])?;
+        set.push(("message", Some(m)));
     }
-    Ok(d.into_any())
+    ctx.replace(orig, &set)
 }
 
-pub fn content_to_py<'py>(py: Python<'py>, c: &Content<'_, Obj<'py>>) -> PyResult<Obj<'py>> {
+pub fn content_to_py<'py>(ctx: &Ctx<'py>, c: &Content<'_, Obj<'py>>) -> PyResult<Obj<'py>> {
     match c {
-        Content::Str(s) => Ok(PyString::new(py, s).into_any()),
+        Content::Str(text) => Ok(s(ctx.py(), text)),
         Content::Blocks(bs) => {
             let items = bs
                 .iter()
-                .map(|b| block_to_py(py, b))
+                .map(|b| block_to_py(ctx, b))
                 .collect::<PyResult<Vec<_>>>()?;
-            Ok(PyList::new(py, items)?.into_any())
+            Ok(PyList::new(ctx.py(), items)?.into_any())
         }
     }
 }
 
-fn block_to_py<'py>(py: Python<'py>, b: &Block<'_, Obj<'py>>) -> PyResult<Obj<'py>> {
+fn block_to_py<'py>(ctx: &Ctx<'py>, b: &Block<'_, Obj<'py>>) -> PyResult<Obj<'py>> {
+    let py = ctx.py();
     match (&b.orig, b.dirty) {
         (Some(orig), false) => Ok(orig.clone()),
         (Some(orig), true) => {
-            let d = match orig.cast::<PyDict>() {
-                Ok(d) => d.copy()?,
-                Err(_) => PyDict::new(py),
-            };
             if b.kind == BlockKind::Text {
-                d.set_item("text", b.text_str())?;
+                ctx.replace(orig, &[("text", Some(s(py, b.text_str())))])
             } else {
-                d.set_item("content", inner_to_py(py, b)?)?;
+                ctx.replace(orig, &[("content", Some(inner_to_py(ctx, b)?))])
             }
-            Ok(d.into_any())
         }
         (None, _) => {
-            let d = PyDict::new(py);
             if b.kind == BlockKind::ToolResult {
-                d.set_item("type", "tool_result")?;
-                d.set_item("tool_use_id", b.id.as_deref().unwrap_or(""))?;
-                d.set_item("content", inner_to_py(py, b)?)?;
+                let mut fields = vec![
+                    ("type", s(py, "tool_result")),
+                    ("tool_use_id", s(py, b.id.as_deref().unwrap_or(""))),
+                    ("content", inner_to_py(ctx, b)?),
+                ];
                 if b.is_error {
-                    d.set_item("is_error", true)?;
+                    fields.push(("is_error", PyBool::new(py, true).to_owned().into_any()));
                 }
+                ctx.make("ToolResultBlock", &fields)
             } else {
-                d.set_item("type", "text")?;
-                d.set_item("text", b.text_str())?;
+                ctx.make(
+                    "TextBlock",
+                    &[("type", s(py, "text")), ("text", s(py, b.text_str()))],
+                )
             }
-            Ok(d.into_any())
         }
     }
 }
 
-fn inner_to_py<'py>(py: Python<'py>, b: &Block<'_, Obj<'py>>) -> PyResult<Obj<'py>> {
+fn inner_to_py<'py>(ctx: &Ctx<'py>, b: &Block<'_, Obj<'py>>) -> PyResult<Obj<'py>> {
     match &b.inner {
-        Some(c) => content_to_py(py, c),
-        None => Ok(py.None().into_bound(py)),
+        Some(c) => content_to_py(ctx, c),
+        None => Ok(ctx.py().None().into_bound(ctx.py())),
     }
 }

@@ -1,0 +1,262 @@
+//! One way to read a JSON object whether it is a dict or a msgnorm Struct, and
+//! to make new objects of the caller's kind.
+//!
+//! A Struct is read through its class's field table (`__struct_encode_fields__`
+//! → `__struct_fields__`): `type` is the class's tag, `UNSET` reads as absent,
+//! and a key the class does not name is looked up in its `extra` catch-all.
+
+use crate::read::Obj;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString, PyTuple};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+pub struct ClassInfo<'py> {
+    tag: Option<Bound<'py, PyString>>,
+    /// JSON name → attribute name.
+    fields: HashMap<String, Bound<'py, PyString>>,
+}
+
+impl<'py> ClassInfo<'py> {
+    fn new(cls: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let attrs = cls.getattr("__struct_fields__")?;
+        let names = cls.getattr("__struct_encode_fields__")?;
+        let attrs = attrs.cast::<PyTuple>()?;
+        let names = names.cast::<PyTuple>()?;
+        let mut fields = HashMap::with_capacity(attrs.len());
+        for (a, n) in attrs.iter().zip(names.iter()) {
+            let a = a.cast_into::<PyString>()?;
+            fields.insert(n.extract::<String>()?, a);
+        }
+        let tag = cls.getattr("__struct_config__")?.getattr("tag")?;
+        let tag = tag.cast_into::<PyString>().ok();
+        Ok(ClassInfo { tag, fields })
+    }
+
+    pub fn attr(&self, json: &str) -> Option<&Bound<'py, PyString>> {
+        self.fields.get(json)
+    }
+}
+
+/// Per-call context: the class tables met so far and the model's constructors.
+pub struct Ctx<'py> {
+    py: Python<'py>,
+    classes: RefCell<HashMap<usize, Option<Rc<ClassInfo<'py>>>>>,
+    unset: RefCell<Option<Obj<'py>>>,
+    /// The input was a list of Structs: new objects are Structs too.
+    pub structs: bool,
+}
+
+pub enum View<'py> {
+    Dict(Bound<'py, PyDict>),
+    Struct(Obj<'py>, Rc<ClassInfo<'py>>),
+}
+
+impl<'py> Ctx<'py> {
+    pub fn new(py: Python<'py>, structs: bool) -> Self {
+        Ctx {
+            py,
+            classes: RefCell::new(HashMap::new()),
+            unset: RefCell::new(None),
+            structs,
+        }
+    }
+
+    pub fn py(&self) -> Python<'py> {
+        self.py
+    }
+
+    /// A context for a list of records: Structs when any record is a Struct.
+    pub fn for_list(list: &Bound<'py, pyo3::types::PyList>) -> PyResult<Self> {
+        let ctx = Ctx::new(list.py(), false);
+        for item in list.iter() {
+            if !item.is_instance_of::<PyDict>() && ctx.class_of(&item)?.is_some() {
+                return Ok(Ctx::new(list.py(), true));
+            }
+            if !item.is_instance_of::<PyDict>() {
+                break;
+            }
+        }
+        Ok(ctx)
+    }
+
+    fn unset(&self) -> PyResult<Obj<'py>> {
+        if let Some(u) = self.unset.borrow().as_ref() {
+            return Ok(u.clone());
+        }
+        let u = self.py.import("msgspec")?.getattr("UNSET")?;
+        *self.unset.borrow_mut() = Some(u.clone());
+        Ok(u)
+    }
+
+    /// The class table of a Struct object, or `None` for any other object.
+    fn class_of(&self, obj: &Obj<'py>) -> PyResult<Option<Rc<ClassInfo<'py>>>> {
+        let cls = obj.get_type();
+        let key = cls.as_ptr() as usize;
+        if let Some(found) = self.classes.borrow().get(&key) {
+            return Ok(found.clone());
+        }
+        let info = if cls.hasattr("__struct_fields__")? {
+            Some(Rc::new(ClassInfo::new(cls.as_any())?))
+        } else {
+            None
+        };
+        self.classes.borrow_mut().insert(key, info.clone());
+        Ok(info)
+    }
+
+    /// A dict or a Struct as a [`View`]; `None` for anything else.
+    pub fn view(&self, obj: &Obj<'py>) -> PyResult<Option<View<'py>>> {
+        if let Ok(d) = obj.cast::<PyDict>() {
+            return Ok(Some(View::Dict(d.clone())));
+        }
+        Ok(self.class_of(obj)?.map(|c| View::Struct(obj.clone(), c)))
+    }
+
+    /// The value of JSON field `key`; `None` when absent (or `UNSET`).
+    pub fn get(&self, v: &View<'py>, key: &str) -> PyResult<Option<Obj<'py>>> {
+        match v {
+            View::Dict(d) => d.get_item(key),
+            View::Struct(obj, info) => {
+                if key == "type" {
+                    if let Some(tag) = &info.tag {
+                        return Ok(Some(tag.clone().into_any()));
+                    }
+                }
+                match info.attr(key) {
+                    Some(attr) => {
+                        let val = obj.getattr(attr)?;
+                        if val.is(&self.unset()?) {
+                            Ok(None)
+                        } else {
+                            Ok(Some(val))
+                        }
+                    }
+                    None => match info.attr("__extra__") {
+                        Some(extra) => match obj.getattr(extra)?.cast_into::<PyDict>() {
+                            Ok(d) => d.get_item(key),
+                            Err(_) => Ok(None),
+                        },
+                        None => Ok(None),
+                    },
+                }
+            }
+        }
+    }
+
+    /// A Struct's JSON fields (tag, named fields set, `extra`'s), or `None`
+    /// for an object that is not a Struct.
+    pub fn struct_fields(&self, obj: &Obj<'py>) -> PyResult<Option<Vec<(String, Obj<'py>)>>> {
+        let Some(info) = self.class_of(obj)? else {
+            return Ok(None);
+        };
+        let unset = self.unset()?;
+        let mut out = Vec::with_capacity(info.fields.len() + 1);
+        if let Some(tag) = &info.tag {
+            out.push(("type".to_string(), tag.clone().into_any()));
+        }
+        for (json, attr) in &info.fields {
+            let val = obj.getattr(attr)?;
+            if val.is(&unset) {
+                continue;
+            }
+            if json == "__extra__" {
+                if let Ok(d) = val.cast::<PyDict>() {
+                    for (k, x) in d.iter() {
+                        out.push((k.str()?.to_str()?.to_owned(), x));
+                    }
+                }
+                continue;
+            }
+            out.push((json.clone(), val));
+        }
+        Ok(Some(out))
+    }
+
+    /// A shallow copy of a dict or Struct with JSON fields set (`None`: removed).
+    pub fn replace(&self, orig: &Obj<'py>, set: &[(&str, Option<Obj<'py>>)]) -> PyResult<Obj<'py>> {
+        if let Ok(d) = orig.cast::<PyDict>() {
+            let d = d.copy()?;
+            for (k, v) in set {
+                match v {
+                    Some(v) => d.set_item(*k, v)?,
+                    None => {
+                        if d.contains(*k)? {
+                            d.del_item(*k)?;
+                        }
+                    }
+                }
+            }
+            return Ok(d.into_any());
+        }
+        let Some(info) = self.class_of(orig)? else {
+            return Ok(orig.clone());
+        };
+        let copy = orig.call_method0("__copy__")?;
+        for (k, v) in set {
+            match info.attr(k) {
+                Some(attr) => match v {
+                    Some(v) => copy.setattr(attr, v)?,
+                    None => copy.setattr(attr, self.unset()?)?,
+                },
+                None => {
+                    if let Some(extra) = info.attr("__extra__") {
+                        let ex = copy.getattr(extra)?;
+                        if let Ok(ex) = ex.cast::<PyDict>() {
+                            let ex = ex.copy()?;
+                            match v {
+                                Some(v) => ex.set_item(*k, v)?,
+                                None => {
+                                    if ex.contains(*k)? {
+                                        ex.del_item(*k)?;
+                                    }
+                                }
+                            }
+                            copy.setattr(extra, ex)?;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(copy)
+    }
+
+    /// A new object of the caller's kind: a dict, or the model's class `class`
+    /// built from JSON-named keyword arguments.
+    pub fn make(&self, class: &str, fields: &[(&str, Obj<'py>)]) -> PyResult<Obj<'py>> {
+        let d = PyDict::new(self.py);
+        if !self.structs {
+            for (k, v) in fields {
+                d.set_item(*k, v)?;
+            }
+            return Ok(d.into_any());
+        }
+        let cls = self.py.import("msgnorm.model")?.getattr(class)?;
+        let info = self.class_of_class(&cls)?;
+        for (k, v) in fields {
+            if *k == "type" {
+                continue; // the class's tag
+            }
+            match info.attr(k) {
+                Some(attr) => d.set_item(attr, v)?,
+                None => {
+                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                        "internal error: {class} has no field {k}"
+                    )))
+                }
+            }
+        }
+        cls.call((), Some(&d))
+    }
+
+    fn class_of_class(&self, cls: &Obj<'py>) -> PyResult<Rc<ClassInfo<'py>>> {
+        let key = cls.as_ptr() as usize;
+        if let Some(Some(found)) = self.classes.borrow().get(&key) {
+            return Ok(found.clone());
+        }
+        let info = Rc::new(ClassInfo::new(cls)?);
+        self.classes.borrow_mut().insert(key, Some(info.clone()));
+        Ok(info)
+    }
+}
