@@ -58,7 +58,12 @@ def _counting(
         _check_nonneg(name, value)
     if isinstance(chars_per_token, bool) or not isinstance(chars_per_token, (int, float)):
         raise ValueError(f"chars_per_token must be a number > 0, not {chars_per_token!r}")
-    return float(chars_per_token), tokens_per_message, tokens_per_image, tokens_per_document
+    return (
+        float(chars_per_token),
+        _cap(tokens_per_message),
+        _cap(tokens_per_image),
+        _cap(tokens_per_document),
+    )
 
 
 def _cut_args(name: str, budget: int, pin: int) -> None:
@@ -66,9 +71,18 @@ def _cut_args(name: str, budget: int, pin: int) -> None:
     _check_nonneg("pin", pin)
 
 
+_U64_MAX = 2**64 - 1
+_USIZE_MAX = 2**63 - 1
+
+
 def _check_nonneg(name: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{name} must be an int >= 0, not {value!r}")
+
+
+def _cap(value: int, top: int = _U64_MAX) -> int:
+    """An int argument for the core: beyond 64 bits it means the same as the largest."""
+    return min(value, top)
 
 
 def normalize_for_api(
@@ -111,7 +125,7 @@ def normalize_for_api_report(
     out, report = _native.normalize_for_api(
         _prepare(records),
         bool(strict),
-        max_media,
+        None if max_media is None else _cap(max_media, _USIZE_MAX),
         bool(short_ids),
         bool(ensure_user_first),
         templates,
@@ -176,7 +190,7 @@ def find_cutoff(
     """The smallest safe ``k`` such that ``records[:pin] + records[k:]`` fits (SPEC §7)."""
     _cut_args("max_tokens", max_tokens, pin)
     counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    return _native.find_cutoff(_prepare(records), max_tokens, pin, counting)
+    return _native.find_cutoff(_prepare(records), _cap(max_tokens), _cap(pin, _USIZE_MAX), counting)
 
 
 def trim_to_budget(
@@ -195,7 +209,9 @@ def trim_to_budget(
     """
     _cut_args("max_tokens", max_tokens, pin)
     counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    return _native.trim_to_budget(_prepare(records), max_tokens, pin, counting)
+    return _native.trim_to_budget(
+        _prepare(records), _cap(max_tokens), _cap(pin, _USIZE_MAX), counting
+    )
 
 
 def split_for_summary(
@@ -211,7 +227,9 @@ def split_for_summary(
     """``(records[pin:k], records[k:])``: what to summarise and what to keep (SPEC §7)."""
     _cut_args("keep_tokens", keep_tokens, pin)
     counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    head, tail = _native.split_for_summary(_prepare(records), keep_tokens, pin, counting)
+    head, tail = _native.split_for_summary(
+        _prepare(records), _cap(keep_tokens), _cap(pin, _USIZE_MAX), counting
+    )
     return head, tail
 
 
@@ -225,6 +243,9 @@ def render_attachment(
 
 def derive_uuid(parent: str, index: int) -> str:
     """SPEC §2: the first 24 characters of ``parent`` and ``index`` as 12 hex digits."""
+    if isinstance(index, int) and not isinstance(index, bool) and abs(index) >= 2**64:
+        # Out of range whatever its size (the core checks the bound itself).
+        index = -1 if index < 0 else 2**64
     return _native.derive_uuid(parent, index)
 
 

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 import msgspec
 from msgspec import UNSET, Struct, UnsetType, field
 
-from .errors import InvalidRecordError, JSONDecodeError
+from .errors import InvalidRecordError, JSONDecodeError, MsgnormError
 
 __all__ = [
     "CANCEL_MESSAGE",
@@ -630,16 +630,23 @@ def _gc_paused() -> Iterator[None]:
 
     Bulk conversions allocate millions of containers; with a large live heap each
     full collection triggered meanwhile walks all of it (a 3-6x slowdown).  The
-    collector is re-enabled afterwards, only if it was enabled before.
+    collector is re-enabled afterwards, only if it was enabled before.  msgspec
+    recurses into nested values: one nested past Python's recursion limit is
+    refused with a :class:`msgnorm.MsgnormError`, not a bare ``RecursionError``.
     """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
+    enabled = gc.isenabled()
+    if enabled:
+        gc.disable()
     try:
         yield
+    except RecursionError:
+        raise MsgnormError(
+            "a value is nested too deeply for the typed model (Python's recursion limit); "
+            "pass such a history as dicts or JSON bytes"
+        ) from None
     finally:
-        gc.enable()
+        if enabled:
+            gc.enable()
 
 
 def _split_extra(d: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
@@ -1071,15 +1078,13 @@ def decode(data: bytes | bytearray | memoryview | str) -> list[Message | Entry]:
 def encode(records: Sequence[Message | Entry]) -> bytes:
     """The records as a JSON array (bytes), exactly as Claude Code writes them."""
     with_extra = _records_with_extra(records)
-    if not with_extra:
-        return _json_encoder.encode(records)
     mixed: list[Any] = list(records)
     with _gc_paused():
         for i in with_extra:
             d: dict[str, Any] = msgspec.to_builtins(records[i])
             _unflatten_record(records[i], d)
             mixed[i] = d
-    return _json_encoder.encode(mixed)
+        return _json_encoder.encode(mixed if with_extra else records)
 
 
 # --------------------------------------------------------------------------- #
