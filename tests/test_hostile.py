@@ -188,14 +188,6 @@ def test_deep_python_tool_input_is_returned_by_reference(kind: str) -> None:
         assert (e.index, e.path) == (1, "records[1].message.content[0]")
 
 
-STRUCTS_RECURSION = (
-    "bug reported to the lead: msgspec recurses, so a Struct input (or msgnorm.decode) "
-    "with a 200,000-deep tool input raises RecursionError (python/msgnorm/model.py "
-    "to_builtins/decode), not a result or a MsgnormError"
-)
-
-
-@pytest.mark.xfail(strict=True, raises=RecursionError, reason=STRUCTS_RECURSION)
 def test_deep_tool_input_in_structs() -> None:
     """Structs carry a deep tool input through, or refuse it with a msgnorm error."""
     deep = deep_py("lists")
@@ -211,7 +203,6 @@ def test_deep_tool_input_in_structs() -> None:
             raise AssertionError(f"{name}: {type(e).__name__}") from e
 
 
-@pytest.mark.xfail(strict=True, raises=RecursionError, reason=STRUCTS_RECURSION)
 def test_deep_tool_input_in_decode() -> None:
     data = json.dumps([user(), assistant_tool("HOLE")]).encode()
     try:
@@ -704,20 +695,12 @@ def test_fuzz_top_level_content_of_a_user_record_is_an_extra_field(order: str) -
 # Integer arguments beyond 64 bits
 # --------------------------------------------------------------------------
 
-ARG_OVERFLOW = (
-    "reported to the lead: an int argument beyond 64 (derive_uuid: 128) bits raises "
-    "OverflowError from the PyO3 conversion, not a ValueError or a result"
-)
-
-
-@pytest.mark.xfail(strict=True, raises=OverflowError, reason=ARG_OVERFLOW)
 def test_derive_uuid_index_beyond_128_bits_is_a_value_error() -> None:
     """§2: ``ValueError`` if ``index`` is outside ``0 <= index < 16**12``, whatever its size."""
     with pytest.raises(ValueError):
         msgnorm.derive_uuid("550e8400-e29b-41d4-a716-446655440000", 2**200)
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError, reason=ARG_OVERFLOW)
 @pytest.mark.parametrize(
     "call",
     [
