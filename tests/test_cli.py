@@ -1,0 +1,131 @@
+"""The ``msgnorm`` command (normalize, split, count) on the bundled example and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgnorm
+import pytest
+from msgnorm.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "session.jsonl"
+
+
+def run(args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "msgnorm.cli", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture(scope="module")
+def example() -> bytes:
+    if not EXAMPLE.exists():
+        pytest.skip(f"{EXAMPLE} is not beside the tests (testing an installed wheel elsewhere)")
+    return EXAMPLE.read_bytes()
+
+
+def test_normalize_writes_what_the_api_accepts(example: bytes) -> None:
+    proc = run(["normalize", str(EXAMPLE)])
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out == json.loads(msgnorm.normalize_for_api(example))
+    assert out[0]["type"] == "user"
+    # a one-line summary of what changed, on stderr
+    summary = proc.stderr.decode().strip().splitlines()
+    assert len(summary) == 1
+    assert summary[0].startswith("msgnorm: 14 records in, 4 out; repairs: ")
+    assert "missing results inserted 1" in summary[0]
+
+
+def test_normalize_options(example: bytes, tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    proc = run(
+        ["normalize", "-", "--format", "anthropic", "--short-ids", "-o", str(target)], example
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(target.read_text())
+    assert out == json.loads(
+        msgnorm.to_anthropic(msgnorm.normalize_for_api(example, short_ids=True))
+    )
+    assert set(out[0]) == {"role", "content"}
+    assert "[id:" in json.dumps(out[0])
+
+
+def test_normalize_with_a_token_budget(tmp_path: Path) -> None:
+    def rec(kind: str, uuid: str, text: str) -> dict[str, Any]:
+        return {"type": kind, "uuid": uuid, "message": {"role": kind, "content": text}}
+
+    history = [
+        rec("user", "u0", "system rules"),
+        rec("assistant", "a0", "ok"),
+        rec("user", "u1", "x" * 400),
+        rec("assistant", "a1", "y" * 400),
+        rec("user", "u2", "short question"),
+        rec("assistant", "a2", "short answer"),
+    ]
+    path = tmp_path / "h.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in history))
+    proc = run(["normalize", str(path), "--max-tokens", "40", "--pin", "2"])
+    assert proc.returncode == 0, proc.stderr
+    out: list[Any] = json.loads(proc.stdout)
+    assert [r["uuid"] for r in out] == ["u0", "a0", "u2", "a2"]
+    assert out == msgnorm.trim_to_budget(msgnorm.normalize_for_api(history), 40, pin=2)
+    assert msgnorm.count_tokens(out) <= 40
+
+
+def test_strict_reports_the_pairing_problem(example: bytes) -> None:
+    proc = run(["normalize", str(EXAMPLE), "--strict"])
+    assert proc.returncode == 2
+    err = proc.stderr.decode().strip().splitlines()
+    assert len(err) == 1 and "records[" in err[0] and "toolu_02" in err[0]
+
+
+def test_split(example: bytes) -> None:
+    proc = run(["split", str(EXAMPLE)])
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == json.loads(msgnorm.normalize_messages(example))
+
+
+def test_count(example: bytes) -> None:
+    proc = run(["count", str(EXAMPLE), "--top", "2"])
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode().splitlines()
+    assert lines[0] == f"total: {msgnorm.count_tokens(example)} tokens in 14 records"
+    assert any(line.strip().startswith("user:") for line in lines)
+    assert lines.count("biggest 2 records:") == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        (
+            b'{"type": "user", "uuid": "u", "message": {"role": "user", "content": "x"}}\n{oops\n',
+            "line 2",
+        ),
+        (b'{"type": "user", "uuid": "u", "message": "x"}\n', "records[0].message"),
+        (b"", "empty input"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(data: bytes, needle: str) -> None:
+    for command in ("normalize", "split", "count"):
+        proc = run([command, "-"], data)
+        assert proc.returncode == 2, (command, proc.stdout)
+        err = proc.stderr.decode().strip().splitlines()
+        assert len(err) == 1 and needle in err[0], (command, err)
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    assert main(["normalize", str(tmp_path / "nope.jsonl")]) == 2
+
+
+def test_help() -> None:
+    proc = run(["--help"])
+    assert proc.returncode == 0
+    assert b"normalize" in proc.stdout and b"split" in proc.stdout and b"count" in proc.stdout
