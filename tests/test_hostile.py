@@ -695,6 +695,7 @@ def test_fuzz_top_level_content_of_a_user_record_is_an_extra_field(order: str) -
 # Integer arguments beyond 64 bits
 # --------------------------------------------------------------------------
 
+
 def test_derive_uuid_index_beyond_128_bits_is_a_value_error() -> None:
     """§2: ``ValueError`` if ``index`` is outside ``0 <= index < 16**12``, whatever its size."""
     with pytest.raises(ValueError):
