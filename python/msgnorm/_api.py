@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _native
-from .model import to_builtins
+from .model import _gc_paused, to_builtins
 
 __all__ = [
     "count_tokens",
@@ -122,20 +122,22 @@ def normalize_for_api_report(
     if max_media is not None:
         _check_nonneg("max_media", max_media)
     templates = dict(attachment_templates) if attachment_templates is not None else None
-    out, report = _native.normalize_for_api(
-        _prepare(records),
-        bool(strict),
-        None if max_media is None else _cap(max_media, _USIZE_MAX),
-        bool(short_ids),
-        bool(ensure_user_first),
-        templates,
-    )
+    with _gc_paused():  # the call builds many objects; see model._gc_paused
+        out, report = _native.normalize_for_api(
+            _prepare(records),
+            bool(strict),
+            None if max_media is None else _cap(max_media, _USIZE_MAX),
+            bool(short_ids),
+            bool(ensure_user_first),
+            templates,
+        )
     return out, report
 
 
 def normalize_messages(records: Any) -> Any:
     """Split for display (SPEC §3): one record per content block, derived uuids."""
-    return _native.normalize_messages(_prepare(records))
+    with _gc_paused():
+        return _native.normalize_messages(_prepare(records))
 
 
 def to_anthropic(records: Any) -> Any:

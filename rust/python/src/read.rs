@@ -49,7 +49,7 @@ fn invalid(index: usize, path: String, msg: &str) -> Failure {
     Failure::Core(Error::invalid(index, path, msg))
 }
 
-fn get<'py>(ctx: &Ctx<'py>, v: &View<'py>, key: &str) -> R<Option<Obj<'py>>> {
+fn get<'py>(ctx: &Ctx<'py>, v: &View<'py>, key: &'static str) -> R<Option<Obj<'py>>> {
     Ok(ctx.get(v, key)?)
 }
 
@@ -87,7 +87,7 @@ fn is_true(v: &Option<Obj<'_>>) -> bool {
 fn req_str<'py>(
     ctx: &Ctx<'py>,
     d: &View<'py>,
-    key: &str,
+    key: &'static str,
     index: usize,
     path: &dyn Display,
 ) -> R<String> {
@@ -299,7 +299,7 @@ pub fn attachment_fields(a: &Bound<'_, PyDict>) -> R<Vec<(Str<'static>, AttValue
 fn need_kind<'py>(
     ctx: &Ctx<'py>,
     d: &View<'py>,
-    key: &str,
+    key: &'static str,
     index: usize,
     path: &str,
     ok: impl Fn(&Obj<'py>) -> bool,
@@ -423,7 +423,7 @@ fn read_block<'py>(
         }
     }
     if count {
-        let field_len = |key: &str| -> R<u64> {
+        let field_len = |key: &'static str| -> R<u64> {
             match get(ctx, d, key)? {
                 Some(v) => j_of(ctx, &v, index, path),
                 None => Ok(0),

@@ -6,10 +6,10 @@
 //! and a key the class does not name is looked up in its `extra` catch-all.
 
 use crate::read::Obj;
+use ahash::AHashMap as HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 pub struct ClassInfo<'py> {
@@ -44,6 +44,8 @@ pub struct Ctx<'py> {
     py: Python<'py>,
     classes: RefCell<HashMap<usize, Option<Rc<ClassInfo<'py>>>>>,
     unset: RefCell<Option<Obj<'py>>>,
+    /// Python strs of the JSON keys looked up (made once per call, not per lookup).
+    keys: RefCell<HashMap<&'static str, Bound<'py, PyString>>>,
     /// The input was a list of Structs: new objects are Structs too.
     pub structs: bool,
 }
@@ -59,8 +61,19 @@ impl<'py> Ctx<'py> {
             py,
             classes: RefCell::new(HashMap::new()),
             unset: RefCell::new(None),
+            keys: RefCell::new(HashMap::new()),
             structs,
         }
+    }
+
+    /// `key` as a Python str, made once per call.
+    pub fn key(&self, key: &'static str) -> Bound<'py, PyString> {
+        if let Some(k) = self.keys.borrow().get(key) {
+            return k.clone();
+        }
+        let k = PyString::intern(self.py, key);
+        self.keys.borrow_mut().insert(key, k.clone());
+        k
     }
 
     pub fn py(&self) -> Python<'py> {
@@ -115,9 +128,9 @@ impl<'py> Ctx<'py> {
     }
 
     /// The value of JSON field `key`; `None` when absent (or `UNSET`).
-    pub fn get(&self, v: &View<'py>, key: &str) -> PyResult<Option<Obj<'py>>> {
+    pub fn get(&self, v: &View<'py>, key: &'static str) -> PyResult<Option<Obj<'py>>> {
         match v {
-            View::Dict(d) => d.get_item(key),
+            View::Dict(d) => d.get_item(self.key(key)),
             View::Struct(obj, info) => {
                 if key == "type" {
                     if let Some(tag) = &info.tag {
@@ -175,15 +188,20 @@ impl<'py> Ctx<'py> {
     }
 
     /// A shallow copy of a dict or Struct with JSON fields set (`None`: removed).
-    pub fn replace(&self, orig: &Obj<'py>, set: &[(&str, Option<Obj<'py>>)]) -> PyResult<Obj<'py>> {
+    pub fn replace(
+        &self,
+        orig: &Obj<'py>,
+        set: &[(&'static str, Option<Obj<'py>>)],
+    ) -> PyResult<Obj<'py>> {
         if let Ok(d) = orig.cast::<PyDict>() {
             let d = d.copy()?;
             for (k, v) in set {
+                let k = self.key(k);
                 match v {
-                    Some(v) => d.set_item(*k, v)?,
+                    Some(v) => d.set_item(&k, v)?,
                     None => {
-                        if d.contains(*k)? {
-                            d.del_item(*k)?;
+                        if d.contains(&k)? {
+                            d.del_item(&k)?;
                         }
                     }
                 }
@@ -224,11 +242,11 @@ impl<'py> Ctx<'py> {
 
     /// A new object of the caller's kind: a dict, or the model's class `class`
     /// built from JSON-named keyword arguments.
-    pub fn make(&self, class: &str, fields: &[(&str, Obj<'py>)]) -> PyResult<Obj<'py>> {
+    pub fn make(&self, class: &str, fields: &[(&'static str, Obj<'py>)]) -> PyResult<Obj<'py>> {
         let d = PyDict::new(self.py);
         if !self.structs {
             for (k, v) in fields {
-                d.set_item(*k, v)?;
+                d.set_item(self.key(k), v)?;
             }
             return Ok(d.into_any());
         }
