@@ -103,6 +103,21 @@ pub mod on_json {
         write_records(&super::normalize_for_api_report(recs, opts, report)?)
     }
 
+    /// [`normalize_for_api`](self::normalize_for_api) up to its output records and
+    /// their JSON size, for callers that write them into a buffer of their own
+    /// ([`crate::json::write_records_into`]) instead of a `Vec`.
+    pub fn normalize_for_api_records<'a>(
+        data: &'a [u8],
+        opts: &ApiOptions,
+        report: &mut Report,
+    ) -> Result<(Vec<Record<'a, crate::json::Raw<'a>>>, usize)> {
+        let src = utf8(data)?;
+        let recs = read_records(src, ReadOpts::default())?;
+        let out = super::normalize_for_api_report(recs, opts, report)?;
+        let len = crate::json::records_len(&out)?;
+        Ok((out, len))
+    }
+
     pub fn normalize_messages(data: &[u8]) -> Result<Vec<u8>> {
         let src = utf8(data)?;
         let recs = read_records(src, ReadOpts::default())?;

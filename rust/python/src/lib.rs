@@ -191,6 +191,31 @@ fn normalize_for_api<'py>(
             .map_err(|e| to_pyerr(py, e))?;
             write::records_to_py(&ctx, &out, false)?.into_any()
         }
+        Input::Bytes(b) => {
+            // Counted first, then written straight into the bytes object: the
+            // output exists once, not as a Vec and a copy of it.
+            let data = b.as_bytes();
+            let (recs, len, r) = py
+                .detach(|| {
+                    guard(|| {
+                        let mut r = Report::default();
+                        let (recs, len) =
+                            msgnorm_core::on_json::normalize_for_api_records(data, &opts, &mut r)?;
+                        Ok((recs, len, r))
+                    })
+                })
+                .map_err(|e| to_pyerr(py, e))?;
+            report = r;
+            PyBytes::new_with(py, len, |buf| {
+                py.detach(|| {
+                    guard(|| {
+                        msgnorm_core::json::write_records_into(&recs, buf).map_err(Failure::Core)
+                    })
+                })
+                .map_err(|e| to_pyerr(py, e))
+            })?
+            .into_any()
+        }
         _ => {
             let (out, r) = on_json(py, &inp, |d| {
                 let mut r = Report::default();

@@ -5,4 +5,4 @@ pub mod read;
 pub mod write;
 
 pub use read::{read_records, utf8, Raw, ReadOpts};
-pub use write::{write_records, write_str};
+pub use write::{records_len, write_records, write_records_into, write_str};

@@ -6,8 +6,8 @@ use crate::error::Result;
 use crate::model::{Block, BlockKind, Content, Kind, Meta, Record};
 
 /// Writes `s` as a JSON string.
-pub fn write_str(out: &mut Vec<u8>, s: &str) {
-    out.push(b'"');
+pub fn write_str(out: &mut impl Sink, s: &str) {
+    out.byte(b'"');
     let b = s.as_bytes();
     let mut run = 0;
     for (i, &c) in b.iter().enumerate() {
@@ -20,19 +20,105 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
             0..=0x1f => b"",
             _ => continue,
         };
-        out.extend_from_slice(&b[run..i]);
+        out.put(&b[run..i]);
         if esc.is_empty() {
             const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[(c >> 4) as usize]);
-            out.push(HEX[(c & 0xf) as usize]);
+            out.put(b"\\u00");
+            out.byte(HEX[(c >> 4) as usize]);
+            out.byte(HEX[(c & 0xf) as usize]);
         } else {
-            out.extend_from_slice(esc);
+            out.put(esc);
         }
         run = i + 1;
     }
-    out.extend_from_slice(&b[run..]);
-    out.push(b'"');
+    out.put(&b[run..]);
+    out.byte(b'"');
+}
+
+/// Where JSON text goes: a `Vec`, a byte counter, or a buffer of known size.
+pub trait Sink {
+    fn put(&mut self, bytes: &[u8]);
+    fn byte(&mut self, c: u8) {
+        self.put(&[c]);
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    fn byte(&mut self, c: u8) {
+        self.push(c);
+    }
+}
+
+/// Counts the bytes that would be written.
+#[derive(Default)]
+pub struct Count(pub usize);
+
+impl Sink for Count {
+    fn put(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+    fn byte(&mut self, _: u8) {
+        self.0 += 1;
+    }
+}
+
+/// Fills a buffer whose size was counted first; more bytes than fit are
+/// noted, never written out of bounds.
+pub struct Fill<'b> {
+    buf: &'b mut [u8],
+    pos: usize,
+    overflow: bool,
+}
+
+impl Sink for Fill<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        match self.buf.get_mut(self.pos..self.pos + bytes.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(bytes);
+                self.pos += bytes.len();
+            }
+            None => self.overflow = true,
+        }
+    }
+}
+
+/// The size of [`write_records`]' output, without building it.
+pub fn records_len(recs: &[Record<'_, Raw<'_>>]) -> Result<usize> {
+    let mut n = Count::default();
+    write_array(&mut n, recs)?;
+    Ok(n.0)
+}
+
+/// [`write_records`] into a buffer of exactly [`records_len`] bytes.
+pub fn write_records_into(recs: &[Record<'_, Raw<'_>>], buf: &mut [u8]) -> Result<()> {
+    let len = buf.len();
+    let mut fill = Fill {
+        buf,
+        pos: 0,
+        overflow: false,
+    };
+    write_array(&mut fill, recs)?;
+    if fill.overflow || fill.pos != len {
+        return Err(crate::Error::value(
+            "internal error: the output's size changed between counting and writing",
+        ));
+    }
+    Ok(())
+}
+
+fn write_array(out: &mut impl Sink, recs: &[Record<'_, Raw<'_>>]) -> Result<()> {
+    out.byte(b'[');
+    for (i, r) in recs.iter().enumerate() {
+        if i > 0 {
+            out.byte(b',');
+        }
+        write_record(out, r)?;
+    }
+    out.byte(b']');
+    Ok(())
 }
 
 /// The records as one JSON array.
@@ -42,21 +128,14 @@ pub fn write_records(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
         .map(|r| r.orig.map_or(64, |o| o.text.len() + 16))
         .sum();
     let mut out = Vec::with_capacity(cap + 2);
-    out.push(b'[');
-    for (i, r) in recs.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_record(&mut out, r)?;
-    }
-    out.push(b']');
+    write_array(&mut out, recs)?;
     Ok(out)
 }
 
-pub fn write_record(out: &mut Vec<u8>, r: &Record<'_, Raw<'_>>) -> Result<()> {
+pub fn write_record(out: &mut impl Sink, r: &Record<'_, Raw<'_>>) -> Result<()> {
     let Some(orig) = r.orig else {
         // A record the pipeline made: exactly type, uuid, message, timestamp, isMeta.
-        out.extend_from_slice(b"{\"type\":");
+        out.put(b"{\"type\":");
         write_str(
             out,
             if r.kind == Kind::Assistant {
@@ -65,9 +144,9 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record<'_, Raw<'_>>) -> Result<()> {
                 "user"
             },
         );
-        out.extend_from_slice(b",\"uuid\":");
+        out.put(b",\"uuid\":");
         write_str(out, r.uuid_str());
-        out.extend_from_slice(b",\"message\":{\"role\":");
+        out.put(b",\"message\":{\"role\":");
         write_str(
             out,
             if r.kind == Kind::Assistant {
@@ -76,30 +155,30 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record<'_, Raw<'_>>) -> Result<()> {
                 "user"
             },
         );
-        out.extend_from_slice(b",\"content\":");
+        out.put(b",\"content\":");
         write_content(out, &r.content)?;
-        out.push(b'}');
+        out.byte(b'}');
         if let Some(ts) = r.timestamp {
-            out.extend_from_slice(b",\"timestamp\":");
-            out.extend_from_slice(ts.text.as_bytes());
+            out.put(b",\"timestamp\":");
+            out.put(ts.text.as_bytes());
         }
         if r.is_meta {
-            out.extend_from_slice(b",\"isMeta\":true");
+            out.put(b",\"isMeta\":true");
         }
-        out.push(b'}');
+        out.byte(b'}');
         return Ok(());
     };
     if !r.uuid_dirty && r.meta == Meta::Keep {
         match (r.content_dirty, orig.hole) {
             (false, _) => {
-                out.extend_from_slice(orig.text.as_bytes());
+                out.put(orig.text.as_bytes());
                 return Ok(());
             }
             (true, Some((s, e))) => {
                 // Only the content changed: splice it in.
-                out.extend_from_slice(&orig.text.as_bytes()[..s]);
+                out.put(&orig.text.as_bytes()[..s]);
                 write_content(out, &r.content)?;
-                out.extend_from_slice(&orig.text.as_bytes()[e..]);
+                out.put(&orig.text.as_bytes()[e..]);
                 return Ok(());
             }
             (true, None) => {}
@@ -108,7 +187,7 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record<'_, Raw<'_>>) -> Result<()> {
     let orig = orig.text;
     let mut p = Parser::new(orig);
     p.begin_object()?;
-    out.push(b'{');
+    out.byte(b'{');
     let mut first = true;
     let mut n = 0;
     let mut wrote_uuid = false;
@@ -120,8 +199,8 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record<'_, Raw<'_>>) -> Result<()> {
             "uuid" if r.uuid_dirty => {
                 p.skip_value()?;
                 sep(out, &mut n);
-                out.extend_from_slice(kraw.as_bytes());
-                out.push(b':');
+                out.put(kraw.as_bytes());
+                out.byte(b':');
                 write_str(out, r.uuid_str());
                 wrote_uuid = true;
             }
@@ -129,43 +208,43 @@ pub fn write_record(out: &mut Vec<u8>, r: &Record<'_, Raw<'_>>) -> Result<()> {
                 p.skip_value()?;
                 if r.meta == Meta::True {
                     sep(out, &mut n);
-                    out.extend_from_slice(b"\"isMeta\":true");
+                    out.put(b"\"isMeta\":true");
                     wrote_meta = true;
                 }
             }
             "message" if r.content_dirty => {
                 let raw = p.skip_value()?;
                 sep(out, &mut n);
-                out.extend_from_slice(kraw.as_bytes());
-                out.push(b':');
+                out.put(kraw.as_bytes());
+                out.byte(b':');
                 write_message(out, raw, &r.content)?;
             }
             _ => {
                 let raw = p.skip_value()?;
                 debug_assert_eq!(vstart + raw.len(), p.pos);
                 sep(out, &mut n);
-                out.extend_from_slice(kraw.as_bytes());
-                out.push(b':');
-                out.extend_from_slice(raw.as_bytes());
+                out.put(kraw.as_bytes());
+                out.byte(b':');
+                out.put(raw.as_bytes());
             }
         }
     }
     if r.uuid_dirty && !wrote_uuid {
         sep(out, &mut n);
-        out.extend_from_slice(b"\"uuid\":");
+        out.put(b"\"uuid\":");
         write_str(out, r.uuid_str());
     }
     if r.meta == Meta::True && !wrote_meta {
         sep(out, &mut n);
-        out.extend_from_slice(b"\"isMeta\":true");
+        out.put(b"\"isMeta\":true");
     }
-    out.push(b'}');
+    out.byte(b'}');
     Ok(())
 }
 
-fn sep(out: &mut Vec<u8>, n: &mut usize) {
+fn sep(out: &mut impl Sink, n: &mut usize) {
     if *n > 0 {
-        out.push(b',');
+        out.byte(b',');
     }
     *n += 1;
 }
@@ -178,48 +257,48 @@ fn key_raw(src: &str, start: usize) -> &str {
 }
 
 /// A `message` object with its `content` replaced.
-fn write_message(out: &mut Vec<u8>, raw: &str, content: &Content<'_, Raw<'_>>) -> Result<()> {
+fn write_message(out: &mut impl Sink, raw: &str, content: &Content<'_, Raw<'_>>) -> Result<()> {
     let mut p = Parser::new(raw);
     p.begin_object()?;
-    out.push(b'{');
+    out.byte(b'{');
     let mut first = true;
     let mut n = 0;
     while let Some((kstart, key)) = p.next_key(&mut first)? {
         let kraw = key_raw(raw, kstart);
         let v = p.skip_value()?;
         sep(out, &mut n);
-        out.extend_from_slice(kraw.as_bytes());
-        out.push(b':');
+        out.put(kraw.as_bytes());
+        out.byte(b':');
         if key == "content" {
             write_content(out, content)?;
         } else {
-            out.extend_from_slice(v.as_bytes());
+            out.put(v.as_bytes());
         }
     }
-    out.push(b'}');
+    out.byte(b'}');
     Ok(())
 }
 
-pub fn write_content(out: &mut Vec<u8>, c: &Content<'_, Raw<'_>>) -> Result<()> {
+pub fn write_content(out: &mut impl Sink, c: &Content<'_, Raw<'_>>) -> Result<()> {
     match c {
         Content::Str(s) => write_str(out, s),
         Content::Blocks(bs) => {
-            out.push(b'[');
+            out.byte(b'[');
             for (i, b) in bs.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.byte(b',');
                 }
                 write_block(out, b)?;
             }
-            out.push(b']');
+            out.byte(b']');
         }
     }
     Ok(())
 }
 
-pub fn write_block(out: &mut Vec<u8>, b: &Block<'_, Raw<'_>>) -> Result<()> {
+pub fn write_block(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
     match (b.orig, b.dirty) {
-        (Some(orig), false) => out.extend_from_slice(orig.text.as_bytes()),
+        (Some(orig), false) => out.put(orig.text.as_bytes()),
         (
             Some(Raw {
                 text,
@@ -227,9 +306,9 @@ pub fn write_block(out: &mut Vec<u8>, b: &Block<'_, Raw<'_>>) -> Result<()> {
             }),
             true,
         ) => {
-            out.extend_from_slice(&text.as_bytes()[..s]);
+            out.put(&text.as_bytes()[..s]);
             write_field(out, b)?;
-            out.extend_from_slice(&text.as_bytes()[e..]);
+            out.put(&text.as_bytes()[e..]);
         }
         (Some(Raw { text: orig, .. }), true) => {
             // A changed text (text block) or content (tool_result): rewrite that field.
@@ -240,7 +319,7 @@ pub fn write_block(out: &mut Vec<u8>, b: &Block<'_, Raw<'_>>) -> Result<()> {
             };
             let mut p = Parser::new(orig);
             p.begin_object()?;
-            out.push(b'{');
+            out.byte(b'{');
             let mut first = true;
             let mut n = 0;
             let mut wrote = false;
@@ -248,38 +327,38 @@ pub fn write_block(out: &mut Vec<u8>, b: &Block<'_, Raw<'_>>) -> Result<()> {
                 let kraw = key_raw(orig, kstart);
                 let v = p.skip_value()?;
                 sep(out, &mut n);
-                out.extend_from_slice(kraw.as_bytes());
-                out.push(b':');
+                out.put(kraw.as_bytes());
+                out.byte(b':');
                 if key == field {
                     write_field(out, b)?;
                     wrote = true;
                 } else {
-                    out.extend_from_slice(v.as_bytes());
+                    out.put(v.as_bytes());
                 }
             }
             if !wrote {
                 sep(out, &mut n);
                 write_str(out, field);
-                out.push(b':');
+                out.byte(b':');
                 write_field(out, b)?;
             }
-            out.push(b'}');
+            out.byte(b'}');
         }
         (None, _) => match b.kind {
             BlockKind::ToolResult => {
-                out.extend_from_slice(b"{\"type\":\"tool_result\",\"tool_use_id\":");
+                out.put(b"{\"type\":\"tool_result\",\"tool_use_id\":");
                 write_str(out, b.id.as_deref().unwrap_or(""));
-                out.extend_from_slice(b",\"content\":");
+                out.put(b",\"content\":");
                 write_field(out, b)?;
                 if b.is_error {
-                    out.extend_from_slice(b",\"is_error\":true");
+                    out.put(b",\"is_error\":true");
                 }
-                out.push(b'}');
+                out.byte(b'}');
             }
             _ => {
-                out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
+                out.put(b"{\"type\":\"text\",\"text\":");
                 write_str(out, b.text_str());
-                out.push(b'}');
+                out.byte(b'}');
             }
         },
     }
@@ -287,7 +366,7 @@ pub fn write_block(out: &mut Vec<u8>, b: &Block<'_, Raw<'_>>) -> Result<()> {
 }
 
 /// The changed field's value: a text block's text, or a tool_result's content.
-fn write_field(out: &mut Vec<u8>, b: &Block<'_, Raw<'_>>) -> Result<()> {
+fn write_field(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
     if b.kind == BlockKind::Text {
         write_str(out, b.text_str());
         Ok(())
@@ -295,7 +374,7 @@ fn write_field(out: &mut Vec<u8>, b: &Block<'_, Raw<'_>>) -> Result<()> {
         match &b.inner {
             Some(c) => write_content(out, c),
             None => {
-                out.extend_from_slice(b"null");
+                out.put(b"null");
                 Ok(())
             }
         }
@@ -309,7 +388,7 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
             .map(|r| r.orig.map_or(64, |o| o.text.len()))
             .sum(),
     );
-    out.push(b'[');
+    out.byte(b'[');
     for (i, r) in recs.iter().enumerate() {
         if !r.kind.is_message() {
             return Err(crate::Error::invalid(
@@ -319,9 +398,9 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
             ));
         }
         if i > 0 {
-            out.push(b',');
+            out.byte(b',');
         }
-        out.extend_from_slice(b"{\"role\":");
+        out.put(b"{\"role\":");
         write_str(
             &mut out,
             if r.kind == Kind::User {
@@ -330,13 +409,13 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
                 "assistant"
             },
         );
-        out.extend_from_slice(b",\"content\":");
+        out.put(b",\"content\":");
         match r.orig.and_then(|o| o.hole.map(|(s, e)| &o.text[s..e])) {
-            Some(raw) if !r.content_dirty => out.extend_from_slice(raw.as_bytes()),
+            Some(raw) if !r.content_dirty => out.put(raw.as_bytes()),
             _ => write_content(&mut out, &r.content)?,
         }
-        out.push(b'}');
+        out.byte(b'}');
     }
-    out.push(b']');
+    out.byte(b']');
     Ok(out)
 }
