@@ -553,15 +553,51 @@ pub enum Token<'s> {
 
 /// Code points of a raw JSON string (quotes included) once unescaped.
 pub fn raw_string_len(raw: &str) -> u64 {
-    let inner = &raw.as_bytes()[1..raw.len() - 1];
-    if !inner.contains(&b'\\') {
-        return count_chars(&raw[1..raw.len() - 1]);
+    // The raw text was validated when it was scanned: count its code points and
+    // take off what each escape adds (`\n`: 2 bytes for 1 character, `\uXXXX`:
+    // 6 for 1, a surrogate pair `\uXXXX\uXXXX`: 12 for 1). No allocation.
+    let b = raw.as_bytes();
+    if b.len() < 2 {
+        return 0;
     }
-    let mut p = Parser::new(raw);
-    match p.string() {
-        Ok(s) => count_chars(&s),
-        Err(_) => 0,
+    let inner = &b[1..b.len() - 1];
+    let mut n = inner.iter().filter(|&&c| (c & 0xC0) != 0x80).count() as u64;
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'\\', &inner[i..]) {
+        let at = i + k;
+        match inner.get(at + 1) {
+            Some(b'u') => {
+                let hi = hex_at(inner, at + 2);
+                let pair = (0xD800..0xDC00).contains(&hi)
+                    && inner.get(at + 6) == Some(&b'\\')
+                    && inner.get(at + 7) == Some(&b'u');
+                if pair {
+                    n = n.saturating_sub(11);
+                    i = at + 12;
+                } else {
+                    n = n.saturating_sub(5);
+                    i = at + 6;
+                }
+            }
+            Some(_) => {
+                n = n.saturating_sub(1);
+                i = at + 2;
+            }
+            None => break,
+        }
+        if i >= inner.len() {
+            break;
+        }
     }
+    n
+}
+
+/// The value of the four hex digits at `at` (0 when they are not hex digits).
+fn hex_at(b: &[u8], at: usize) -> u32 {
+    let Some(d) = b.get(at..at + 4) else { return 0 };
+    d.iter()
+        .try_fold(0u32, |v, &c| Some(v * 16 + (c as char).to_digit(16)?))
+        .unwrap_or(0)
 }
 
 /// Unicode code points of `s`.
@@ -661,6 +697,23 @@ mod tests {
         match skip("[1,\n  x]") {
             Err(Error::Json { line, column, .. }) => assert_eq!((line, column), (2, 3)),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn raw_lengths_match_unescaped_lengths() {
+        for raw in [
+            "\"\"",
+            "\"abc\"",
+            "\"a\\nb\\\\c\\\"d\"",
+            "\"\\u00e9x\"",
+            "\"\\ud83d\\ude00\"",
+            "\"é😀\\t\\ud83d\\ude00\\u0041\"",
+            "\"\\\\u0041\"",
+        ] {
+            let mut p = Parser::new(raw);
+            let unescaped = p.string().unwrap();
+            assert_eq!(raw_string_len(raw), count_chars(&unescaped), "{raw}");
         }
     }
 
