@@ -719,3 +719,32 @@ def test_int_arguments_beyond_64_bits(call: Callable[[Any], Any]) -> None:
         call([user(), user("u2")])
     except ValueError:
         pass
+
+
+# --------------------------------------------------------------------------
+# Arguments of the wrong kind are msgnorm errors too
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: msgnorm.derive_uuid("abc", True),
+        lambda: msgnorm.derive_uuid("abc", 1.5),
+        lambda: msgnorm.render_attachment([1]),  # type: ignore[arg-type]
+        lambda: msgnorm.normalize_for_api([], attachment_templates={"x": "\ud800"}),
+        lambda: msgnorm.normalize_for_api([], attachment_templates={"x": 3}),  # type: ignore[dict-item]
+        lambda: msgnorm.normalize_for_api([], attachment_templates={1: "x"}),  # type: ignore[dict-item]
+    ],
+    ids=[
+        "bool-index",
+        "float-index",
+        "list-attachment",
+        "surrogate-template",
+        "int-template",
+        "int-key",
+    ],
+)
+def test_wrong_argument_kinds_are_msgnorm_errors(call: Callable[[], Any]) -> None:
+    with pytest.raises(MsgnormError):
+        call()

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _native
+from .errors import MsgnormError
 from .model import _gc_paused, to_builtins
 
 __all__ = [
@@ -239,12 +240,16 @@ def render_attachment(
     attachment: Mapping[str, Any], attachment_templates: Mapping[str, str | None] | None = None
 ) -> str | None:
     """SPEC §5: the attachment's text wrapped in ``<system-reminder>``, or ``None``."""
+    if not isinstance(attachment, Mapping):
+        raise MsgnormError(f"attachment must be a mapping, not {type(attachment).__name__}")
     templates = dict(attachment_templates) if attachment_templates is not None else None
     return _native.render_attachment(dict(attachment), templates)
 
 
 def derive_uuid(parent: str, index: int) -> str:
     """SPEC §2: the first 24 characters of ``parent`` and ``index`` as 12 hex digits."""
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise MsgnormError(f"index must be an int, not {type(index).__name__}")
     if isinstance(index, int) and not isinstance(index, bool) and abs(index) >= 2**64:
         # Out of range whatever its size (the core checks the bound itself).
         index = -1 if index < 0 else 2**64

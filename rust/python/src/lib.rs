@@ -7,7 +7,6 @@ mod write;
 
 use msgnorm_core::model::Kind;
 use msgnorm_core::{ApiOptions, CountParams, Error, Report, Templates};
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use read::{read_records, Failure};
@@ -139,16 +138,25 @@ fn templates(py: Python<'_>, t: Option<&Bound<'_, PyDict>>) -> PyResult<Template
     if let Some(t) = t {
         for (k, v) in t.iter() {
             let key: String = k.extract().map_err(|_| {
-                PyTypeError::new_err("attachment_templates: keys must be attachment type strings")
+                let msg = "attachment_templates: keys must be attachment type strings";
+                to_pyerr(py, Failure::Core(Error::value(msg)))
             })?;
             let val: Option<String> = if v.is_none() {
                 None
+            } else if let Ok(text) = v.cast::<PyString>() {
+                match text.to_str() {
+                    Ok(t) => Some(t.to_owned()),
+                    Err(_) => {
+                        let msg = format!(
+                            "attachment_templates[{key:?}]: the template holds a lone surrogate"
+                        );
+                        return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
+                    }
+                }
             } else {
-                Some(v.extract().map_err(|_| {
-                    PyTypeError::new_err(format!(
-                        "attachment_templates[{key:?}]: a template must be a str or None"
-                    ))
-                })?)
+                let msg =
+                    format!("attachment_templates[{key:?}]: a template must be a str or None");
+                return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
             };
             overrides.push((key, val));
         }

@@ -207,29 +207,7 @@ impl<'a> Parser<'a> {
                 b'r' => out.push('\r'),
                 b't' => out.push('\t'),
                 b'u' => {
-                    let hi = self.hex4()?;
-                    let ch = if (0xD800..0xDC00).contains(&hi) {
-                        if self.b.get(self.pos) == Some(&b'\\')
-                            && self.b.get(self.pos + 1) == Some(&b'u')
-                        {
-                            self.pos += 2;
-                            let lo = self.hex4()?;
-                            if !(0xDC00..0xE000).contains(&lo) {
-                                return Err(self.err("invalid low surrogate in \\u escape"));
-                            }
-                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                        } else {
-                            return Err(self.err("lone surrogate in \\u escape"));
-                        }
-                    } else if (0xDC00..0xE000).contains(&hi) {
-                        return Err(self.err("lone surrogate in \\u escape"));
-                    } else {
-                        hi
-                    };
-                    match char::from_u32(ch) {
-                        Some(ch) => out.push(ch),
-                        None => return Err(self.err("invalid \\u escape")),
-                    }
+                    out.push(self.unicode_escape()?);
                 }
                 _ => {
                     self.pos -= 1;
@@ -299,6 +277,28 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// The character of a `\\uXXXX` escape (the `\\u` already read), joining a
+    /// surrogate pair; a lone surrogate is refused (it is not a character).
+    fn unicode_escape(&mut self) -> R<char> {
+        let hi = self.hex4()?;
+        let code = if (0xD800..0xDC00).contains(&hi) {
+            if self.b.get(self.pos) != Some(&b'\\') || self.b.get(self.pos + 1) != Some(&b'u') {
+                return Err(self.err("lone surrogate in \\u escape"));
+            }
+            self.pos += 2;
+            let lo = self.hex4()?;
+            if !(0xDC00..0xE000).contains(&lo) {
+                return Err(self.err("invalid low surrogate in \\u escape"));
+            }
+            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+        } else if (0xDC00..0xE000).contains(&hi) {
+            return Err(self.err("lone surrogate in \\u escape"));
+        } else {
+            hi
+        };
+        char::from_u32(code).ok_or_else(|| self.err("invalid \\u escape"))
+    }
+
     fn hex4(&mut self) -> R<u32> {
         let mut v = 0u32;
         for _ in 0..4 {
@@ -333,22 +333,7 @@ impl<'a> Parser<'a> {
                         }
                         Some(b'u') => {
                             self.pos += 1;
-                            let hi = self.hex4()?;
-                            if (0xD800..0xDC00).contains(&hi) {
-                                if self.b.get(self.pos) == Some(&b'\\')
-                                    && self.b.get(self.pos + 1) == Some(&b'u')
-                                {
-                                    self.pos += 2;
-                                    let lo = self.hex4()?;
-                                    if !(0xDC00..0xE000).contains(&lo) {
-                                        return Err(self.err("invalid low surrogate in \\u escape"));
-                                    }
-                                } else {
-                                    return Err(self.err("lone surrogate in \\u escape"));
-                                }
-                            } else if (0xDC00..0xE000).contains(&hi) {
-                                return Err(self.err("lone surrogate in \\u escape"));
-                            }
+                            self.unicode_escape()?;
                         }
                         _ => return Err(self.err("invalid escape in string")),
                     }
