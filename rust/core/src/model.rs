@@ -38,6 +38,16 @@ impl Kind {
     pub fn is_message(self) -> bool {
         matches!(self, Kind::User | Kind::Assistant)
     }
+
+    /// The `role` (and `type`) a message record of this kind has; `user` for
+    /// the records the pipeline makes from system and attachment records.
+    pub fn role(self) -> &'static str {
+        if self == Kind::Assistant {
+            "assistant"
+        } else {
+            "user"
+        }
+    }
 }
 
 /// SPEC §1 block types. `ServerResult` is any `*_tool_result` other than `tool_result`.

@@ -426,14 +426,7 @@ fn to_anthropic<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<B
             for r in &recs {
                 check_message(py, r.kind, r.index)?;
                 let d = PyDict::new(py);
-                d.set_item(
-                    "role",
-                    if r.kind == Kind::User {
-                        "user"
-                    } else {
-                        "assistant"
-                    },
-                )?;
+                d.set_item("role", r.kind.role())?;
                 let content = match (&r.orig, &r.content) {
                     (Some(o), _) => o.get_item("message")?.get_item("content")?,
                     (None, c) => write::content_to_py(&ctx, c)?,

@@ -4,7 +4,7 @@
 
 use crate::read::{Obj, Rec};
 use crate::view::Ctx;
-use msgnorm_core::model::{Block, BlockKind, Content, Kind, Meta};
+use msgnorm_core::model::{Block, BlockKind, Content, Meta};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PyString};
 
@@ -30,14 +30,6 @@ pub fn records_to_py<'py>(
     PyList::new(ctx.py(), items)
 }
 
-fn role(kind: Kind) -> &'static str {
-    if kind == Kind::Assistant {
-        "assistant"
-    } else {
-        "user"
-    }
-}
-
 fn s<'py>(py: Python<'py>, text: &str) -> Obj<'py> {
     PyString::new(py, text).into_any()
 }
@@ -49,12 +41,12 @@ pub fn record_to_py<'py>(ctx: &Ctx<'py>, r: &Rec<'py>) -> PyResult<Obj<'py>> {
         let message = ctx.make(
             "UserPayload",
             &[
-                ("role", s(py, role(r.kind))),
+                ("role", s(py, r.kind.role())),
                 ("content", content_to_py(ctx, &r.content)?),
             ],
         )?;
         let mut fields = vec![
-            ("type", s(py, role(r.kind))),
+            ("type", s(py, r.kind.role())),
             ("uuid", s(py, r.uuid_str())),
             ("message", message),
         ];

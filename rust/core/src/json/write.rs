@@ -3,7 +3,7 @@
 use super::parse::Parser;
 use super::read::Raw;
 use crate::error::Result;
-use crate::model::{Block, BlockKind, Content, Kind, Meta, Record};
+use crate::model::{Block, BlockKind, Content, Meta, Record};
 
 /// Writes `s` as a JSON string.
 pub fn write_str(out: &mut impl Sink, s: &str) {
@@ -136,25 +136,11 @@ pub fn write_record(out: &mut impl Sink, r: &Record<'_, Raw<'_>>) -> Result<()> 
     let Some(orig) = r.orig else {
         // A record the pipeline made: exactly type, uuid, message, timestamp, isMeta.
         out.put(b"{\"type\":");
-        write_str(
-            out,
-            if r.kind == Kind::Assistant {
-                "assistant"
-            } else {
-                "user"
-            },
-        );
+        write_str(out, r.kind.role());
         out.put(b",\"uuid\":");
         write_str(out, r.uuid_str());
         out.put(b",\"message\":{\"role\":");
-        write_str(
-            out,
-            if r.kind == Kind::Assistant {
-                "assistant"
-            } else {
-                "user"
-            },
-        );
+        write_str(out, r.kind.role());
         out.put(b",\"content\":");
         write_content(out, &r.content)?;
         out.byte(b'}');
@@ -399,14 +385,7 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
             out.byte(b',');
         }
         out.put(b"{\"role\":");
-        write_str(
-            &mut out,
-            if r.kind == Kind::User {
-                "user"
-            } else {
-                "assistant"
-            },
-        );
+        write_str(&mut out, r.kind.role());
         out.put(b",\"content\":");
         match r.orig.and_then(|o| o.hole.map(|(s, e)| &o.text[s..e])) {
             Some(raw) if !r.content_dirty => out.put(raw.as_bytes()),
