@@ -39,7 +39,7 @@ import uuid as _uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType, field
@@ -374,23 +374,9 @@ Block = Union[  # noqa: UP007 (a runtime alias usable on Python 3.10)
 ]
 """A content block: one of the known block Structs, or an :class:`UnknownBlock`."""
 
-_KNOWN_BLOCK_TYPES: tuple[type[_Tagged], ...] = (
-    TextBlock,
-    ThinkingBlock,
-    RedactedThinkingBlock,
-    ToolUseBlock,
-    ToolResultBlock,
-    ImageBlock,
-    DocumentBlock,
-    ServerToolUseBlock,
-    McpToolUseBlock,
-    WebSearchToolResultBlock,
-    WebFetchToolResultBlock,
-    CodeExecutionToolResultBlock,
-    BashCodeExecutionToolResultBlock,
-    TextEditorCodeExecutionToolResultBlock,
-    ToolSearchToolResultBlock,
-    McpToolResultBlock,
+#: The block Structs of :data:`Block` (every member but :class:`UnknownBlock`).
+_KNOWN_BLOCK_TYPES: tuple[type[_Tagged], ...] = tuple(
+    t for t in get_args(Block) if t is not UnknownBlock
 )
 
 if TYPE_CHECKING:
