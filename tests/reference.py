@@ -16,11 +16,13 @@ this module implements (the Rust core is aligned to these).
 
 A1  §1 validation, the field types. user/assistant: ``uuid`` str, ``message``
     object, ``message.role`` str (its value is not compared with the type),
-    ``message.content`` present and str, list or null. system: ``uuid`` str,
-    ``subtype`` str, ``content`` str. attachment: ``uuid`` str, ``attachment``
-    object, ``attachment.type`` str. progress: ``uuid`` str, ``data`` object,
-    ``toolUseID`` str. tool_use_summary: ``uuid`` str, ``summary`` str,
-    ``precedingToolUseIds`` array (items unchecked). tombstone: ``message``
+    ``message.content`` present and str, list or null. system: ``subtype``
+    str; with ``subtype == "local_command"`` also ``uuid`` str, then ``content``
+    str (real transcripts carry ``stop_hook_summary``, ``turn_duration``,
+    ``compact_boundary``, ... records without ``content``). attachment:
+    ``uuid`` str, ``attachment`` object, ``attachment.type`` str. progress and
+    tool_use_summary: nothing but ``type`` (every step drops them; a string
+    ``uuid`` still lets a tombstone name them). tombstone: ``message``
     object with ``message.uuid`` str (no ``uuid`` of its own required).
     Blocks (also those nested in a ``tool_result`` list): an object with a str
     ``type``; ``text`` needs str ``text``; ``tool_use``/``server_tool_use``/
@@ -347,13 +349,6 @@ def _require_obj(i: int, obj: Mapping[str, Any], key: str, path: str) -> None:
         _raise_invalid(i, f"{path}.{key}", "must be an object")
 
 
-def _require_list(i: int, obj: Mapping[str, Any], key: str, path: str) -> None:
-    if key not in obj:
-        _raise_invalid(i, f"{path}.{key}", "missing required field")
-    if not isinstance(obj[key], list):
-        _raise_invalid(i, f"{path}.{key}", "must be an array")
-
-
 def validate_blocks(i: int, path: str, blocks: list[Any]) -> None:
     """§1 Blocks: objects with a string ``type`` and the id/text fields of A1."""
     for j, block in enumerate(blocks):
@@ -398,21 +393,14 @@ def validate_record(i: int, rec: Any) -> None:
         elif content is not None and not isinstance(content, str):
             _raise_invalid(i, f"{mpath}.content", "must be a string, an array or null")
     elif t == "system":
-        _require_str(i, rec, "uuid", path)
         _require_str(i, rec, "subtype", path)
-        _require_str(i, rec, "content", path)
+        if rec["subtype"] == "local_command":
+            _require_str(i, rec, "uuid", path)
+            _require_str(i, rec, "content", path)
     elif t == "attachment":
         _require_str(i, rec, "uuid", path)
         _require_obj(i, rec, "attachment", path)
         _require_str(i, rec["attachment"], "type", f"{path}.attachment")
-    elif t == "progress":
-        _require_str(i, rec, "uuid", path)
-        _require_obj(i, rec, "data", path)
-        _require_str(i, rec, "toolUseID", path)
-    elif t == "tool_use_summary":
-        _require_str(i, rec, "uuid", path)
-        _require_str(i, rec, "summary", path)
-        _require_list(i, rec, "precedingToolUseIds", path)
     elif t == "tombstone":
         _require_obj(i, rec, "message", path)
         _require_str(i, rec["message"], "uuid", f"{path}.message")

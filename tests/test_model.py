@@ -611,14 +611,13 @@ def test_corpus_whole_files() -> None:
         ),
         ([user(isMeta="yes")], "records[0].isMeta"),
         ([{"type": "system", "uuid": "s", "content": "c"}], "records[0].subtype"),
-        ([{"type": "system", "uuid": "s", "subtype": "x", "content": None}], "records[0].content"),
+        (
+            [{"type": "system", "uuid": "s", "subtype": "local_command", "content": None}],
+            "records[0].content",
+        ),
+        ([{"type": "system", "subtype": "local_command", "content": "c"}], "records[0].uuid"),
         ([{"type": "attachment", "uuid": "a", "attachment": {}}], "records[0].attachment.type"),
         ([{"type": "attachment", "uuid": "a", "attachment": []}], "records[0].attachment"),
-        ([{"type": "progress", "uuid": "p", "data": 1}], "records[0].toolUseID"),
-        (
-            [{"type": "tool_use_summary", "uuid": "p", "summary": "s"}],
-            "records[0].precedingToolUseIds",
-        ),
         ([{"type": "tombstone"}], "records[0].message"),
         # SPEC §1: a tombstone's message needs a string uuid (it is kept as JSON)
         ([{"type": "tombstone", "message": {"type": "assistant"}}], "records[0].message.uuid"),

@@ -94,10 +94,11 @@ BAD_RECORDS = [
         ),
         "records[1].message.content[0].content[0].content[1].type",
     ),
-    # system: uuid, subtype, content: str
-    ({"type": "system", "subtype": "x", "content": "c"}, "records[1].uuid"),
+    # system: subtype; local_command also uuid, then content: str
     ({"type": "system", "uuid": "s", "content": "c"}, "records[1].subtype"),
-    ({"type": "system", "uuid": "s", "subtype": None, "content": "c"}, "records[1].subtype"),
+    ({"type": "system", "subtype": None}, "records[1].subtype"),
+    ({"type": "system", "subtype": "local_command", "content": "c"}, "records[1].uuid"),
+    ({"type": "system", "subtype": "local_command", "uuid": 5, "content": "c"}, "records[1].uuid"),
     ({"type": "system", "uuid": "s", "subtype": "local_command"}, "records[1].content"),
     (
         {"type": "system", "uuid": "s", "subtype": "local_command", "content": ["x"]},
@@ -112,18 +113,6 @@ BAD_RECORDS = [
         "records[1].attachment.type",
     ),
     ({"type": "attachment", "uuid": "t", "attachment": {"type": 1}}, "records[1].attachment.type"),
-    # progress: uuid, data, toolUseID (A1: data an object, toolUseID a string)
-    ({"type": "progress", "data": {}, "toolUseID": "t"}, "records[1].uuid"),
-    ({"type": "progress", "uuid": "p", "toolUseID": "t"}, "records[1].data"),
-    ({"type": "progress", "uuid": "p", "data": "x", "toolUseID": "t"}, "records[1].data"),
-    ({"type": "progress", "uuid": "p", "data": {}}, "records[1].toolUseID"),
-    # tool_use_summary: uuid, summary, precedingToolUseIds (A1: str, array)
-    ({"type": "tool_use_summary", "uuid": "s", "precedingToolUseIds": []}, "records[1].summary"),
-    ({"type": "tool_use_summary", "uuid": "s", "summary": "x"}, "records[1].precedingToolUseIds"),
-    (
-        {"type": "tool_use_summary", "uuid": "s", "summary": "x", "precedingToolUseIds": "t1"},
-        "records[1].precedingToolUseIds",
-    ),
     # tombstone: message (an assistant record) with a uuid
     ({"type": "tombstone"}, "records[1].message"),
     ({"type": "tombstone", "message": {"role": "assistant"}}, "records[1].message.uuid"),
@@ -172,6 +161,17 @@ VALID = [
     progress("p"),
     tool_use_summary("s"),
     tombstone("nobody"),
+    # §1 as real transcripts have them: a field is required only where a step reads it
+    {"type": "system", "subtype": "stop_hook_summary", "hookCount": 1, "level": "suggestion"},
+    {"type": "system", "subtype": "turn_duration", "uuid": "t", "durationMs": 1200},
+    {"type": "system", "subtype": "compact_boundary", "uuid": "c", "parentUuid": None,
+     "logicalParentUuid": "p", "compactMetadata": {"trigger": "auto", "preTokens": 1}},
+    {"type": "system", "subtype": "api_error", "uuid": 7, "content": ["not", "read"]},
+    {"type": "system", "subtype": "microcompact_boundary", "content": None},
+    {"type": "progress"},
+    {"type": "progress", "uuid": None, "data": "x", "toolUseID": 5},
+    {"type": "tool_use_summary"},
+    {"type": "tool_use_summary", "summary": 1, "precedingToolUseIds": "t1"},
 ]
 
 
@@ -211,9 +211,11 @@ def test_records_that_would_be_dropped_are_validated(impl):
     records = [OK_USER, user("dead", 5), tombstone("dead")]
     with raises_invalid(impl, 1, "records[1].message.content"):
         impl.normalize_for_api(records)
-    # a progress record is dropped by §4.3, but is still checked
-    with raises_invalid(impl, 1, "records[1].toolUseID"):
-        impl.normalize_for_api([OK_USER, {"type": "progress", "uuid": "p", "data": {}}])
+    # a local_command system record is checked even when a tombstone drops it
+    with raises_invalid(impl, 1, "records[1].content"):
+        impl.normalize_for_api(
+            [OK_USER, {"type": "system", "subtype": "local_command", "uuid": "p"}, tombstone("p")]
+        )
 
 
 @pytest.mark.parametrize(

@@ -225,7 +225,7 @@ fn read_back<'a>(out: &'a [u8], what: &str) -> Vec<Record<'a, msgnorm_core::json
     }
     assert!(out.first() == Some(&b'['), "{what}: output is not an array");
     let src = utf8(out).expect("validated as UTF-8");
-    match read_records(src, ReadOpts { count: true }) {
+    match read_records(src, ReadOpts { count: true, ..ReadOpts::default() }) {
         Ok(recs) => recs,
         Err(e) => panic!(
             "{what}: the core cannot read its own output: {e}\n{}",

@@ -471,13 +471,18 @@ class AssistantMessage(_Record, kw_only=True, tag="assistant"):
 
 
 class SystemMessage(_Record, kw_only=True, tag="system"):
-    """A ``system`` record: ``subtype``, ``content`` (a string), ``level``."""
+    """A ``system`` record: ``subtype``, ``content``, ``level``.
 
-    uuid: str
+    Only ``subtype`` is required; a ``local_command`` record also needs a string
+    ``uuid`` and ``content`` (SPEC §1).  Real transcripts carry ``turn_duration``,
+    ``stop_hook_summary``, ``compact_boundary``, ``api_error``, ... records with
+    no ``content``; a field SPEC §1 does not require is not checked."""
+
     subtype: str
-    content: str
-    level: str | UnsetType = UNSET
-    tool_use_id: str | UnsetType = field(default=UNSET, name="toolUseID")
+    uuid: Any = UNSET
+    content: Any = UNSET
+    level: Any = UNSET
+    tool_use_id: Any = field(default=UNSET, name="toolUseID")
 
 
 class AttachmentMessage(_Record, kw_only=True, tag="attachment"):
@@ -488,20 +493,22 @@ class AttachmentMessage(_Record, kw_only=True, tag="attachment"):
 
 
 class ProgressMessage(_Record, kw_only=True, tag="progress"):
-    """A ``progress`` record of a running tool: ``toolUseID``, ``data``."""
+    """A ``progress`` record of a running tool: ``toolUseID``, ``data`` (every
+    step drops it, so SPEC §1 requires nothing but its ``type``)."""
 
-    uuid: str
-    data: Any
-    tool_use_id: str = field(name="toolUseID")
-    parent_tool_use_id: str | UnsetType | None = field(default=UNSET, name="parentToolUseID")
+    uuid: Any = UNSET
+    data: Any = UNSET
+    tool_use_id: Any = field(default=UNSET, name="toolUseID")
+    parent_tool_use_id: Any = field(default=UNSET, name="parentToolUseID")
 
 
 class ToolUseSummaryMessage(_Record, kw_only=True, tag="tool_use_summary"):
-    """A ``tool_use_summary`` record: ``summary`` of ``precedingToolUseIds``."""
+    """A ``tool_use_summary`` record: ``summary`` of ``precedingToolUseIds`` (every
+    step drops it, so SPEC §1 requires nothing but its ``type``)."""
 
-    uuid: str
-    summary: str
-    preceding_tool_use_ids: list[str] = field(name="precedingToolUseIds")
+    uuid: Any = UNSET
+    summary: Any = UNSET
+    preceding_tool_use_ids: Any = field(default=UNSET, name="precedingToolUseIds")
 
 
 class TombstoneMessage(_Record, kw_only=True, tag="tombstone"):
@@ -719,6 +726,12 @@ def _prep_record(
         a = d.get("attachment")
         if type(a) is dict and type(a.get("type")) is not str:
             return None, False, (".attachment.type", "expected str")
+    elif rtype == "system" and d.get("subtype") == "local_command":
+        # SPEC §1: a local_command record becomes a user turn, so it needs both
+        for key in ("uuid", "content"):
+            if type(d.get(key)) is not str:
+                reason = "missing required field" if key not in d else "must be a string"
+                return None, False, (f".{key}", reason)
     return nd, unknown, None
 
 
@@ -789,7 +802,7 @@ def _dirty_records(records: Sequence[Any]) -> list[int]:
                                     break
                         else:
                             continue
-                elif t != "tombstone" and t != "attachment":
+                elif t != "tombstone" and t != "attachment" and t != "system":
                     continue
         dirty.append(i)
     return dirty

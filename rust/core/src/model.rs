@@ -249,6 +249,30 @@ pub struct Record<'a, H> {
     pub content_dirty: bool,
     /// Token-count ingredients of the content (filled when counting).
     pub cost: Cost,
+    /// The session-tree fields (filled by the JSON reader when asked, for [`crate::session`]).
+    pub links: Option<Box<Links<'a>>>,
+}
+
+/// What a session file's `parentUuid` tree needs of a record (SPEC §8).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Links<'a> {
+    /// `parentUuid` (a string; `null` or absent is `None`).
+    pub parent: Option<Str<'a>>,
+    /// `logicalParentUuid`: where a compaction boundary's history continues.
+    pub logical_parent: Option<Str<'a>>,
+    /// `isSidechain: true`: written by a subagent.
+    pub sidechain: bool,
+    /// A non-null `teamName`: written by a teammate.
+    pub team: Option<Str<'a>>,
+    pub agent_id: Option<Str<'a>>,
+    pub session_id: Option<Str<'a>>,
+    pub timestamp: Option<Str<'a>>,
+    /// `sourceToolAssistantUUID` of a tool-result user record.
+    pub source_assistant: Option<Str<'a>>,
+    /// `isCompactSummary: true`.
+    pub compact_summary: bool,
+    /// A `system` record with `subtype == "compact_boundary"`.
+    pub compact_boundary: bool,
 }
 
 impl<'a, H> Record<'a, H> {
@@ -272,6 +296,7 @@ impl<'a, H> Record<'a, H> {
             content: Content::Str(Cow::Borrowed("")),
             content_dirty: false,
             cost: Cost::default(),
+            links: None,
         }
     }
 

@@ -144,8 +144,18 @@ fn read_record<'py>(ctx: &Ctx<'py>, item: Obj<'py>, index: usize, count: bool) -
     if kind == Kind::Entry {
         return Ok(rec);
     }
-    if kind != Kind::Tombstone {
-        rec.uuid = Some(Cow::Owned(req_str(ctx, d, "uuid", index, &path)?));
+    // §1: a field is required only where a step reads it.
+    match kind {
+        Kind::User | Kind::Assistant | Kind::Attachment => {
+            rec.uuid = Some(Cow::Owned(req_str(ctx, d, "uuid", index, &path)?));
+        }
+        Kind::System | Kind::Progress | Kind::ToolUseSummary => {
+            // Optional: a tombstone may still name it (§4 step 1).
+            if let Some(v) = get(ctx, d, "uuid")? {
+                rec.uuid = locate(as_str(&v), index, || format!("{path}.uuid"))?.map(Cow::Owned);
+            }
+        }
+        Kind::Tombstone | Kind::Entry => {}
     }
     rec.timestamp = get(ctx, d, "timestamp")?;
     rec.is_meta = is_true(&get(ctx, d, "isMeta")?);
@@ -196,7 +206,10 @@ fn read_record<'py>(ctx: &Ctx<'py>, item: Obj<'py>, index: usize, count: bool) -
         Kind::System => {
             let sub = req_str(ctx, d, "subtype", index, &path)?;
             rec.local_command = sub == "local_command";
-            rec.content = Content::Str(Cow::Owned(req_str(ctx, d, "content", index, &path)?));
+            if rec.local_command {
+                rec.uuid = Some(Cow::Owned(req_str(ctx, d, "uuid", index, &path)?));
+                rec.content = Content::Str(Cow::Owned(req_str(ctx, d, "content", index, &path)?));
+            }
         }
         Kind::Attachment => {
             let apath = format!("{path}.attachment");
@@ -220,46 +233,7 @@ fn read_record<'py>(ctx: &Ctx<'py>, item: Obj<'py>, index: usize, count: bool) -
                 return Err(invalid(index, format!("{apath}.type"), msg));
             }
         }
-        Kind::Progress => {
-            need_kind(
-                ctx,
-                d,
-                "data",
-                index,
-                &path,
-                |v| v.is_instance_of::<PyDict>(),
-                "must be an object",
-            )?;
-            need_kind(
-                ctx,
-                d,
-                "toolUseID",
-                index,
-                &path,
-                |v| v.is_instance_of::<PyString>(),
-                "must be a string",
-            )?;
-        }
-        Kind::ToolUseSummary => {
-            need_kind(
-                ctx,
-                d,
-                "summary",
-                index,
-                &path,
-                |v| v.is_instance_of::<PyString>(),
-                "must be a string",
-            )?;
-            need_kind(
-                ctx,
-                d,
-                "precedingToolUseIds",
-                index,
-                &path,
-                |v| v.is_instance_of::<PyList>(),
-                "must be an array",
-            )?;
-        }
+        Kind::Progress | Kind::ToolUseSummary => {}
         Kind::Tombstone => {
             let mpath = format!("{path}.message");
             let Some(m) = get(ctx, d, "message")? else {
@@ -294,26 +268,6 @@ pub fn attachment_fields(a: &Bound<'_, PyDict>) -> R<Vec<(Str<'static>, AttValue
         out.push((Cow::Owned(k), val));
     }
     Ok(out)
-}
-
-fn need_kind<'py>(
-    ctx: &Ctx<'py>,
-    d: &View<'py>,
-    key: &'static str,
-    index: usize,
-    path: &str,
-    ok: impl Fn(&Obj<'py>) -> bool,
-    what: &str,
-) -> R<()> {
-    match get(ctx, d, key)? {
-        None => Err(invalid(
-            index,
-            format!("{path}.{key}"),
-            "missing required field",
-        )),
-        Some(v) if ok(&v) => Ok(()),
-        Some(_) => Err(invalid(index, format!("{path}.{key}"), what)),
-    }
 }
 
 fn str_len(v: &Obj<'_>) -> R<u64> {

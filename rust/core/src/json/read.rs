@@ -2,7 +2,7 @@
 
 use super::parse::{count_chars, error_at, raw_string_len, Parser, Peek, Token};
 use crate::error::{Error, Result};
-use crate::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record, Str};
+use crate::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Links, Record, Str};
 use std::borrow::Cow;
 
 /// A handle to an original JSON value: its raw text, and where in it the value
@@ -33,6 +33,8 @@ const MAX_BLOCK_DEPTH: usize = 32;
 pub struct ReadOpts {
     /// Fill the token-count ingredients (§6).
     pub count: bool,
+    /// Fill [`Record::links`], the session-tree fields (§8).
+    pub links: bool,
 }
 
 /// Checks UTF-8, reporting the line and column of the first bad byte.
@@ -146,7 +148,9 @@ enum Seen {
     Bad,
 }
 
-fn read_record<'a>(
+/// Reads the record at the parser's position (SPEC §1): a JSON error, or an
+/// invalid record naming `records[index]` (and `line`, for JSON Lines).
+pub(crate) fn read_record<'a>(
     p: &mut Parser<'a>,
     index: usize,
     opts: ReadOpts,
@@ -177,7 +181,7 @@ fn read_record<'a>(
     let mut api_error = false;
     let mut synthetic_model = false;
     let mut message_err: Option<Error> = None;
-    let mut has = [Seen::Absent; 4]; // data, toolUseID, summary, precedingToolUseIds
+    let mut links = opts.links.then(Box::<Links<'a>>::default);
     p.begin_object()?;
     let mut first = true;
     while let Some((_, key)) = p.next_key(&mut first)? {
@@ -201,13 +205,23 @@ fn read_record<'a>(
                     uuid = Seen::Bad;
                 }
             }
-            "timestamp" => rec.timestamp = Some(Raw::plain(p.skip_value()?)),
+            "timestamp" => {
+                let raw = p.skip_value()?;
+                if let Some(l) = links.as_mut() {
+                    l.timestamp = plain_string(raw);
+                }
+                rec.timestamp = Some(Raw::plain(raw));
+            }
             "isMeta" => rec.is_meta = p.bool_or_skip()? == Some(true),
             "isVirtual" => rec.is_virtual = p.bool_or_skip()? == Some(true),
             "isApiErrorMessage" => api_error = p.bool_or_skip()? == Some(true),
             "subtype" => {
                 if p.peek()? == Peek::String {
-                    rec.local_command = p.string()? == "local_command";
+                    let sub = p.string()?;
+                    rec.local_command = sub == "local_command";
+                    if let Some(l) = links.as_mut() {
+                        l.compact_boundary = sub == "compact_boundary";
+                    }
                     subtype = Seen::Ok;
                 } else {
                     p.skip_value()?;
@@ -253,19 +267,37 @@ fn read_record<'a>(
                 }
                 _ => message = Some(p.skip_value()?),
             },
-            "data" | "toolUseID" | "summary" | "precedingToolUseIds" => {
-                let (slot, want) = match &*key {
-                    "data" => (0, Peek::Object),
-                    "toolUseID" => (1, Peek::String),
-                    "summary" => (2, Peek::String),
-                    _ => (3, Peek::Array),
-                };
-                has[slot] = if p.peek()? == want {
-                    Seen::Ok
+            "parentUuid" | "logicalParentUuid" | "teamName" | "agentId" | "sessionId"
+            | "sourceToolAssistantUUID"
+                if links.is_some() =>
+            {
+                let v = if p.peek()? == Peek::String {
+                    Some(p.string()?)
                 } else {
-                    Seen::Bad
+                    p.skip_value()?;
+                    None
                 };
-                p.skip_value()?;
+                if let Some(l) = links.as_mut() {
+                    let slot = match &*key {
+                        "parentUuid" => &mut l.parent,
+                        "logicalParentUuid" => &mut l.logical_parent,
+                        "teamName" => &mut l.team,
+                        "agentId" => &mut l.agent_id,
+                        "sessionId" => &mut l.session_id,
+                        _ => &mut l.source_assistant,
+                    };
+                    *slot = v;
+                }
+            }
+            "isSidechain" | "isCompactSummary" if links.is_some() => {
+                let on = p.bool_or_skip()? == Some(true);
+                if let Some(l) = links.as_mut() {
+                    if key == "isSidechain" {
+                        l.sidechain = on;
+                    } else {
+                        l.compact_summary = on;
+                    }
+                }
             }
             _ => {
                 p.skip_value()?;
@@ -291,7 +323,8 @@ fn read_record<'a>(
             Seen::Bad => Err(invalid(index, line, at(path), what)),
         }
     };
-    if rec.kind != Kind::Entry && rec.kind != Kind::Tombstone {
+    // §1: a field is required only where a step reads it.
+    if matches!(rec.kind, Kind::User | Kind::Assistant | Kind::Attachment) {
         need(uuid, ".uuid", "must be a string")?;
     }
     if let Some(e) = message_err {
@@ -321,7 +354,10 @@ fn read_record<'a>(
         }
         Kind::System => {
             need(subtype, ".subtype", "must be a string")?;
-            need(content, ".content", "must be a string")?;
+            if rec.local_command {
+                need(uuid, ".uuid", "must be a string")?;
+                need(content, ".content", "must be a string")?;
+            }
         }
         Kind::Attachment => {
             need(attachment, ".attachment", "must be an object")?;
@@ -338,22 +374,21 @@ fn read_record<'a>(
                 ));
             }
         }
-        Kind::Progress => {
-            need(has[0], ".data", "must be an object")?;
-            need(has[1], ".toolUseID", "must be a string")?;
-        }
-        Kind::ToolUseSummary => {
-            need(has[2], ".summary", "must be a string")?;
-            need(has[3], ".precedingToolUseIds", "must be an array")?;
-        }
-        Kind::Entry => {}
+        Kind::Progress | Kind::ToolUseSummary | Kind::Entry => {}
     }
     rec.synthetic_error = api_error && synthetic_model;
     rec.orig = Some(Raw::with_hole(&p.src[start..end], start, content_span));
     if rec.kind == Kind::System {
         rec.cost = Cost::default();
     }
+    rec.links = links;
     Ok(rec)
+}
+
+/// The text of a JSON string written without escapes (`"…"`), else `None`.
+fn plain_string(raw: &str) -> Option<Str<'_>> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.contains('\\')).then_some(Cow::Borrowed(inner))
 }
 
 fn read_attachment<'a>(p: &mut Parser<'a>) -> Result<Vec<(Str<'a>, AttValue<'a>)>> {
@@ -821,7 +856,7 @@ mod tests {
             r#"[{"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"content":"zz","type":"user","uuid":"u"}]"#,
         ] {
             for count in [false, true] {
-                let recs = read_records(src, ReadOpts { count }).unwrap();
+                let recs = read_records(src, ReadOpts { count, ..ReadOpts::default() }).unwrap();
                 let blocks = recs[0].content.blocks();
                 assert_eq!(blocks.len(), 1, "{src}");
                 assert_eq!(blocks[0].kind, BlockKind::ToolResult, "{src}");
