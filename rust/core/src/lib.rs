@@ -13,6 +13,7 @@ pub mod json;
 pub mod model;
 pub mod render;
 pub mod report;
+pub mod session;
 pub mod split;
 pub mod steps;
 pub mod tokens;
@@ -126,13 +127,25 @@ pub mod on_json {
 
     pub fn count_tokens_per_record(data: &[u8], p: &CountParams) -> Result<Vec<u64>> {
         let src = utf8(data)?;
-        let recs = read_records(src, ReadOpts { count: true, ..ReadOpts::default() })?;
+        let recs = read_records(
+            src,
+            ReadOpts {
+                count: true,
+                ..ReadOpts::default()
+            },
+        )?;
         tokens::per_record(&recs, p)
     }
 
     pub fn find_cutoff(data: &[u8], max_tokens: u64, pin: usize, p: &CountParams) -> Result<usize> {
         let src = utf8(data)?;
-        let recs = read_records(src, ReadOpts { count: true, ..ReadOpts::default() })?;
+        let recs = read_records(
+            src,
+            ReadOpts {
+                count: true,
+                ..ReadOpts::default()
+            },
+        )?;
         let (costs, turns) = costs_and_turns(&recs, p)?;
         cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
     }
@@ -145,7 +158,13 @@ pub mod on_json {
         p: &CountParams,
     ) -> Result<(usize, Vec<u8>)> {
         let src = utf8(data)?;
-        let recs = read_records(src, ReadOpts { count: true, ..ReadOpts::default() })?;
+        let recs = read_records(
+            src,
+            ReadOpts {
+                count: true,
+                ..ReadOpts::default()
+            },
+        )?;
         let (costs, turns) = costs_and_turns(&recs, p)?;
         let k = cutoff::find_cutoff(&costs, &turns, max_tokens, pin)?;
         Ok((k, write_records(&cutoff::trim(recs, pin, k))?))
@@ -166,7 +185,13 @@ pub mod on_json {
         p: &CountParams,
     ) -> Result<(Vec<u8>, Vec<u8>)> {
         let src = utf8(data)?;
-        let mut recs = read_records(src, ReadOpts { count: true, ..ReadOpts::default() })?;
+        let mut recs = read_records(
+            src,
+            ReadOpts {
+                count: true,
+                ..ReadOpts::default()
+            },
+        )?;
         let (costs, turns) = costs_and_turns(&recs, p)?;
         let k = cutoff::find_cutoff(&costs, &turns, keep_tokens, pin)?;
         let pin = pin.min(recs.len());

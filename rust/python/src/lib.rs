@@ -2,6 +2,7 @@
 //! live in `msgnorm-core`.
 
 mod read;
+mod session;
 mod view;
 mod write;
 
@@ -494,6 +495,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render_attachment, m)?)?;
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(derive_short_message_id, m)?)?;
+    m.add_function(wrap_pyfunction!(session::load_session, m)?)?;
     m.add_function(wrap_pyfunction!(_force_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -267,7 +267,11 @@ pub(crate) fn read_record<'a>(
                 }
                 _ => message = Some(p.skip_value()?),
             },
-            "parentUuid" | "logicalParentUuid" | "teamName" | "agentId" | "sessionId"
+            "parentUuid"
+            | "logicalParentUuid"
+            | "teamName"
+            | "agentId"
+            | "sessionId"
             | "sourceToolAssistantUUID"
                 if links.is_some() =>
             {
@@ -856,7 +860,14 @@ mod tests {
             r#"[{"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"content":"zz","type":"user","uuid":"u"}]"#,
         ] {
             for count in [false, true] {
-                let recs = read_records(src, ReadOpts { count, ..ReadOpts::default() }).unwrap();
+                let recs = read_records(
+                    src,
+                    ReadOpts {
+                        count,
+                        ..ReadOpts::default()
+                    },
+                )
+                .unwrap();
                 let blocks = recs[0].content.blocks();
                 assert_eq!(blocks.len(), 1, "{src}");
                 assert_eq!(blocks[0].kind, BlockKind::ToolResult, "{src}");

@@ -1,0 +1,286 @@
+"""Claude Code session files in: the conversation Claude Code itself would send.
+
+A session transcript is a tree of records linked by ``parentUuid`` (forks from
+edited prompts, subagent sidechains, parallel tool calls, compactions), written
+with the odd broken line.  :func:`load_session` reads it forgivingly and picks
+one thread, the way Claude Code resumes a session; the tree work runs in the
+Rust core.  The contract is ``docs/SESSIONS.md`` (SPEC §8).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from . import _native
+from .errors import MsgnormError
+from .model import decode
+
+__all__ = ["LineIssue", "LoadReport", "Session", "Thread", "load_session", "session_files"]
+
+Kind = Literal["dicts", "structs", "bytes"]
+_KINDS = ("dicts", "structs", "bytes")
+_READ_CHUNK = 1 << 22
+
+
+class LineIssue(msgspec.Struct, frozen=True, kw_only=True):
+    """A line that was skipped, or read in an unusual way."""
+
+    #: The file it is in (``None`` for bytes given directly).
+    file: str | None
+    #: 1-based line number.
+    line: int
+    #: 1-based column in characters, where the problem starts (``None``: the whole line).
+    column: int | None
+    reason: str
+
+
+class Thread(msgspec.Struct, frozen=True, kw_only=True):
+    """One thread of a session: the main conversation, a branch, another session
+    of a directory, or a subagent's conversation."""
+
+    #: What ``thread=`` takes to select it: ``"main"``, a leaf uuid, a session id
+    #: or an agent id.
+    id: str
+    kind: Literal["main", "branch", "session", "agent"]
+    #: The uuid of its last user/assistant record.
+    leaf: str | None
+    session_id: str | None
+    agent_id: str | None
+    #: The file its leaf is in.
+    file: str | None
+    #: Records from its start (its root, or its last compaction) to its leaf; for
+    #: the chosen thread, the records returned (parallel tool records included).
+    records: int
+    #: The first prompt of the conversation (first line, at most 200 characters).
+    first_prompt: str
+    last_timestamp: str | None
+
+
+class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
+    """What :func:`load_session` found and did."""
+
+    files: list[str]
+    lines: int
+    records: int
+    #: Lines, or records of a line, left out (broken JSON, invalid records).
+    skipped: list[LineIssue]
+    #: Lines holding several JSON values back to back, each read as a record.
+    repaired: list[LineIssue]
+    #: Records whose uuid an earlier record had (replayed across files); the last is kept.
+    duplicate_uuids: int
+    #: ``parentUuid``/``logicalParentUuid`` values that name no record.
+    missing_parents: int
+    #: ``parentUuid`` cycles met (each walk stops there).
+    cycles: int
+    #: Tool calls and results of parallel tool turns put back on the chosen thread.
+    recovered: int
+    #: Compactions on the chosen thread's whole history.
+    compactions: int
+    #: Records of the chosen thread left out because they precede its last compaction.
+    before_compaction: int
+
+    def summary(self) -> str:
+        """One line: what was skipped, repaired and left out."""
+        parts = []
+        if self.skipped:
+            lines = ", ".join(str(i.line) for i in self.skipped[:5])
+            more = ", ..." if len(self.skipped) > 5 else ""
+            parts.append(f"skipped {len(self.skipped)} broken line(s) ({lines}{more})")
+        if self.repaired:
+            parts.append(f"split {len(self.repaired)} line(s) holding several records")
+        if self.duplicate_uuids:
+            parts.append(f"{self.duplicate_uuids} repeated uuid(s) kept once")
+        if self.missing_parents:
+            parts.append(f"{self.missing_parents} missing parent(s)")
+        if self.cycles:
+            parts.append(f"{self.cycles} parentUuid cycle(s) cut")
+        if self.recovered:
+            parts.append(f"{self.recovered} parallel tool record(s) put back")
+        if self.before_compaction:
+            parts.append(
+                f"started after the last of {self.compactions} compaction(s) "
+                f"({self.before_compaction} earlier record(s) left out)"
+            )
+        elif self.compactions:
+            parts.append(f"{self.compactions} compaction(s) crossed")
+        return "; ".join(parts) if parts else "nothing skipped"
+
+
+class Session(msgspec.Struct, kw_only=True):
+    """A loaded session: the chosen thread's records, every thread, the report."""
+
+    #: The chosen thread's records in order, of the kind asked for: dicts, msgnorm
+    #: Structs, or JSON ``bytes`` (an array). Ready for ``normalize_for_api``.
+    records: Any
+    thread: Thread
+    threads: list[Thread]
+    report: LoadReport
+
+    def summary(self) -> str:
+        """One line: which thread was chosen, among how many, and the report."""
+        t = self.thread
+        leaf = f", leaf {t.leaf}" if t.leaf else ""
+        return (
+            f"thread {t.id} ({t.kind}{leaf}): {t.records} record(s) of {self.report.records}, "
+            f"{len(self.threads)} thread(s) in {len(self.report.files)} file(s); "
+            + self.report.summary()
+        )
+
+
+def _agent_id(path: Path) -> str | None:
+    name = path.name
+    if name.startswith("agent-") and name.endswith(".jsonl"):
+        return name[len("agent-") : -len(".jsonl")]
+    return None
+
+
+def _subagent_files(session: Path) -> list[Path]:
+    """``<dir>/<session>/subagents/**/agent-*.jsonl`` (the current layout)."""
+    sub = session.with_suffix("") / "subagents"
+    if not sub.is_dir():
+        return []
+    return sorted(p for p in sub.rglob("agent-*.jsonl") if p.is_file())
+
+
+def _first_session_id(path: Path) -> str | None:
+    """The ``sessionId`` of a file's first record (legacy agent files name their session)."""
+    try:
+        with path.open("rb") as f:
+            for line in f:
+                if line.strip():
+                    rec = msgspec.json.decode(line)
+                    sid = rec.get("sessionId") if isinstance(rec, dict) else None
+                    return sid if isinstance(sid, str) else None
+    except (OSError, msgspec.DecodeError):
+        return None
+    return None
+
+
+def session_files(source: str | os.PathLike[str]) -> list[Path]:
+    """The files :func:`load_session` reads for ``source``.
+
+    A session file brings its subagent files (``<session>/subagents/**/agent-*.jsonl``,
+    and legacy ``agent-*.jsonl`` beside it whose records name the session); a
+    project directory brings every session in it with their subagent files.
+    """
+    path = Path(source)
+    if path.is_dir():
+        out: list[Path] = []
+        for p in sorted(path.glob("*.jsonl")):
+            if not p.is_file():
+                continue
+            out.append(p)
+            if _agent_id(p) is None:
+                out.extend(_subagent_files(p))
+        return out
+    if not path.is_file():
+        raise MsgnormError(f"no session file or directory at {str(path)!r}")
+    out = [path]
+    if _agent_id(path) is None:
+        out.extend(_subagent_files(path))
+        for legacy in sorted(path.parent.glob("agent-*.jsonl")):
+            if legacy.is_file() and _first_session_id(legacy) == path.stem:
+                out.append(legacy)
+    return out
+
+
+def _read(path: Path, progress: Callable[[int], None] | None) -> bytes:
+    try:
+        if progress is None:
+            return path.read_bytes()
+        chunks = []
+        with path.open("rb") as f:
+            while chunk := f.read(_READ_CHUNK):
+                chunks.append(chunk)
+                progress(len(chunk))
+        return b"".join(chunks)
+    except OSError as e:
+        raise MsgnormError(f"cannot read {str(path)!r}: {e.strerror or e}") from None
+
+
+def load_session(
+    source: str | os.PathLike[str] | bytes | bytearray | memoryview,
+    *,
+    thread: str = "main",
+    after_compaction: bool = True,
+    errors: Literal["skip", "raise"] = "skip",
+    kind: Kind = "dicts",
+    progress: Callable[[int], None] | None = None,
+) -> Session:
+    """Load a Claude Code session and pick one thread (SPEC §8, ``docs/SESSIONS.md``).
+
+    ``source`` is a session ``.jsonl`` path (its subagent files come along), a
+    project directory (every session in it; records replayed across resumed
+    sessions are kept once), or a file's bytes.
+
+    ``thread``: ``"main"`` (the conversation Claude Code would resume: the latest
+    leaf that is not a sidechain or meta, walked back through ``parentUuid``),
+    an agent id, a session id, or any record's uuid (the branch ending there).
+    Parallel tool calls and results left on sibling branches are put back.
+
+    ``after_compaction``: start at the last compaction (its summary and what
+    follows: what Claude Code sends); ``False`` follows ``logicalParentUuid``
+    across compactions for the whole history.
+
+    ``errors``: ``"skip"`` leaves broken lines and invalid records out and lists
+    them in ``report.skipped``; ``"raise"`` raises :class:`msgnorm.JSONDecodeError`
+    (line, column) or :class:`msgnorm.InvalidRecordError`.
+
+    ``kind``: the records as ``"dicts"``, msgnorm ``"structs"`` or JSON ``"bytes"``.
+    ``progress``, if given, is called with the number of bytes read as files are read.
+    """
+    if errors not in ("skip", "raise"):
+        raise MsgnormError(f"errors must be 'skip' or 'raise', not {errors!r}")
+    if kind not in _KINDS:
+        raise MsgnormError(f"kind must be one of {', '.join(map(repr, _KINDS))}, not {kind!r}")
+    if not isinstance(thread, str):
+        raise MsgnormError(f"thread must be a str, not {type(thread).__name__}")
+    names: list[str]
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        if progress is not None:
+            progress(len(data))
+        files = [("<bytes>", data, None)]
+        names = []
+    elif isinstance(source, (str, os.PathLike)):
+        paths = session_files(source)
+        files = [(str(p), _read(p, progress), _agent_id(p)) for p in paths]
+        names = [str(p) for p in paths]
+    else:
+        raise MsgnormError(
+            f"source must be a path or the file's bytes, not {type(source).__name__}"
+        )
+    out, threads, chosen, rep = _native.load_session(
+        files, thread, bool(after_compaction), errors == "raise"
+    )
+
+    def name(i: int | None) -> str | None:
+        return names[i] if i is not None and i < len(names) else None
+
+    thread_list = [Thread(**{**t, "file": name(t["file"])}) for t in threads]
+    report = LoadReport(
+        files=names,
+        lines=rep["lines"],
+        records=rep["records"],
+        skipped=[LineIssue(**{**i, "file": name(i["file"])}) for i in rep["skipped"]],
+        repaired=[LineIssue(**{**i, "file": name(i["file"])}) for i in rep["repaired"]],
+        duplicate_uuids=rep["duplicate_uuids"],
+        missing_parents=rep["missing_parents"],
+        cycles=rep["cycles"],
+        recovered=rep["recovered"],
+        compactions=rep["compactions"],
+        before_compaction=rep["before_compaction"],
+    )
+    records: Any
+    if kind == "bytes":
+        records = out
+    elif kind == "structs":
+        records = decode(out)
+    else:
+        records = msgspec.json.decode(out)
+    return Session(records=records, thread=thread_list[chosen], threads=thread_list, report=report)

@@ -1,0 +1,725 @@
+//! The `parentUuid` tree of a pool of session records: leaf choice, chain
+//! walk, compaction cut, parallel tool-turn recovery and the list of threads.
+//!
+//! The main thread is chosen the way Claude Code resumes a session (and the
+//! official Agent SDK's `get_session_messages` reads it): every terminal
+//! record (no record names it as parent) leads to its nearest user/assistant
+//! ancestor, a *leaf*; the latest leaf in file order that is not a sidechain,
+//! a teammate's or meta wins; its `parentUuid` chain, root first, is the
+//! thread. Every walk is iterative and remembers what it has seen.
+
+use super::{Options, Report, Thread, ThreadKind};
+use crate::error::{Error, Result};
+use crate::json::Raw;
+use crate::model::{BlockKind, Content, Kind, Links, Record};
+use ahash::{AHashMap, AHashSet};
+
+const NONE: usize = usize::MAX;
+/// The first prompt shown in a thread listing is cut to this many characters.
+const PROMPT_CHARS: usize = 200;
+
+type Rec<'a> = Record<'a, Raw<'a>>;
+
+/// Walk state of a node in the memo pass.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    New,
+    Walking,
+    Done,
+}
+
+/// Per-node facts the thread listing needs, computed once for every node.
+#[derive(Clone, Copy)]
+struct Info<'r> {
+    /// Records from the thread's start (its root, or its last compaction) to here.
+    count: usize,
+    /// The first record with a real prompt, and the first with a slash command.
+    first_prompt: usize,
+    first_command: usize,
+    last_ts: Option<&'r str>,
+}
+
+struct Tree<'r, 'a> {
+    recs: &'r [Rec<'a>],
+    /// Live nodes (the last record of each uuid) in order of the uuid's first appearance.
+    live: Vec<usize>,
+    /// Position of each live node in `live` (file order of first appearance).
+    live_pos: Vec<usize>,
+    by_uuid: AHashMap<&'r str, usize>,
+    parent: Vec<usize>,
+    logical: Vec<usize>,
+}
+
+fn links<'r, 'a>(r: &'r Rec<'a>) -> Option<&'r Links<'a>> {
+    r.links.as_deref()
+}
+
+fn non_empty(s: Option<&str>) -> Option<&str> {
+    s.filter(|s| !s.is_empty())
+}
+
+fn parent_str<'r>(r: &'r Rec<'_>) -> Option<&'r str> {
+    non_empty(links(r).and_then(|l| l.parent.as_deref()))
+}
+
+fn is_member(r: &Rec<'_>) -> bool {
+    matches!(
+        r.kind,
+        Kind::User | Kind::Assistant | Kind::Progress | Kind::System | Kind::Attachment
+    ) && r.uuid.is_some()
+}
+
+fn sidechain(r: &Rec<'_>) -> bool {
+    links(r).is_some_and(|l| l.sidechain)
+}
+
+fn team<'r>(r: &'r Rec<'_>) -> Option<&'r str> {
+    non_empty(links(r).and_then(|l| l.team.as_deref()))
+}
+
+fn agent_id<'r>(r: &'r Rec<'_>) -> Option<&'r str> {
+    links(r).and_then(|l| l.agent_id.as_deref())
+}
+
+fn timestamp<'r>(r: &'r Rec<'_>) -> Option<&'r str> {
+    links(r).and_then(|l| l.timestamp.as_deref())
+}
+
+fn message_id<'r>(r: &'r Rec<'_>) -> Option<&'r str> {
+    if r.kind != Kind::Assistant {
+        return None;
+    }
+    non_empty(r.message_id.as_deref())
+}
+
+fn block_ids<'r>(r: &'r Rec<'_>, kind: BlockKind) -> impl Iterator<Item = &'r str> {
+    r.content
+        .blocks()
+        .iter()
+        .filter(move |b| b.kind == kind)
+        .filter_map(|b| b.id.as_deref())
+}
+
+fn is_tool_result_entry(r: &Rec<'_>) -> bool {
+    r.kind == Kind::User && parent_str(r).is_some() && r.content.has_tool_result()
+}
+
+fn same_writer(a: &Rec<'_>, b: &Rec<'_>) -> bool {
+    sidechain(a) == sidechain(b) && agent_id(a) == agent_id(b)
+}
+
+fn is_boundary(r: &Rec<'_>) -> bool {
+    r.kind == Kind::System && links(r).is_some_and(|l| l.compact_boundary)
+}
+
+/// What a listing can show of a user record: a real prompt, or the name of a
+/// slash command (shown only when the thread has no real prompt).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prompt {
+    Text,
+    Command,
+}
+
+/// Texts Claude Code writes into user records that are not what the user typed.
+const NOT_A_PROMPT: [&str; 7] = [
+    "<local-command-stdout>",
+    "<session-start-hook>",
+    "<tick>",
+    "<goal>",
+    "[Request interrupted by user",
+    "<ide_opened_file>",
+    "<ide_selection>",
+];
+
+/// The first text of a user record that can name its thread, and what it is.
+fn prompt_of<'r>(r: &'r Rec<'_>) -> Option<(Prompt, &'r str)> {
+    if r.kind != Kind::User || r.is_meta || links(r).is_some_and(|l| l.compact_summary) {
+        return None;
+    }
+    if r.content.has_tool_result() {
+        return None;
+    }
+    let texts: Vec<&str> = match &r.content {
+        Content::Str(s) => vec![s.as_ref()],
+        Content::Blocks(b) => b
+            .iter()
+            .filter(|b| b.kind == BlockKind::Text)
+            .map(|b| b.text_str())
+            .collect(),
+    };
+    let mut command = None;
+    for t in texts {
+        let t = t.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if let Some(name) = command_name(t) {
+            command.get_or_insert(name);
+            continue;
+        }
+        if NOT_A_PROMPT.iter().any(|p| t.starts_with(p)) {
+            continue;
+        }
+        return Some((Prompt::Text, t));
+    }
+    command.map(|c| (Prompt::Command, c))
+}
+
+fn command_name(t: &str) -> Option<&str> {
+    let start = t.find("<command-name>")? + "<command-name>".len();
+    let len = t[start..].find("</command-name>")?;
+    Some(&t[start..start + len])
+}
+
+impl<'r, 'a> Tree<'r, 'a> {
+    fn new(recs: &'r [Rec<'a>], report: &mut Report) -> Self {
+        let n = recs.len();
+        let mut by_uuid: AHashMap<&'r str, usize> = AHashMap::with_capacity(n);
+        let mut first: Vec<&'r str> = Vec::with_capacity(n);
+        for (i, r) in recs.iter().enumerate() {
+            if !is_member(r) {
+                continue;
+            }
+            let Some(u) = r.uuid.as_deref() else { continue };
+            if by_uuid.insert(u, i).is_some() {
+                report.duplicate_uuids += 1;
+            } else {
+                first.push(u);
+            }
+        }
+        let live: Vec<usize> = first.iter().map(|u| by_uuid[u]).collect();
+        let mut live_pos = vec![NONE; n];
+        let mut parent = vec![NONE; n];
+        let mut logical = vec![NONE; n];
+        for (k, &i) in live.iter().enumerate() {
+            live_pos[i] = k;
+            let r = &recs[i];
+            if let Some(p) = parent_str(r) {
+                match by_uuid.get(p) {
+                    Some(&j) => parent[i] = j,
+                    None => report.missing_parents += 1,
+                }
+            } else if let Some(lp) = non_empty(links(r).and_then(|l| l.logical_parent.as_deref())) {
+                match by_uuid.get(lp) {
+                    Some(&j) => logical[i] = j,
+                    None => report.missing_parents += 1,
+                }
+            }
+        }
+        Tree {
+            recs,
+            live,
+            live_pos,
+            by_uuid,
+            parent,
+            logical,
+        }
+    }
+
+    /// No record's `parentUuid` (or `logicalParentUuid`) names a record of the pool.
+    fn is_flat(&self) -> bool {
+        self.live.len() > 1
+            && self
+                .live
+                .iter()
+                .all(|&i| self.parent[i] == NONE && self.logical[i] == NONE)
+    }
+
+    /// The parent on the whole history: `parentUuid`, or across a compaction.
+    fn full_parent(&self, i: usize) -> usize {
+        if self.parent[i] != NONE {
+            self.parent[i]
+        } else {
+            self.logical[i]
+        }
+    }
+
+    /// Where a thread that does not cross compactions starts.
+    fn is_cut(&self, i: usize) -> bool {
+        is_boundary(&self.recs[i]) || self.logical[i] != NONE
+    }
+
+    /// Leaves: each terminal's nearest user/assistant ancestor (by `parentUuid`).
+    fn leaves(&self) -> Vec<usize> {
+        let mut named: AHashSet<&str> = AHashSet::with_capacity(self.live.len());
+        for r in self.recs.iter().filter(|r| is_member(r)) {
+            if let Some(p) = parent_str(r) {
+                named.insert(p);
+            }
+        }
+        let n = self.recs.len();
+        let mut nearest = vec![NONE; n];
+        let mut state = vec![Seen::New; n];
+        let mut is_leaf = vec![false; n];
+        let mut path = Vec::new();
+        for &t in &self.live {
+            let u = self.recs[t].uuid.as_deref().unwrap_or("");
+            if named.contains(u) {
+                continue;
+            }
+            let mut cur = t;
+            let found = loop {
+                if cur == NONE {
+                    break NONE;
+                }
+                match state[cur] {
+                    Seen::Done => break nearest[cur],
+                    Seen::Walking => break NONE, // a cycle: no leaf, like Claude Code
+                    Seen::New => {}
+                }
+                if self.recs[cur].kind.is_message() {
+                    break cur;
+                }
+                state[cur] = Seen::Walking;
+                path.push(cur);
+                cur = self.parent[cur];
+            };
+            for p in path.drain(..) {
+                nearest[p] = found;
+                state[p] = Seen::Done;
+            }
+            if found != NONE {
+                is_leaf[found] = true;
+            }
+        }
+        (0..n).filter(|&i| is_leaf[i]).collect()
+    }
+
+    /// Per node: records since its thread's start, its first prompt, its latest
+    /// timestamp. One pass over every node; counts each `parentUuid` cycle once.
+    fn infos(&self, cut: bool, report: &mut Report) -> Vec<Info<'r>> {
+        let n = self.recs.len();
+        let empty = Info {
+            count: 0,
+            first_prompt: NONE,
+            first_command: NONE,
+            last_ts: None,
+        };
+        let mut info = vec![empty; n];
+        let mut state = vec![Seen::New; n];
+        let mut path = Vec::new();
+        for &start in &self.live {
+            let mut cur = start;
+            let mut base = empty;
+            while cur != NONE {
+                match state[cur] {
+                    Seen::Done => {
+                        base = info[cur];
+                        break;
+                    }
+                    Seen::Walking => {
+                        report.cycles += 1;
+                        break;
+                    }
+                    Seen::New => {}
+                }
+                state[cur] = Seen::Walking;
+                path.push(cur);
+                cur = self.full_parent(cur);
+            }
+            while let Some(i) = path.pop() {
+                let r = &self.recs[i];
+                let ts = timestamp(r);
+                let prompt = prompt_of(r).map(|p| p.0);
+                let first = |have: usize, kind: Prompt| {
+                    if have == NONE && prompt == Some(kind) {
+                        i
+                    } else {
+                        have
+                    }
+                };
+                let here = Info {
+                    count: if cut && self.is_cut(i) {
+                        1
+                    } else {
+                        base.count + 1
+                    },
+                    first_prompt: first(base.first_prompt, Prompt::Text),
+                    first_command: first(base.first_command, Prompt::Command),
+                    last_ts: base.last_ts.max(ts),
+                };
+                info[i] = here;
+                state[i] = Seen::Done;
+                base = here;
+            }
+        }
+        info
+    }
+
+    /// The thread ending at `leaf`, root first, cut at its last compaction.
+    fn chain(&self, leaf: usize, opts: &Options<'_>, report: &mut Report) -> Vec<usize> {
+        let n = self.recs.len();
+        let mut on = vec![false; n];
+        let mut chain = Vec::new();
+        let mut cur = leaf;
+        while cur != NONE {
+            if on[cur] {
+                break; // the cycle is counted by `infos`
+            }
+            on[cur] = true;
+            chain.push(cur);
+            cur = self.full_parent(cur);
+        }
+        chain.reverse();
+        report.compactions = chain.iter().filter(|&&i| self.is_cut(i)).count();
+        if opts.after_compaction {
+            if let Some(k) = chain.iter().rposition(|&i| self.is_cut(i)) {
+                report.before_compaction = k;
+                chain.drain(..k);
+            }
+        }
+        let mut seen = vec![false; n];
+        for &i in &chain {
+            seen[i] = true;
+        }
+        self.recover(chain, &mut seen, report)
+    }
+
+    /// Puts back the tool calls and results of parallel tool turns that the
+    /// walk left on sibling branches (as the Agent SDK's
+    /// `_recover_orphaned_parallel_tool_results` does).
+    ///
+    /// A reply with N parallel tool calls is N assistant records sharing
+    /// `message.id`, chained one after another; each result's `parentUuid` is
+    /// its own call's record, so the results fan out and the walk keeps one.
+    /// Every record of the reply and every result is put back right after the
+    /// reply's last record on the chain.
+    fn recover(&self, chain: Vec<usize>, seen: &mut [bool], report: &mut Report) -> Vec<usize> {
+        let recs = self.recs;
+        let uuid = |i: usize| recs[i].uuid.as_deref().unwrap_or("");
+        let mut anchor: AHashMap<&str, usize> = AHashMap::new();
+        for &i in &chain {
+            if let Some(m) = message_id(&recs[i]) {
+                anchor.insert(m, i);
+            }
+        }
+        if anchor.is_empty() {
+            return chain;
+        }
+        let mut siblings: AHashMap<&str, Vec<usize>> = AHashMap::new();
+        let mut owner: AHashMap<&str, usize> = AHashMap::new(); // NONE: ambiguous
+        let mut results = Vec::new();
+        for &i in &self.live {
+            let r = &recs[i];
+            if let Some(m) = message_id(r) {
+                siblings.entry(m).or_default().push(i);
+                for call in block_ids(r, BlockKind::ToolUse) {
+                    let o = owner.entry(call).or_insert(i);
+                    if *o != i {
+                        let same = *o != NONE && message_id(&recs[*o]) == Some(m);
+                        *o = if same { i } else { NONE };
+                    }
+                }
+            } else if is_tool_result_entry(r) {
+                results.push(i);
+            }
+        }
+        let mut by_assistant: AHashMap<&str, Vec<usize>> = AHashMap::new();
+        for &res in &results {
+            let r = &recs[res];
+            if let Some(p) = parent_str(r) {
+                by_assistant.entry(p).or_default().push(res);
+            }
+            if let Some(src) = links(r).and_then(|l| l.source_assistant.as_deref()) {
+                if let Some(&s) = self.by_uuid.get(src) {
+                    if same_writer(r, &recs[s]) {
+                        by_assistant.entry(src).or_default().push(res);
+                    }
+                }
+            }
+            for call in block_ids(r, BlockKind::ToolResult) {
+                if let Some(&o) = owner.get(call) {
+                    if o != NONE && same_writer(r, &recs[o]) {
+                        by_assistant.entry(uuid(o)).or_default().push(res);
+                    }
+                }
+            }
+        }
+        let mut answered_on_chain: Option<AHashSet<&str>> = None;
+        let mut done: AHashSet<&str> = AHashSet::new();
+        let mut inserts: AHashMap<usize, Vec<usize>> = AHashMap::new();
+        for &a in &chain {
+            let Some(m) = message_id(&recs[a]) else {
+                continue;
+            };
+            if !done.insert(m) {
+                continue;
+            }
+            let single = [a];
+            let group: &[usize] = siblings.get(m).map_or(&single, Vec::as_slice);
+            let members: AHashSet<&str> = group.iter().map(|&g| uuid(g)).collect();
+            let mut lost_siblings: Vec<usize> =
+                group.iter().copied().filter(|&g| !seen[g]).collect();
+            let mut lost_results = Vec::new();
+            let mut strays = Vec::new();
+            let mut collected: AHashSet<usize> = AHashSet::new();
+            for &g in group {
+                for &res in by_assistant.get(uuid(g)).map_or(&[][..], Vec::as_slice) {
+                    if seen[res] || !collected.insert(res) {
+                        continue;
+                    }
+                    if parent_str(&recs[res]).is_some_and(|p| members.contains(p)) {
+                        lost_results.push(res);
+                    } else {
+                        strays.push(res);
+                    }
+                }
+            }
+            if !strays.is_empty() {
+                let on_chain = answered_on_chain.get_or_insert_with(|| {
+                    chain
+                        .iter()
+                        .flat_map(|&i| block_ids(&recs[i], BlockKind::ToolResult))
+                        .collect()
+                });
+                let mut answered = on_chain.clone();
+                for &res in &lost_results {
+                    answered.extend(block_ids(&recs[res], BlockKind::ToolResult));
+                }
+                strays.sort_by_key(|&s| self.live_pos[s]);
+                for res in strays {
+                    let opens = block_ids(&recs[res], BlockKind::ToolResult).any(|call| {
+                        !answered.contains(call)
+                            && owner
+                                .get(call)
+                                .is_some_and(|&o| o != NONE && members.contains(uuid(o)))
+                    });
+                    if opens {
+                        answered.extend(block_ids(&recs[res], BlockKind::ToolResult));
+                        lost_results.push(res);
+                    }
+                }
+            }
+            if lost_siblings.is_empty() && lost_results.is_empty() {
+                continue;
+            }
+            let ts = |i: &usize| timestamp(&recs[*i]).unwrap_or("");
+            lost_siblings.sort_by_key(ts);
+            lost_results.sort_by_key(ts);
+            lost_siblings.extend(lost_results);
+            for &i in &lost_siblings {
+                seen[i] = true;
+            }
+            report.recovered += lost_siblings.len();
+            inserts.insert(anchor[m], lost_siblings);
+        }
+        if inserts.is_empty() {
+            return chain;
+        }
+        let mut out = Vec::with_capacity(chain.len() + report.recovered);
+        for i in chain {
+            out.push(i);
+            if let Some(more) = inserts.remove(&i) {
+                out.extend(more);
+            }
+        }
+        out
+    }
+}
+
+/// Finds every thread and walks the chosen one: `(chain, threads, chosen)`.
+pub fn choose(
+    recs: &[Rec<'_>],
+    origin: &[(usize, usize)],
+    file_agent: &[Option<&str>],
+    opts: &Options<'_>,
+    report: &mut Report,
+) -> Result<(Vec<usize>, Vec<Thread>, usize)> {
+    let tree = Tree::new(recs, report);
+    let info = tree.infos(opts.after_compaction, report);
+    let leaves = tree.leaves();
+    let is_agent =
+        |i: usize| sidechain(&recs[i]) || team(&recs[i]).is_some() || file_agent[i].is_some();
+    let main_ok = |i: usize| !is_agent(i) && !recs[i].is_meta;
+    let main = leaves
+        .iter()
+        .copied()
+        .filter(|&i| main_ok(i))
+        .max()
+        .or_else(|| leaves.iter().copied().max());
+
+    let thread_of = |leaf: usize, id: String, kind: ThreadKind, agent: Option<String>| {
+        let inf = info[leaf];
+        let r = &recs[leaf];
+        Thread {
+            id,
+            kind,
+            leaf: r.uuid.as_deref().map(str::to_owned),
+            session_id: links(r)
+                .and_then(|l| l.session_id.as_deref())
+                .map(str::to_owned),
+            agent_id: agent,
+            file: origin.get(leaf).map(|o| o.0),
+            records: inf.count,
+            first_prompt: [inf.first_prompt, inf.first_command]
+                .into_iter()
+                .find(|&i| i != NONE)
+                .and_then(|i| prompt_of(&recs[i]))
+                .map(|(_, t)| one_line(t, PROMPT_CHARS))
+                .unwrap_or_default(),
+            last_timestamp: inf.last_ts.map(str::to_owned),
+        }
+    };
+
+    let mut threads = Vec::new();
+    match main {
+        Some(m) => threads.push(thread_of(m, "main".into(), ThreadKind::Main, None)),
+        None => threads.push(Thread {
+            id: "main".into(),
+            kind: ThreadKind::Main,
+            leaf: None,
+            session_id: None,
+            agent_id: None,
+            file: None,
+            records: 0,
+            first_prompt: String::new(),
+            last_timestamp: None,
+        }),
+    }
+    // Other sessions' latest leaves, and the remaining branches.
+    let main_session = main.and_then(|m| links(&recs[m]).and_then(|l| l.session_id.as_deref()));
+    let mut best_of_session: AHashMap<&str, usize> = AHashMap::new();
+    let flat = tree.is_flat();
+    for &l in leaves
+        .iter()
+        .filter(|&&l| !flat && main_ok(l) && Some(l) != main)
+    {
+        let s = links(&recs[l])
+            .and_then(|x| x.session_id.as_deref())
+            .unwrap_or("");
+        if !s.is_empty() && Some(s) != main_session {
+            let b = best_of_session.entry(s).or_insert(l);
+            *b = (*b).max(l);
+        }
+    }
+    let session_leaves: AHashSet<usize> = best_of_session.values().copied().collect();
+    let mut sessions: Vec<(&str, usize)> = best_of_session.into_iter().collect();
+    sessions.sort_by_key(|&(_, l)| l);
+    for (s, l) in sessions {
+        threads.push(thread_of(l, s.to_owned(), ThreadKind::Session, None));
+    }
+    for &l in leaves
+        .iter()
+        .filter(|&&l| !flat && !is_agent(l) && Some(l) != main)
+    {
+        if !session_leaves.contains(&l) {
+            let id = recs[l].uuid.as_deref().unwrap_or("").to_owned();
+            threads.push(thread_of(l, id, ThreadKind::Branch, None));
+        }
+    }
+    // Agents: one thread per agent, ending at its last user/assistant record.
+    let mut roots: Option<Vec<usize>> = None;
+    let mut agent_leaf: AHashMap<String, usize> = AHashMap::new();
+    let mut agent_order: Vec<String> = Vec::new();
+    for &i in &tree.live {
+        if !(is_agent(i) && recs[i].kind.is_message()) {
+            continue;
+        }
+        let key = match agent_id(&recs[i]).or(file_agent[i]).or(team(&recs[i])) {
+            Some(k) => k.to_owned(),
+            None => {
+                let roots = roots.get_or_insert_with(|| root_of(&tree));
+                let root = roots[i];
+                recs.get(root)
+                    .and_then(|r| r.uuid.as_deref())
+                    .unwrap_or("")
+                    .to_owned()
+            }
+        };
+        match agent_leaf.get_mut(&key) {
+            Some(l) => *l = (*l).max(i),
+            None => {
+                agent_order.push(key.clone());
+                agent_leaf.insert(key, i);
+            }
+        }
+    }
+    for key in agent_order {
+        let l = agent_leaf[&key];
+        threads.push(thread_of(l, key.clone(), ThreadKind::Agent, Some(key)));
+    }
+
+    // The chosen thread.
+    let (chosen, leaf) = if opts.thread == "main" {
+        (0, main)
+    } else if let Some(k) = threads.iter().position(|t| t.id == opts.thread) {
+        let leaf = threads[k]
+            .leaf
+            .as_deref()
+            .and_then(|u| tree.by_uuid.get(u))
+            .copied();
+        (k, leaf)
+    } else if let Some(&i) = tree.by_uuid.get(opts.thread) {
+        threads.push(thread_of(
+            i,
+            opts.thread.to_owned(),
+            ThreadKind::Branch,
+            None,
+        ));
+        (threads.len() - 1, Some(i))
+    } else {
+        let known: Vec<&str> = threads.iter().map(|t| t.id.as_str()).take(20).collect();
+        return Err(Error::value(format!(
+            "no thread {:?} in this session: choose \"main\", an agent id, a session id or a record uuid (threads: {})",
+            opts.thread,
+            known.join(", ")
+        )));
+    };
+    let chain = match leaf {
+        // A file whose records name no parent at all is a flat transcript (written
+        // by another tool), not a tree: its thread is its records in file order.
+        _ if chosen == 0 && flat => tree
+            .live
+            .iter()
+            .copied()
+            .filter(|&i| !is_agent(i))
+            .collect(),
+        Some(l) => tree.chain(l, opts, report),
+        None => Vec::new(),
+    };
+    threads[chosen].records = chain.len();
+    Ok((chain, threads, chosen))
+}
+
+/// Per live node, the root of its `parentUuid` chain (for sidechains that carry no agent id).
+fn root_of(tree: &Tree<'_, '_>) -> Vec<usize> {
+    let n = tree.recs.len();
+    let mut root = vec![NONE; n];
+    let mut state = vec![Seen::New; n];
+    let mut path = Vec::new();
+    for &start in &tree.live {
+        let mut cur = start;
+        let mut found = start;
+        while cur != NONE {
+            match state[cur] {
+                Seen::Done => {
+                    found = root[cur];
+                    break;
+                }
+                Seen::Walking => break,
+                Seen::New => {}
+            }
+            state[cur] = Seen::Walking;
+            path.push(cur);
+            found = cur;
+            cur = tree.parent[cur];
+        }
+        for p in path.drain(..) {
+            root[p] = found;
+            state[p] = Seen::Done;
+        }
+    }
+    root
+}
+
+/// `text` on one line (newlines become spaces), cut to `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let line: String = text
+        .chars()
+        .map(|c| if c == '\n' { ' ' } else { c })
+        .collect();
+    match line.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", line[..cut].trim_end()),
+        None => line,
+    }
+}
