@@ -1,4 +1,4 @@
-"""The ``msgnorm`` command (normalize, split, count) on the bundled example and bad input."""
+"""The ``msgnorm`` command (normalize, threads, split, count) on the bundled example and bad input."""
 
 from __future__ import annotations
 
@@ -31,23 +31,106 @@ def example() -> bytes:
     return EXAMPLE.read_bytes()
 
 
+def main_thread(data: bytes) -> bytes:
+    records: bytes = msgnorm.load_session(data, kind="bytes").records
+    return records
+
+
 def test_normalize_writes_what_the_api_accepts(example: bytes) -> None:
     proc = run(["normalize", str(EXAMPLE)])
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out == json.loads(msgnorm.normalize_for_api(example))
+    # §8: the session's main thread (the API-error retry is a fork it leaves out)
+    assert out == json.loads(msgnorm.normalize_for_api(main_thread(example)))
+    assert out != json.loads(msgnorm.normalize_for_api(example))
     assert out[0]["type"] == "user"
-    # a one-line summary of what changed, on stderr
+    # a one-line summary of what was chosen and what changed, on stderr
     summary = proc.stderr.decode().strip().splitlines()
     assert len(summary) == 1
-    assert summary[0].startswith("msgnorm: 14 records in, 4 out; repairs: ")
+    assert summary[0].startswith("msgnorm: thread main (main, leaf ")
+    assert "9 record(s) of 14" in summary[0] and "nothing skipped" in summary[0]
+    assert "| 9 records in, 4 out; repairs: " in summary[0]
     assert "missing results inserted 1" in summary[0]
+
+
+def test_normalize_flat_is_the_whole_file(example: bytes) -> None:
+    proc = run(["normalize", "--flat", str(EXAMPLE)])
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == json.loads(msgnorm.normalize_for_api(example))
+    summary = proc.stderr.decode().strip().splitlines()
+    assert summary == [summary[0]] and summary[0].startswith("msgnorm: 14 records in, 4 out; ")
+
+
+def test_normalize_skips_broken_lines_by_default_and_says_so(tmp_path: Path) -> None:
+    good = b'{"type": "user", "uuid": "u", "message": {"role": "user", "content": "x"}}'
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(good + b"\n{oops\n")
+    proc = run(["normalize", str(path)])
+    assert proc.returncode == 0, proc.stderr
+    assert [r["uuid"] for r in json.loads(proc.stdout)] == ["u"]
+    assert "skipped 1 broken line(s) (2)" in proc.stderr.decode()
+    proc = run(["normalize", "--errors", "raise", str(path)])
+    assert proc.returncode == 2
+    err = proc.stderr.decode().strip().splitlines()
+    assert len(err) == 1 and "line 2" in err[0] and str(path) in err[0]
+
+
+def test_thread_full_history_and_threads_listing(tmp_path: Path) -> None:
+    def rec(kind: str, uuid: str, parent: str | None, text: str, **kw: Any) -> dict[str, Any]:
+        msg = {"role": kind, "content": text}
+        return {"type": kind, "uuid": uuid, "parentUuid": parent, "message": msg, **kw}
+
+    boundary = {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "uuid": "c",
+        "parentUuid": None,
+        "logicalParentUuid": "a1",
+    }
+    history = [
+        rec("user", "u1", None, "first prompt"),
+        rec("assistant", "a1", "u1", "first answer"),
+        boundary,
+        rec("user", "s", "c", "the summary", isCompactSummary=True),
+        rec("assistant", "a2", "s", "after"),
+        rec("user", "x1", None, "side task", isSidechain=True, agentId="ag1"),
+        rec("assistant", "x2", "x1", "side answer", isSidechain=True, agentId="ag1"),
+    ]
+    path = tmp_path / "h.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in history))
+    proc = run(["normalize", str(path)])
+    assert [r["uuid"] for r in json.loads(proc.stdout)] == ["s", "a2"]
+    assert "started after the last of 1 compaction(s) (2 earlier record(s) left out)" in (
+        proc.stderr.decode()
+    )
+    proc = run(["normalize", "--full-history", str(path)])
+    assert [r["uuid"] for r in json.loads(proc.stdout)] == ["u1", "a1", "s", "a2"]
+    proc = run(["normalize", "--thread", "ag1", str(path)])
+    assert [r["uuid"] for r in json.loads(proc.stdout)] == ["x1", "x2"]
+    proc = run(["threads", str(path)])
+    assert proc.returncode == 0, proc.stderr
+    rows = proc.stdout.decode().splitlines()
+    assert rows[0].split() == ["id", "kind", "records", "last", "timestamp", "first", "prompt"]
+    assert rows[1].split()[:3] == ["main", "main", "3"] and rows[1].endswith("first prompt")
+    assert rows[2].split()[:3] == ["ag1", "agent", "2"] and rows[2].endswith("side task")
+    proc = run(["normalize", "--thread", "nope", str(path)])
+    assert proc.returncode == 2 and b'no thread "nope"' in proc.stderr
+
+
+def test_progress_bar_on_request(example: bytes) -> None:
+    pytest.importorskip("tqdm", reason="the progress bar comes with the [cli] extra")
+    proc = run(["normalize", "--progress", str(EXAMPLE)])
+    assert proc.returncode == 0
+    err = proc.stderr.decode()
+    assert "reading: 100%" in err and f"{len(example) / 1000:.2f}k" in err
+    assert "reading" not in run(["normalize", "--no-progress", str(EXAMPLE)]).stderr.decode()
 
 
 def test_normalize_options(example: bytes, tmp_path: Path) -> None:
     target = tmp_path / "out.json"
     proc = run(
-        ["normalize", "-", "--format", "anthropic", "--short-ids", "-o", str(target)], example
+        ["normalize", "-", "--flat", "--format", "anthropic", "--short-ids", "-o", str(target)],
+        example,
     )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(target.read_text())
@@ -114,8 +197,8 @@ def test_count(example: bytes) -> None:
     ],
 )
 def test_bad_input_exits_2_with_one_line(data: bytes, needle: str) -> None:
-    for command in ("normalize", "split", "count"):
-        proc = run([command, "-"], data)
+    for command in (["normalize", "--flat"], ["split"], ["count"]):
+        proc = run([*command, "-"], data)
         assert proc.returncode == 2, (command, proc.stdout)
         err = proc.stderr.decode().strip().splitlines()
         assert len(err) == 1 and needle in err[0], (command, err)

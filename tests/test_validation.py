@@ -164,8 +164,14 @@ VALID = [
     # §1 as real transcripts have them: a field is required only where a step reads it
     {"type": "system", "subtype": "stop_hook_summary", "hookCount": 1, "level": "suggestion"},
     {"type": "system", "subtype": "turn_duration", "uuid": "t", "durationMs": 1200},
-    {"type": "system", "subtype": "compact_boundary", "uuid": "c", "parentUuid": None,
-     "logicalParentUuid": "p", "compactMetadata": {"trigger": "auto", "preTokens": 1}},
+    {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "uuid": "c",
+        "parentUuid": None,
+        "logicalParentUuid": "p",
+        "compactMetadata": {"trigger": "auto", "preTokens": 1},
+    },
     {"type": "system", "subtype": "api_error", "uuid": 7, "content": ["not", "read"]},
     {"type": "system", "subtype": "microcompact_boundary", "content": None},
     {"type": "progress"},

@@ -14,6 +14,7 @@ __all__ = [
     "derive_short_message_id",
     "derive_uuid",
     "find_cutoff",
+    "load_session",
     "normalize_for_api",
     "normalize_messages",
     "render_attachment",

@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from . import _api
+from . import _api, session
 from .errors import MsgnormError
 
 __all__ = ["main"]
@@ -47,8 +47,63 @@ def _count_records(data: bytes) -> int:
     return sum(1 for line in data.splitlines() if line.strip())
 
 
+def _progress_bar(args: argparse.Namespace, total: int) -> Any:
+    """A tqdm bar on stderr for big inputs (``--progress``, or a terminal), if tqdm is there."""
+    want = args.progress
+    if want is None:
+        want = sys.stderr.isatty() and total >= _BIG_INPUT
+    if not want:
+        return None
+    try:
+        from tqdm import tqdm  # type: ignore[import-untyped]
+    except ImportError:  # the [cli] extra brings it
+        return None
+    return tqdm(total=total, unit="B", unit_scale=True, desc="reading", file=sys.stderr)
+
+
+_BIG_INPUT = 32 << 20
+
+
+def _load(args: argparse.Namespace) -> tuple[session.Session | None, bytes]:
+    """The records to work on: the chosen thread of a session (the default), or
+    the whole file read as a flat list (``--flat``, standard input given as a JSON array)."""
+    if args.path == "-":
+        data = sys.stdin.buffer.read()
+        if args.flat or data.lstrip().startswith(b"["):
+            return None, data
+        source: Any = data
+        total = len(data)
+    else:
+        if args.flat:
+            return None, _read(args.path)
+        paths = session.session_files(args.path)
+        if len(paths) == 1 and _starts_with_array(paths[0]):
+            return None, paths[0].read_bytes()
+        source = args.path
+        total = sum(p.stat().st_size for p in paths)
+    bar = _progress_bar(args, total)
+    try:
+        loaded = session.load_session(
+            source,
+            thread=args.thread,
+            after_compaction=not args.full_history,
+            errors=args.errors,
+            kind="bytes",
+            progress=None if bar is None else bar.update,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    return loaded, loaded.records
+
+
+def _starts_with_array(path: Path) -> bool:
+    with path.open("rb") as f:
+        return f.read(4096).lstrip().startswith(b"[")
+
+
 def _normalize(args: argparse.Namespace) -> int:
-    data = _read(args.path)
+    loaded, data = _load(args)
     out, report = _api.normalize_for_api_report(
         data,
         strict=args.strict,
@@ -61,7 +116,26 @@ def _normalize(args: argparse.Namespace) -> int:
     if args.format == "anthropic":
         out = _api.to_anthropic(out)
     _write(out, args.output)
-    print(_summary(_count_records(data), n_out, report), file=sys.stderr)
+    line = _summary(_count_records(data), n_out, report)
+    if loaded is not None:  # one line: what the loader chose and skipped, then the repairs
+        line = f"msgnorm: {loaded.summary()} | {line.removeprefix('msgnorm: ')}"
+    print(line, file=sys.stderr)
+    return 0
+
+
+def _threads(args: argparse.Namespace) -> int:
+    loaded, _ = _load(args)
+    if loaded is None:
+        print("msgnorm: a flat list of records has one thread", file=sys.stderr)
+        return 0
+    rows = [("id", "kind", "records", "last timestamp", "first prompt")]
+    for t in loaded.threads:
+        prompt = t.first_prompt if len(t.first_prompt) <= 60 else t.first_prompt[:59] + "…"
+        rows.append((t.id, t.kind, str(t.records), t.last_timestamp or "-", prompt))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
+    sys.stdout.write("\n".join(line.rstrip() for line in lines) + "\n")
+    print(f"msgnorm: {loaded.report.summary()}", file=sys.stderr)
     return 0
 
 
@@ -109,6 +183,38 @@ def _records(data: bytes) -> list[Any]:
     return [msgspec.json.decode(line) for line in data.splitlines() if line.strip()]
 
 
+def _session_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("session (SPEC §8)")
+    g.add_argument(
+        "--thread",
+        default="main",
+        metavar="ID",
+        help="main (default), an agent id, a session id, or a record uuid",
+    )
+    g.add_argument(
+        "--full-history",
+        action="store_true",
+        help="follow compactions back to the start (default: after the last one)",
+    )
+    g.add_argument(
+        "--flat",
+        action="store_true",
+        help="read the file as a flat list of records, not a session tree",
+    )
+    g.add_argument(
+        "--errors",
+        choices=["skip", "raise"],
+        default="skip",
+        help="broken lines: skip and report them (default), or stop",
+    )
+    g.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: for big inputs on a terminal; needs tqdm)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="msgnorm",
@@ -117,7 +223,10 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     n = sub.add_parser("normalize", help="what a model API accepts (SPEC §4), as JSON")
-    n.add_argument("path", help="transcript file, or - for standard input")
+    n.add_argument(
+        "path", help="session file, project directory, JSON array file, or - for standard input"
+    )
+    _session_options(n)
     n.add_argument("--format", choices=["records", "anthropic"], default="records")
     n.add_argument("--strict", action="store_true", help="raise instead of repairing pairing")
     n.add_argument("--short-ids", action="store_true", help="append [id:xxxxxx] to user texts")
@@ -126,6 +235,11 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--pin", type=int, default=0, metavar="K", help="keep the first K records")
     n.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
     n.set_defaults(func=_normalize)
+
+    t = sub.add_parser("threads", help="the threads of a session: id, records, prompt, time")
+    t.add_argument("path", help="session file, project directory, or - for standard input")
+    _session_options(t)
+    t.set_defaults(func=_threads)
 
     s = sub.add_parser("split", help="one record per content block (SPEC §3), as JSON")
     s.add_argument("path", help="transcript file, or - for standard input")

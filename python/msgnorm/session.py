@@ -241,6 +241,7 @@ def load_session(
     if not isinstance(thread, str):
         raise MsgnormError(f"thread must be a str, not {type(thread).__name__}")
     names: list[str]
+    files: list[tuple[str, bytes, str | None]]
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         if progress is not None:

@@ -598,9 +598,16 @@ pub fn choose(
     for (s, l) in sessions {
         threads.push(thread_of(l, s.to_owned(), ThreadKind::Session, None));
     }
+    // A leaf that a compaction continues (a `logicalParentUuid` names it) is not a branch.
+    let continued: AHashSet<usize> = tree
+        .logical
+        .iter()
+        .copied()
+        .filter(|&j| j != NONE)
+        .collect();
     for &l in leaves
         .iter()
-        .filter(|&&l| !flat && !is_agent(l) && Some(l) != main)
+        .filter(|&&l| !flat && !is_agent(l) && Some(l) != main && !continued.contains(&l))
     {
         if !session_leaves.contains(&l) {
             let id = recs[l].uuid.as_deref().unwrap_or("").to_owned();
