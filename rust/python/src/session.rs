@@ -58,16 +58,16 @@ pub fn load_session<'py>(
         after_compaction,
         raise: raise_errors,
     };
-    let loaded = py.detach(|| {
-        guard(|| {
-            let l = session::load(&sources, &opts).map_err(Failure::Core)?;
-            let out = l.write_chain();
-            Ok((out, l.threads, l.chosen, l.report))
-        })
-    });
-    let (out, threads, chosen, report) = loaded.map_err(|e| to_pyerr(py, e))?;
+    let loaded = py
+        .detach(|| guard(|| session::load(&sources, &opts).map_err(Failure::Core)))
+        .map_err(|e| to_pyerr(py, e))?;
+    let out = PyBytes::new_with(py, loaded.chain_len(), |buf| {
+        py.detach(|| guard(|| loaded.write_chain_into(buf).map_err(Failure::Core)))
+            .map_err(|e| to_pyerr(py, e))
+    })?;
+    let (threads, chosen, report) = (&loaded.threads, loaded.chosen, &loaded.report);
     let ts = PyList::empty(py);
-    for t in &threads {
+    for t in threads {
         ts.append(thread_dict(py, t)?)?;
     }
     let r = PyDict::new(py);
@@ -81,6 +81,5 @@ pub fn load_session<'py>(
     r.set_item("recovered", report.recovered)?;
     r.set_item("compactions", report.compactions)?;
     r.set_item("before_compaction", report.before_compaction)?;
-    let out = PyBytes::new(py, &out);
     Ok((out, ts, chosen, r).into_pyobject(py)?.into_any())
 }

@@ -148,23 +148,46 @@ pub struct Loaded<'a> {
 }
 
 impl<'a> Loaded<'a> {
-    /// The chosen thread's records as a JSON array, each exactly as written.
-    pub fn write_chain(&self) -> Vec<u8> {
-        let len: usize = self
+    /// The size of [`Loaded::write_chain`]'s output.
+    pub fn chain_len(&self) -> usize {
+        let texts: usize = self
             .chain
             .iter()
-            .map(|&i| raw_text(&self.records[i]).len() + 1)
+            .map(|&i| raw_text(&self.records[i]).len())
             .sum();
-        let mut out = Vec::with_capacity(len + 2);
-        out.push(b'[');
+        texts + self.chain.len().saturating_sub(1) + 2
+    }
+
+    /// Writes the chosen thread's records as a JSON array into `buf`, which
+    /// must be [`Loaded::chain_len`] bytes long.
+    pub fn write_chain_into(&self, buf: &mut [u8]) -> Result<()> {
+        if buf.len() != self.chain_len() {
+            return Err(Error::value(
+                "internal error: the output buffer does not fit the thread",
+            ));
+        }
+        let mut pos = 0;
+        let mut put = |bytes: &[u8]| {
+            buf[pos..pos + bytes.len()].copy_from_slice(bytes);
+            pos += bytes.len();
+        };
+        put(b"[");
         for (k, &i) in self.chain.iter().enumerate() {
             if k > 0 {
-                out.push(b',');
+                put(b",");
             }
-            out.extend_from_slice(raw_text(&self.records[i]).as_bytes());
+            put(raw_text(&self.records[i]).as_bytes());
         }
-        out.push(b']');
-        out
+        put(b"]");
+        Ok(())
+    }
+
+    /// The chosen thread's records as a JSON array, each exactly as written.
+    pub fn write_chain(&self) -> Vec<u8> {
+        let mut out = vec![0; self.chain_len()];
+        // The buffer is sized by `chain_len`: writing cannot fail.
+        self.write_chain_into(&mut out)
+            .map_or_else(|_| Vec::new(), |()| out)
     }
 
     /// The chosen thread's records, moved out of the pool.

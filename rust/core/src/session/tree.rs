@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::json::Raw;
 use crate::model::{BlockKind, Content, Kind, Links, Record};
 use ahash::{AHashMap, AHashSet};
+use std::collections::hash_map::Entry;
 
 const NONE: usize = usize::MAX;
 /// The first prompt shown in a thread listing is cut to this many characters.
@@ -48,6 +49,8 @@ struct Tree<'r, 'a> {
     by_uuid: AHashMap<&'r str, usize>,
     parent: Vec<usize>,
     logical: Vec<usize>,
+    /// Some record names it as its `parentUuid`.
+    has_child: Vec<bool>,
 }
 
 fn links<'r, 'a>(r: &'r Rec<'a>) -> Option<&'r Links<'a>> {
@@ -175,34 +178,60 @@ impl<'r, 'a> Tree<'r, 'a> {
     fn new(recs: &'r [Rec<'a>], report: &mut Report) -> Self {
         let n = recs.len();
         let mut by_uuid: AHashMap<&'r str, usize> = AHashMap::with_capacity(n);
-        let mut first: Vec<&'r str> = Vec::with_capacity(n);
+        let mut live: Vec<usize> = Vec::with_capacity(n);
         for (i, r) in recs.iter().enumerate() {
             if !is_member(r) {
                 continue;
             }
             let Some(u) = r.uuid.as_deref() else { continue };
-            if by_uuid.insert(u, i).is_some() {
-                report.duplicate_uuids += 1;
-            } else {
-                first.push(u);
+            match by_uuid.entry(u) {
+                Entry::Vacant(e) => {
+                    e.insert(i);
+                    live.push(i);
+                }
+                Entry::Occupied(mut e) => {
+                    report.duplicate_uuids += 1;
+                    e.insert(i);
+                }
             }
         }
-        let live: Vec<usize> = first.iter().map(|u| by_uuid[u]).collect();
+        if report.duplicate_uuids > 0 {
+            // The last copy of a uuid is the live one, at its first copy's place.
+            for slot in &mut live {
+                if let Some(u) = recs[*slot].uuid.as_deref() {
+                    *slot = by_uuid[u];
+                }
+            }
+        }
         let mut live_pos = vec![NONE; n];
         let mut parent = vec![NONE; n];
         let mut logical = vec![NONE; n];
+        let mut has_child = vec![false; n];
         for (k, &i) in live.iter().enumerate() {
             live_pos[i] = k;
             let r = &recs[i];
             if let Some(p) = parent_str(r) {
                 match by_uuid.get(p) {
-                    Some(&j) => parent[i] = j,
+                    Some(&j) => {
+                        parent[i] = j;
+                        has_child[j] = true;
+                    }
                     None => report.missing_parents += 1,
                 }
             } else if let Some(lp) = non_empty(links(r).and_then(|l| l.logical_parent.as_deref())) {
                 match by_uuid.get(lp) {
                     Some(&j) => logical[i] = j,
                     None => report.missing_parents += 1,
+                }
+            }
+        }
+        if report.duplicate_uuids > 0 {
+            // An earlier copy of a uuid still names its parent.
+            for (i, r) in recs.iter().enumerate() {
+                if live_pos[i] == NONE && is_member(r) {
+                    if let Some(&j) = parent_str(r).and_then(|p| by_uuid.get(p)) {
+                        has_child[j] = true;
+                    }
                 }
             }
         }
@@ -213,6 +242,7 @@ impl<'r, 'a> Tree<'r, 'a> {
             by_uuid,
             parent,
             logical,
+            has_child,
         }
     }
 
@@ -241,20 +271,13 @@ impl<'r, 'a> Tree<'r, 'a> {
 
     /// Leaves: each terminal's nearest user/assistant ancestor (by `parentUuid`).
     fn leaves(&self) -> Vec<usize> {
-        let mut named: AHashSet<&str> = AHashSet::with_capacity(self.live.len());
-        for r in self.recs.iter().filter(|r| is_member(r)) {
-            if let Some(p) = parent_str(r) {
-                named.insert(p);
-            }
-        }
         let n = self.recs.len();
         let mut nearest = vec![NONE; n];
         let mut state = vec![Seen::New; n];
         let mut is_leaf = vec![false; n];
         let mut path = Vec::new();
         for &t in &self.live {
-            let u = self.recs[t].uuid.as_deref().unwrap_or("");
-            if named.contains(u) {
+            if self.has_child[t] {
                 continue;
             }
             let mut cur = t;
@@ -386,23 +409,37 @@ impl<'r, 'a> Tree<'r, 'a> {
     /// reply's last record on the chain.
     fn recover(&self, chain: Vec<usize>, seen: &mut [bool], report: &mut Report) -> Vec<usize> {
         let recs = self.recs;
-        let uuid = |i: usize| recs[i].uuid.as_deref().unwrap_or("");
-        let mut anchor: AHashMap<&str, usize> = AHashMap::new();
+        let n = recs.len();
+        // One group per reply on the thread, in order; its anchor is its last record there.
+        let mut gid: AHashMap<&str, usize> = AHashMap::new();
+        let mut anchor: Vec<usize> = Vec::new();
         for &i in &chain {
             if let Some(m) = message_id(&recs[i]) {
-                anchor.insert(m, i);
+                match gid.entry(m) {
+                    Entry::Vacant(e) => {
+                        e.insert(anchor.len());
+                        anchor.push(i);
+                    }
+                    Entry::Occupied(e) => anchor[*e.get()] = i,
+                }
             }
         }
         if anchor.is_empty() {
             return chain;
         }
-        let mut siblings: AHashMap<&str, Vec<usize>> = AHashMap::new();
-        let mut owner: AHashMap<&str, usize> = AHashMap::new(); // NONE: ambiguous
+        // Every record of those replies; the record that made each tool call
+        // (NONE: claimed by two replies, never used); the tool-result records.
+        let mut group = vec![NONE; n];
+        let mut members: Vec<(usize, usize)> = Vec::new();
+        let mut owner: AHashMap<&str, usize> = AHashMap::new();
         let mut results = Vec::new();
         for &i in &self.live {
             let r = &recs[i];
             if let Some(m) = message_id(r) {
-                siblings.entry(m).or_default().push(i);
+                if let Some(&g) = gid.get(m) {
+                    group[i] = g;
+                    members.push((g, i));
+                }
                 for call in block_ids(r, BlockKind::ToolUse) {
                     let o = owner.entry(call).or_insert(i);
                     if *o != i {
@@ -414,51 +451,66 @@ impl<'r, 'a> Tree<'r, 'a> {
                 results.push(i);
             }
         }
-        let mut by_assistant: AHashMap<&str, Vec<usize>> = AHashMap::new();
+        members.sort_by_key(|&(g, _)| g); // stable: file order within a reply
+        let mut first_member = vec![0; anchor.len() + 1];
+        for &(g, _) in &members {
+            first_member[g + 1] += 1;
+        }
+        for g in 0..anchor.len() {
+            first_member[g + 1] += first_member[g];
+        }
+        // Results under the reply records they may belong to: their parent, their
+        // sourceToolAssistantUUID and the owner of each call they answer (the last
+        // two only when the same agent wrote both).
+        let mut under: Vec<(usize, usize)> = Vec::new();
         for &res in &results {
             let r = &recs[res];
-            if let Some(p) = parent_str(r) {
-                by_assistant.entry(p).or_default().push(res);
+            let p = self.parent[res];
+            if p != NONE && group[p] != NONE {
+                under.push((p, res));
             }
-            if let Some(src) = links(r).and_then(|l| l.source_assistant.as_deref()) {
-                if let Some(&s) = self.by_uuid.get(src) {
-                    if same_writer(r, &recs[s]) {
-                        by_assistant.entry(src).or_default().push(res);
-                    }
+            if let Some(&s) = links(r)
+                .and_then(|l| l.source_assistant.as_deref())
+                .and_then(|src| self.by_uuid.get(src))
+            {
+                if group[s] != NONE && same_writer(r, &recs[s]) {
+                    under.push((s, res));
                 }
             }
             for call in block_ids(r, BlockKind::ToolResult) {
                 if let Some(&o) = owner.get(call) {
-                    if o != NONE && same_writer(r, &recs[o]) {
-                        by_assistant.entry(uuid(o)).or_default().push(res);
+                    if o != NONE && group[o] != NONE && same_writer(r, &recs[o]) {
+                        under.push((o, res));
                     }
                 }
             }
         }
+        under.sort_by_key(|&(a, _)| a); // stable: as indexed
+        let results_of = |a: usize| {
+            let lo = under.partition_point(|&(x, _)| x < a);
+            let hi = under.partition_point(|&(x, _)| x <= a);
+            under[lo..hi].iter().map(|&(_, res)| res)
+        };
+        let mut collected = vec![NONE; n];
         let mut answered_on_chain: Option<AHashSet<&str>> = None;
-        let mut done: AHashSet<&str> = AHashSet::new();
         let mut inserts: AHashMap<usize, Vec<usize>> = AHashMap::new();
-        for &a in &chain {
-            let Some(m) = message_id(&recs[a]) else {
-                continue;
-            };
-            if !done.insert(m) {
-                continue;
-            }
-            let single = [a];
-            let group: &[usize] = siblings.get(m).map_or(&single, Vec::as_slice);
-            let members: AHashSet<&str> = group.iter().map(|&g| uuid(g)).collect();
-            let mut lost_siblings: Vec<usize> =
-                group.iter().copied().filter(|&g| !seen[g]).collect();
+        for (g, &anchor_at) in anchor.iter().enumerate() {
+            let group_members = &members[first_member[g]..first_member[g + 1]];
+            let mut lost_siblings: Vec<usize> = group_members
+                .iter()
+                .map(|&(_, m)| m)
+                .filter(|&m| !seen[m])
+                .collect();
             let mut lost_results = Vec::new();
             let mut strays = Vec::new();
-            let mut collected: AHashSet<usize> = AHashSet::new();
-            for &g in group {
-                for &res in by_assistant.get(uuid(g)).map_or(&[][..], Vec::as_slice) {
-                    if seen[res] || !collected.insert(res) {
+            for &(_, m) in group_members {
+                for res in results_of(m) {
+                    if seen[res] || collected[res] == g {
                         continue;
                     }
-                    if parent_str(&recs[res]).is_some_and(|p| members.contains(p)) {
+                    collected[res] = g;
+                    let p = self.parent[res];
+                    if p != NONE && group[p] == g {
                         lost_results.push(res);
                     } else {
                         strays.push(res);
@@ -480,9 +532,7 @@ impl<'r, 'a> Tree<'r, 'a> {
                 for res in strays {
                     let opens = block_ids(&recs[res], BlockKind::ToolResult).any(|call| {
                         !answered.contains(call)
-                            && owner
-                                .get(call)
-                                .is_some_and(|&o| o != NONE && members.contains(uuid(o)))
+                            && owner.get(call).is_some_and(|&o| o != NONE && group[o] == g)
                     });
                     if opens {
                         answered.extend(block_ids(&recs[res], BlockKind::ToolResult));
@@ -501,7 +551,7 @@ impl<'r, 'a> Tree<'r, 'a> {
                 seen[i] = true;
             }
             report.recovered += lost_siblings.len();
-            inserts.insert(anchor[m], lost_siblings);
+            inserts.insert(anchor_at, lost_siblings);
         }
         if inserts.is_empty() {
             return chain;
