@@ -342,6 +342,60 @@ class Report:
         gc.unfreeze()
         gc.collect()
 
+    def sessions(self) -> None:
+        """The session loader against normalize_for_api on the same JSON Lines, and the
+        Agent SDK's own reader (its JSON Lines parse and chain walk, pure Python)."""
+        n = self.plan.memory[-1]
+        mn = self.mn
+        m_full = (
+            f"load_session, whole history, vs normalize_for_api on the same JSON Lines ({fmt_n(n)})"
+        )
+        m_tail = f"load_session, after the last compaction, vs normalize_for_api ({fmt_n(n)})"
+        m_sdk = f"load_session vs claude-agent-sdk session reader ({fmt_n(n)})"
+        if mn is None:
+            why = f"msgnorm does not import: {self.mn_why}"
+            self.skip(m_full, "≤ 1.5×", why)
+            return
+        self.log(f"sessions: preparing {fmt_n(n)} records")
+        data = generate.generate_bytes(n, jsonl=True)
+        c = {
+            "normalize": Contender("normalize_for_api JSONL", _bind(mn.normalize_for_api, data)),
+            "full": Contender(
+                "load_session full history",
+                lambda: mn.load_session(data, kind="bytes", after_compaction=False),
+            ),
+            "tail": Contender("load_session default", lambda: mn.load_session(data, kind="bytes")),
+        }
+        try:
+            from claude_agent_sdk._internal import sessions as sdk
+
+            def sdk_read() -> Any:
+                return sdk._build_conversation_chain(sdk._parse_transcript_entries(data.decode()))
+
+            c["sdk"] = Contender("claude-agent-sdk reader", sdk_read)
+        except ImportError:
+            pass
+        self.log("sessions")
+        self.race(list(c.values()), rounds=max(3, self.plan.rounds - 2))
+        self.ratio_row(m_full, c["full"], c["normalize"], target=1.5, faster=False)
+        self.ratio_row(m_tail, c["tail"], c["normalize"], target=None, faster=False)
+        self.ratio_row(
+            m_sdk,
+            c["full"],
+            c.get("sdk"),
+            target=None,
+            faster=True,
+            why_missing="claude-agent-sdk is not installed",
+        )
+        self.notes.append(
+            f"Sessions: the {fmt_n(n)}-record history as JSON Lines (a tree through parentUuid, "
+            "with compactions); the SDK's reader is `_parse_transcript_entries` + "
+            "`_build_conversation_chain` on the decoded text, what `get_session_messages` runs "
+            "after reading the file."
+        )
+        del c
+        gc.collect()
+
     def scaling(self) -> None:
         sizes = self.plan.scaling
         mn = self.mn
@@ -507,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rep.normalize()
         rep.tokens()
+        rep.sessions()
         rep.scaling()
         if not args.no_memory:
             rep.memory()
