@@ -12,13 +12,14 @@ cd "$(dirname "$0")"
 SECONDS_EACH="${SECONDS_EACH:-${1:-20}}"
 ENGINE="${FUZZ_ENGINE:-stable}"
 LIMIT=$((SECONDS_EACH + 60)) # a hang (or a check stuck on one input) fails the run
-TARGETS=(normalize_for_api normalize_messages count_tokens budget)
+TARGETS=(normalize_for_api normalize_messages count_tokens budget session)
 
 # Per-target corpora from the shared seeds, with the option bytes each target reads first.
 prefix() {
     case "$1" in
         normalize_for_api) printf '\x00' ;;
         count_tokens) printf '\x00' ;;
+        session) printf '\x00' ;;
         budget) printf '\x00\x10\x00' ;;
         *) ;;
     esac
@@ -72,4 +73,5 @@ run_pair() {
 }
 run_pair "${TARGETS[0]}" "${TARGETS[1]}"
 run_pair "${TARGETS[2]}" "${TARGETS[3]}"
+run_pair "${TARGETS[4]}"
 exit "$status"

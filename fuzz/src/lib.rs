@@ -17,6 +17,7 @@
 
 use msgnorm_core::json::{read_records, utf8, ReadOpts};
 use msgnorm_core::model::{BlockKind, Content, Kind, Record};
+use msgnorm_core::session::{self, Options, SourceFile};
 use msgnorm_core::{on_json, ApiOptions, CountParams, Error, Report};
 use std::collections::HashSet;
 
@@ -225,7 +226,13 @@ fn read_back<'a>(out: &'a [u8], what: &str) -> Vec<Record<'a, msgnorm_core::json
     }
     assert!(out.first() == Some(&b'['), "{what}: output is not an array");
     let src = utf8(out).expect("validated as UTF-8");
-    match read_records(src, ReadOpts { count: true, ..ReadOpts::default() }) {
+    match read_records(
+        src,
+        ReadOpts {
+            count: true,
+            ..ReadOpts::default()
+        },
+    ) {
         Ok(recs) => recs,
         Err(e) => panic!(
             "{what}: the core cannot read its own output: {e}\n{}",
@@ -548,11 +555,95 @@ pub fn budget(data: &[u8]) {
 pub type Check = fn(&[u8]);
 
 /// The targets by name, for the smoke driver and the replay test.
+/// The `session` target (docs/SESSIONS.md): first byte = options, the rest = a
+/// session file. Skip mode never fails and returns a thread `normalize_for_api`
+/// takes; raise mode fails exactly where skip mode skipped; every listed thread
+/// can be chosen; loading the file twice keeps every record once.
+pub fn session(data: &[u8]) {
+    let (flags, input) = split_first(data);
+    let opts = Options {
+        thread: "main",
+        after_compaction: flags & 1 == 0,
+        raise: false,
+    };
+    let one = [SourceFile {
+        name: "s.jsonl",
+        data: input,
+        agent_id: None,
+    }];
+    let l = match session::load(&one, &opts) {
+        Ok(l) => l,
+        Err(e) => panic!("load_session failed with errors=skip: {e}"),
+    };
+    let mut seen = HashSet::new();
+    for &i in &l.chain {
+        assert!(i < l.records.len(), "chain index {i} out of range");
+        assert!(seen.insert(i), "record {i} twice on the thread");
+    }
+    assert_eq!(l.threads[l.chosen].records, l.chain.len(), "thread size");
+    let out = l.write_chain();
+    if let Err(e) = validate_json(&out) {
+        panic!("the thread is not valid JSON: {e}");
+    }
+    if let Err(e) = on_json::normalize_for_api(&out, &ApiOptions::default(), &mut Report::default())
+    {
+        panic!("normalize_for_api refuses a loaded thread: {e}");
+    }
+    let strict = Options {
+        raise: true,
+        ..opts.clone()
+    };
+    match session::load(&one, &strict) {
+        Ok(s) => {
+            assert!(
+                l.report.skipped.is_empty(),
+                "raise mode passed a skipped line"
+            );
+            assert_eq!(s.chain, l.chain, "raise mode chose another thread");
+        }
+        Err(Error::Json { line, .. }) => assert_eq!(
+            l.report.skipped.first().map(|i| i.line),
+            Some(line),
+            "raise mode stopped at another line than skip mode skipped"
+        ),
+        Err(e @ Error::InvalidRecord { .. }) => {
+            assert!(
+                !l.report.skipped.is_empty(),
+                "raise mode: {e}, skip mode skipped nothing"
+            )
+        }
+        Err(e) => panic!("unexpected error in raise mode: {e}"),
+    }
+    for t in &l.threads {
+        let pick = Options {
+            thread: &t.id,
+            ..opts.clone()
+        };
+        if let Err(e) = session::load(&one, &pick) {
+            panic!("listed thread {:?} cannot be chosen: {e}", t.id);
+        }
+    }
+    let twice = [one[0], one[0]];
+    match session::load(&twice, &opts) {
+        Ok(d) => {
+            let ids = |x: &session::Loaded<'_>| -> HashSet<String> {
+                x.chain
+                    .iter()
+                    .filter_map(|&i| x.records[i].uuid.as_deref().map(str::to_owned))
+                    .collect()
+            };
+            assert_eq!(ids(&d), ids(&l), "a file loaded twice gives another thread");
+        }
+        Err(e) => panic!("loading a file twice failed: {e}"),
+    }
+}
+
 pub const TARGETS: &[(&str, Check)] = &[
     ("normalize_for_api", normalize_for_api),
     ("normalize_messages", normalize_messages),
     ("count_tokens", count_tokens),
     ("budget", budget),
+    ("session", session),
 ];
 
 #[cfg(test)]

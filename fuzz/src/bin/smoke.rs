@@ -128,13 +128,46 @@ fn content(r: &mut Rng, depth: usize) -> String {
     }
 }
 
+/// Session-tree fields (docs/SESSIONS.md): parents, sidechains, compactions.
+fn links(r: &mut Rng) -> String {
+    let mut out = String::new();
+    match r.below(4) {
+        0 => {}
+        1 => out.push_str(",\"parentUuid\":null"),
+        _ => out.push_str(&format!(",\"parentUuid\":\"{}\"", r.pick(UUIDS))),
+    }
+    if r.chance(15) {
+        out.push_str(&format!(",\"logicalParentUuid\":\"{}\"", r.pick(UUIDS)));
+    }
+    if r.chance(20) {
+        out.push_str(",\"isSidechain\":true");
+        if r.chance(50) {
+            out.push_str(&format!(",\"agentId\":\"ag{}\"", r.below(2)));
+        }
+    }
+    if r.chance(20) {
+        out.push_str(&format!(
+            ",\"sourceToolAssistantUUID\":\"{}\"",
+            r.pick(UUIDS)
+        ));
+    }
+    if r.chance(10) {
+        out.push_str(",\"isCompactSummary\":true");
+    }
+    out
+}
+
 fn record(r: &mut Rng) -> String {
     let uuid = r.pick(UUIDS);
-    let ts = if r.chance(50) {
-        ",\"timestamp\":\"2026-01-01T00:00:00Z\""
-    } else {
-        ""
-    };
+    let ts = format!(
+        "{}{}",
+        if r.chance(50) {
+            format!(",\"timestamp\":\"2026-01-01T00:00:0{}Z\"", r.below(10))
+        } else {
+            String::new()
+        },
+        links(r)
+    );
     let meta = if r.chance(20) { ",\"isMeta\":true" } else { "" };
     match r.below(14) {
         0..=3 => format!(
@@ -177,7 +210,7 @@ fn record(r: &mut Rng) -> String {
             format!("{{\"type\":\"attachment\",\"uuid\":\"{uuid}\"{ts},\"attachment\":{att}}}")
         }
         10 => format!(
-            "{{\"type\":\"progress\",\"uuid\":\"{uuid}\",\"data\":{{}},\"toolUseID\":\"{}\"}}",
+            "{{\"type\":\"progress\",\"uuid\":\"{uuid}\"{ts},\"data\":{{}},\"toolUseID\":\"{}\"}}",
             r.pick(IDS)
         ),
         11 => format!(
@@ -189,7 +222,7 @@ fn record(r: &mut Rng) -> String {
 }
 
 fn transcript(r: &mut Rng) -> Vec<u8> {
-    let n = r.below(9);
+    let n = r.below(12);
     let recs: Vec<String> = (0..n).map(|_| record(r)).collect();
     if r.chance(50) {
         format!("[{}]", recs.join(",")).into_bytes()
@@ -255,7 +288,7 @@ fn mutate(r: &mut Rng, data: &mut Vec<u8>) {
 
 fn prefix(target: &str) -> usize {
     match target {
-        "normalize_for_api" | "count_tokens" => 1,
+        "normalize_for_api" | "count_tokens" | "session" => 1,
         "budget" => 3,
         _ => 0,
     }
