@@ -81,7 +81,8 @@ class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
     recovered: int
     #: Compactions on the chosen thread's whole history.
     compactions: int
-    #: Records of the chosen thread left out because they precede its last compaction.
+    #: Records of the chosen thread left out because they precede its last compaction
+    #: (the default thread is a suffix of the ``after_compaction=False`` one).
     before_compaction: int
 
     def summary(self) -> str:

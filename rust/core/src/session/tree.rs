@@ -16,6 +16,13 @@ use ahash::{AHashMap, AHashSet};
 use std::collections::hash_map::Entry;
 
 const NONE: usize = usize::MAX;
+
+/// A thread walked to its root, with its parallel tool records put back.
+struct Walked {
+    chain: Vec<usize>,
+    /// The records the `parentUuid` walk itself reached.
+    on_walk: Vec<bool>,
+}
 /// The first prompt shown in a thread listing is cut to this many characters.
 const PROMPT_CHARS: usize = 200;
 
@@ -369,21 +376,30 @@ impl<'r, 'a> Tree<'r, 'a> {
         info
     }
 
-    /// The thread ending at `leaf`, root first, cut at its last compaction.
-    fn chain(&self, leaf: usize, opts: &Options<'_>, report: &mut Report) -> Vec<usize> {
+    /// The whole thread ending at `leaf`, root first, across compactions, with the
+    /// records of its parallel tool turns put back.
+    fn walk(&self, leaf: usize) -> Walked {
         let n = self.recs.len();
-        let mut on = vec![false; n];
+        let mut on_walk = vec![false; n];
         let mut chain = Vec::new();
         let mut cur = leaf;
         while cur != NONE {
-            if on[cur] {
+            if on_walk[cur] {
                 break; // the cycle is counted by `infos`
             }
-            on[cur] = true;
+            on_walk[cur] = true;
             chain.push(cur);
             cur = self.full_parent(cur);
         }
         chain.reverse();
+        let mut seen = on_walk.clone();
+        let chain = self.recover(chain, &mut seen);
+        Walked { chain, on_walk }
+    }
+
+    /// The records of `w` that the chosen options return, and the report's counts.
+    fn cut(&self, w: Walked, opts: &Options<'_>, report: &mut Report) -> Vec<usize> {
+        let Walked { mut chain, on_walk } = w;
         report.compactions = chain.iter().filter(|&&i| self.is_cut(i)).count();
         if opts.after_compaction {
             if let Some(k) = chain.iter().rposition(|&i| self.is_cut(i)) {
@@ -391,11 +407,8 @@ impl<'r, 'a> Tree<'r, 'a> {
                 chain.drain(..k);
             }
         }
-        let mut seen = vec![false; n];
-        for &i in &chain {
-            seen[i] = true;
-        }
-        self.recover(chain, &mut seen, report)
+        report.recovered = chain.iter().filter(|&&i| !on_walk[i]).count();
+        chain
     }
 
     /// Puts back the tool calls and results of parallel tool turns that the
@@ -407,7 +420,7 @@ impl<'r, 'a> Tree<'r, 'a> {
     /// its own call's record, so the results fan out and the walk keeps one.
     /// Every record of the reply and every result is put back right after the
     /// reply's last record on the chain.
-    fn recover(&self, chain: Vec<usize>, seen: &mut [bool], report: &mut Report) -> Vec<usize> {
+    fn recover(&self, chain: Vec<usize>, seen: &mut [bool]) -> Vec<usize> {
         let recs = self.recs;
         let n = recs.len();
         // One group per reply on the thread, in order; its anchor is its last record there.
@@ -492,6 +505,7 @@ impl<'r, 'a> Tree<'r, 'a> {
             under[lo..hi].iter().map(|&(_, res)| res)
         };
         let mut collected = vec![NONE; n];
+        let mut added = 0;
         let mut answered_on_chain: Option<AHashSet<&str>> = None;
         let mut inserts: AHashMap<usize, Vec<usize>> = AHashMap::new();
         for (g, &anchor_at) in anchor.iter().enumerate() {
@@ -550,13 +564,13 @@ impl<'r, 'a> Tree<'r, 'a> {
             for &i in &lost_siblings {
                 seen[i] = true;
             }
-            report.recovered += lost_siblings.len();
+            added += lost_siblings.len();
             inserts.insert(anchor_at, lost_siblings);
         }
         if inserts.is_empty() {
             return chain;
         }
-        let mut out = Vec::with_capacity(chain.len() + report.recovered);
+        let mut out = Vec::with_capacity(chain.len() + added);
         for i in chain {
             out.push(i);
             if let Some(more) = inserts.remove(&i) {
@@ -611,6 +625,19 @@ pub fn choose(
         }
     };
 
+    let flat = tree.is_flat();
+    // The main thread, walked: a leaf on it (a parallel tool result the walk did
+    // not take, a call with progress records) is no branch.
+    let main_walk = match main {
+        Some(m) if !flat => Some(tree.walk(m)),
+        _ => None,
+    };
+    let mut on_main = vec![false; recs.len()];
+    if let Some(w) = &main_walk {
+        for &i in &w.chain {
+            on_main[i] = true;
+        }
+    }
     let mut threads = Vec::new();
     match main {
         Some(m) => threads.push(thread_of(m, "main".into(), ThreadKind::Main, None)),
@@ -629,10 +656,9 @@ pub fn choose(
     // Other sessions' latest leaves, and the remaining branches.
     let main_session = main.and_then(|m| links(&recs[m]).and_then(|l| l.session_id.as_deref()));
     let mut best_of_session: AHashMap<&str, usize> = AHashMap::new();
-    let flat = tree.is_flat();
     for &l in leaves
         .iter()
-        .filter(|&&l| !flat && main_ok(l) && Some(l) != main)
+        .filter(|&&l| !flat && main_ok(l) && !on_main[l])
     {
         let s = links(&recs[l])
             .and_then(|x| x.session_id.as_deref())
@@ -657,7 +683,7 @@ pub fn choose(
         .collect();
     for &l in leaves
         .iter()
-        .filter(|&&l| !flat && !is_agent(l) && Some(l) != main && !continued.contains(&l))
+        .filter(|&&l| !flat && !is_agent(l) && !on_main[l] && !continued.contains(&l))
     {
         if !session_leaves.contains(&l) {
             let id = recs[l].uuid.as_deref().unwrap_or("").to_owned();
@@ -697,7 +723,7 @@ pub fn choose(
     }
 
     // The chosen thread.
-    let (chosen, leaf) = if opts.thread == "main" {
+    let (chosen, leaf) = if opts.thread == "main" || Some(opts.thread) == main_session {
         (0, main)
     } else if let Some(k) = threads.iter().position(|t| t.id == opts.thread) {
         let leaf = threads[k]
@@ -731,7 +757,13 @@ pub fn choose(
             .copied()
             .filter(|&i| !is_agent(i))
             .collect(),
-        Some(l) => tree.chain(l, opts, report),
+        Some(l) => {
+            let walked = match main_walk {
+                Some(w) if chosen == 0 => w,
+                _ => tree.walk(l),
+            };
+            tree.cut(walked, opts, report)
+        }
         None => Vec::new(),
     };
     threads[chosen].records = chain.len();
