@@ -37,6 +37,14 @@ pub struct ReadOpts {
     pub links: bool,
 }
 
+impl ReadOpts {
+    /// For token counting (§6, §7).
+    pub const COUNT: ReadOpts = ReadOpts {
+        count: true,
+        links: false,
+    };
+}
+
 /// Checks UTF-8, reporting the line and column of the first bad byte.
 pub fn utf8(data: &[u8]) -> Result<&str> {
     std::str::from_utf8(data).map_err(|e| {

@@ -278,54 +278,39 @@ impl<'r, 'a> Tree<'r, 'a> {
 
     /// Leaves: each terminal's nearest user/assistant ancestor (by `parentUuid`).
     fn leaves(&self) -> Vec<usize> {
-        let n = self.recs.len();
-        let mut nearest = vec![NONE; n];
-        let mut state = vec![Seen::New; n];
-        let mut is_leaf = vec![false; n];
-        let mut path = Vec::new();
+        let nearest = self.memo(
+            |i| self.parent[i],
+            NONE,
+            |i, above| {
+                if self.recs[i].kind.is_message() {
+                    i
+                } else {
+                    above // NONE past a cycle: no leaf, like Claude Code
+                }
+            },
+            || {},
+        );
+        let mut is_leaf = vec![false; self.recs.len()];
         for &t in &self.live {
-            if self.has_child[t] {
-                continue;
-            }
-            let mut cur = t;
-            let found = loop {
-                if cur == NONE {
-                    break NONE;
-                }
-                match state[cur] {
-                    Seen::Done => break nearest[cur],
-                    Seen::Walking => break NONE, // a cycle: no leaf, like Claude Code
-                    Seen::New => {}
-                }
-                if self.recs[cur].kind.is_message() {
-                    break cur;
-                }
-                state[cur] = Seen::Walking;
-                path.push(cur);
-                cur = self.parent[cur];
-            };
-            for p in path.drain(..) {
-                nearest[p] = found;
-                state[p] = Seen::Done;
-            }
-            if found != NONE {
-                is_leaf[found] = true;
+            if !self.has_child[t] && nearest[t] != NONE {
+                is_leaf[nearest[t]] = true;
             }
         }
-        (0..n).filter(|&i| is_leaf[i]).collect()
+        (0..is_leaf.len()).filter(|&i| is_leaf[i]).collect()
     }
 
-    /// Per node: records since its thread's start, its first prompt, its latest
-    /// timestamp. One pass over every node; counts each `parentUuid` cycle once.
-    fn infos(&self, cut: bool, report: &mut Report) -> Vec<Info<'r>> {
+    /// A value for every live node, computed from the value of the node above it
+    /// (`up`; `empty` at a root or where a walk closes a cycle, which `on_cycle`
+    /// hears of once). Each node is computed once, walking iteratively.
+    fn memo<T: Copy>(
+        &self,
+        up: impl Fn(usize) -> usize,
+        empty: T,
+        mut f: impl FnMut(usize, T) -> T,
+        mut on_cycle: impl FnMut(),
+    ) -> Vec<T> {
         let n = self.recs.len();
-        let empty = Info {
-            count: 0,
-            first_prompt: NONE,
-            first_command: NONE,
-            last_ts: None,
-        };
-        let mut info = vec![empty; n];
+        let mut value = vec![empty; n];
         let mut state = vec![Seen::New; n];
         let mut path = Vec::new();
         for &start in &self.live {
@@ -334,22 +319,42 @@ impl<'r, 'a> Tree<'r, 'a> {
             while cur != NONE {
                 match state[cur] {
                     Seen::Done => {
-                        base = info[cur];
+                        base = value[cur];
                         break;
                     }
                     Seen::Walking => {
-                        report.cycles += 1;
+                        on_cycle();
                         break;
                     }
                     Seen::New => {}
                 }
                 state[cur] = Seen::Walking;
                 path.push(cur);
-                cur = self.full_parent(cur);
+                cur = up(cur);
             }
             while let Some(i) = path.pop() {
+                base = f(i, base);
+                value[i] = base;
+                state[i] = Seen::Done;
+            }
+        }
+        value
+    }
+
+    /// Per node: records since its thread's start, its first prompt, its latest
+    /// timestamp. One pass over every node; counts each `parentUuid` cycle once.
+    fn infos(&self, cut: bool, report: &mut Report) -> Vec<Info<'r>> {
+        let empty = Info {
+            count: 0,
+            first_prompt: NONE,
+            first_command: NONE,
+            last_ts: None,
+        };
+        self.memo(
+            |i| self.full_parent(i),
+            empty,
+            |i, base| {
                 let r = &self.recs[i];
-                let ts = timestamp(r);
                 let prompt = prompt_of(r).map(|p| p.0);
                 let first = |have: usize, kind: Prompt| {
                     if have == NONE && prompt == Some(kind) {
@@ -358,7 +363,7 @@ impl<'r, 'a> Tree<'r, 'a> {
                         have
                     }
                 };
-                let here = Info {
+                Info {
                     count: if cut && self.is_cut(i) {
                         1
                     } else {
@@ -366,14 +371,11 @@ impl<'r, 'a> Tree<'r, 'a> {
                     },
                     first_prompt: first(base.first_prompt, Prompt::Text),
                     first_command: first(base.first_command, Prompt::Command),
-                    last_ts: base.last_ts.max(ts),
-                };
-                info[i] = here;
-                state[i] = Seen::Done;
-                base = here;
-            }
-        }
-        info
+                    last_ts: base.last_ts.max(timestamp(r)),
+                }
+            },
+            || report.cycles += 1,
+        )
     }
 
     /// The whole thread ending at `leaf`, root first, across compactions, with the
@@ -772,33 +774,12 @@ pub fn choose(
 
 /// Per live node, the root of its `parentUuid` chain (for sidechains that carry no agent id).
 fn root_of(tree: &Tree<'_, '_>) -> Vec<usize> {
-    let n = tree.recs.len();
-    let mut root = vec![NONE; n];
-    let mut state = vec![Seen::New; n];
-    let mut path = Vec::new();
-    for &start in &tree.live {
-        let mut cur = start;
-        let mut found = start;
-        while cur != NONE {
-            match state[cur] {
-                Seen::Done => {
-                    found = root[cur];
-                    break;
-                }
-                Seen::Walking => break,
-                Seen::New => {}
-            }
-            state[cur] = Seen::Walking;
-            path.push(cur);
-            found = cur;
-            cur = tree.parent[cur];
-        }
-        for p in path.drain(..) {
-            root[p] = found;
-            state[p] = Seen::Done;
-        }
-    }
-    root
+    tree.memo(
+        |i| tree.parent[i],
+        NONE,
+        |i, above| if above == NONE { i } else { above },
+        || {},
+    )
 }
 
 /// `text` on one line (newlines become spaces), cut to `max` characters.
