@@ -127,25 +127,13 @@ pub mod on_json {
 
     pub fn count_tokens_per_record(data: &[u8], p: &CountParams) -> Result<Vec<u64>> {
         let src = utf8(data)?;
-        let recs = read_records(
-            src,
-            ReadOpts {
-                count: true,
-                ..ReadOpts::default()
-            },
-        )?;
+        let recs = read_records(src, ReadOpts::COUNT)?;
         tokens::per_record(&recs, p)
     }
 
     pub fn find_cutoff(data: &[u8], max_tokens: u64, pin: usize, p: &CountParams) -> Result<usize> {
         let src = utf8(data)?;
-        let recs = read_records(
-            src,
-            ReadOpts {
-                count: true,
-                ..ReadOpts::default()
-            },
-        )?;
+        let recs = read_records(src, ReadOpts::COUNT)?;
         let (costs, turns) = costs_and_turns(&recs, p)?;
         cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
     }
@@ -158,13 +146,7 @@ pub mod on_json {
         p: &CountParams,
     ) -> Result<(usize, Vec<u8>)> {
         let src = utf8(data)?;
-        let recs = read_records(
-            src,
-            ReadOpts {
-                count: true,
-                ..ReadOpts::default()
-            },
-        )?;
+        let recs = read_records(src, ReadOpts::COUNT)?;
         let (costs, turns) = costs_and_turns(&recs, p)?;
         let k = cutoff::find_cutoff(&costs, &turns, max_tokens, pin)?;
         Ok((k, write_records(&cutoff::trim(recs, pin, k))?))
@@ -185,13 +167,7 @@ pub mod on_json {
         p: &CountParams,
     ) -> Result<(Vec<u8>, Vec<u8>)> {
         let src = utf8(data)?;
-        let mut recs = read_records(
-            src,
-            ReadOpts {
-                count: true,
-                ..ReadOpts::default()
-            },
-        )?;
+        let mut recs = read_records(src, ReadOpts::COUNT)?;
         let (costs, turns) = costs_and_turns(&recs, p)?;
         let k = cutoff::find_cutoff(&costs, &turns, keep_tokens, pin)?;
         let pin = pin.min(recs.len());
