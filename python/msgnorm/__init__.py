@@ -21,6 +21,12 @@ from ._api import (
     trim_to_budget,
 )
 from ._native import __version__
+from .batch import (
+    count_tokens_batch,
+    default_num_threads,
+    normalize_batch,
+    normalize_batch_report,
+)
 from .errors import (
     BudgetError,
     InvalidRecordError,
@@ -157,6 +163,7 @@ __all__ = [
     "WebSearchToolResultBlock",
     "__version__",
     "count_tokens",
+    "count_tokens_batch",
     "count_tokens_per_record",
     "create_assistant_message",
     "create_attachment_message",
@@ -166,6 +173,7 @@ __all__ = [
     "create_tool_use_summary_message",
     "create_user_message",
     "decode",
+    "default_num_threads",
     "derive_short_message_id",
     "derive_uuid",
     "encode",
@@ -173,6 +181,8 @@ __all__ = [
     "from_builtins",
     "is_synthetic_message",
     "load_session",
+    "normalize_batch",
+    "normalize_batch_report",
     "normalize_for_api",
     "normalize_for_api_report",
     "normalize_messages",

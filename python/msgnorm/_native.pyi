@@ -10,11 +10,14 @@ from typing import Any
 __all__ = [
     "__version__",
     "_force_panic",
+    "count_tokens_batch",
     "count_tokens_per_record",
+    "default_num_threads",
     "derive_short_message_id",
     "derive_uuid",
     "find_cutoff",
     "load_session",
+    "normalize_batch",
     "normalize_for_api",
     "normalize_messages",
     "render_attachment",
@@ -68,4 +71,21 @@ def load_session(
     after_compaction: bool,
     raise_errors: bool,
 ) -> tuple[bytes, list[dict[str, Any]], int, dict[str, Any]]: ...
+def normalize_batch(
+    items: list[bytes | str],
+    session: bool,
+    num_threads: int | None,
+    strict: bool,
+    max_media: int | None,
+    short_ids: bool,
+    ensure_user_first: bool,
+    attachment_templates: dict[str, str | None] | None,
+) -> list[Any]: ...
+def count_tokens_batch(
+    items: list[bytes | str],
+    session: bool,
+    num_threads: int | None,
+    counting: tuple[float, int, int, int],
+) -> list[Any]: ...
+def default_num_threads() -> int: ...
 def _force_panic(message: str) -> None: ...

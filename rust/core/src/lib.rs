@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod batch;
 pub mod cutoff;
 pub mod error;
 pub mod ids;
@@ -150,6 +151,39 @@ pub mod on_json {
         let (costs, turns) = costs_and_turns(&recs, p)?;
         let k = cutoff::find_cutoff(&costs, &turns, max_tokens, pin)?;
         Ok((k, write_records(&cutoff::trim(recs, pin, k))?))
+    }
+
+    /// The main thread of a session file (after its last compaction, broken lines
+    /// skipped, docs/SESSIONS.md), then [`normalize_for_api`](self::normalize_for_api).
+    pub fn normalize_session(
+        data: &[u8],
+        opts: &ApiOptions,
+        report: &mut Report,
+    ) -> Result<Vec<u8>> {
+        let file = crate::session::SourceFile {
+            name: "session",
+            data,
+            agent_id: None,
+        };
+        let loaded = crate::session::load(&[file], &crate::session::Options::default())?;
+        write_records(&super::normalize_for_api_report(
+            loaded.into_chain(),
+            opts,
+            report,
+        )?)
+    }
+
+    /// [`count_tokens_per_record`](self::count_tokens_per_record) of a session
+    /// file's main thread (after its last compaction).
+    pub fn count_session_tokens(data: &[u8], p: &CountParams) -> Result<Vec<u64>> {
+        let file = crate::session::SourceFile {
+            name: "session",
+            data,
+            agent_id: None,
+        };
+        let loaded = crate::session::load(&[file], &crate::session::Options::default())?;
+        // The loader does not count: the thread's text is read again with costs.
+        count_tokens_per_record(&loaded.write_chain(), p)
     }
 
     /// `[{"role": type, "content": message.content}, ...]` of user/assistant records.

@@ -1,6 +1,7 @@
 //! Python bindings of msgnorm: conversion and dispatch only; the algorithms
 //! live in `msgnorm-core`.
 
+mod batch;
 mod read;
 mod session;
 mod view;
@@ -496,6 +497,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(derive_short_message_id, m)?)?;
     m.add_function(wrap_pyfunction!(session::load_session, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::normalize_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::count_tokens_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::default_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(_force_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -1,0 +1,206 @@
+"""Many histories at once, on every core.
+
+Each item is one history: JSON ``bytes``/``str`` (an array or JSON Lines, or with
+``session=True`` a Claude Code session file, whose main thread after the last
+compaction is used) or a list of records.  The results come back in input order,
+each exactly what the single call gives for that item alone.  JSON items run on the
+Rust core's batch kernel with the GIL released, on a private pool of
+``num_threads`` threads (default: ``MSGNORM_NUM_THREADS``, else the CPUs this process
+may use); lists of records are Python objects and run one by one on the calling
+thread.  The pool is rebuilt in a forked child (``multiprocessing``, engine workers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from . import _api, _native
+from .errors import MsgnormError
+
+__all__ = [
+    "count_tokens_batch",
+    "default_num_threads",
+    "normalize_batch",
+    "normalize_batch_report",
+]
+
+Errors = Literal["report", "raise"]
+
+
+def default_num_threads() -> int:
+    """The threads the batch functions use when ``num_threads`` is not given."""
+    return int(_native.default_num_threads())
+
+
+def _threads(num_threads: int | None) -> int | None:
+    if num_threads is None:
+        return None
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
+        raise MsgnormError(f"num_threads must be an int >= 1, not {num_threads!r}")
+    return min(num_threads, 1024)
+
+
+def _split(items: Sequence[Any]) -> tuple[list[int], list[Any], list[int]]:
+    """(indices of JSON items, those items as bytes/str, indices of record lists)."""
+    if not isinstance(items, Sequence) or isinstance(items, (bytes, str)):
+        raise MsgnormError("items must be a list of histories (JSON bytes/str, or record lists)")
+    json_at: list[int] = []
+    json_items: list[Any] = []
+    lists_at: list[int] = []
+    for i, item in enumerate(items):
+        if isinstance(item, (bytes, str)):
+            json_at.append(i)
+            json_items.append(item)
+        elif isinstance(item, (bytearray, memoryview)):
+            json_at.append(i)
+            json_items.append(bytes(item))
+        elif isinstance(item, list):
+            lists_at.append(i)
+        else:
+            raise MsgnormError(
+                f"items[{i}]: expected JSON bytes/str or a list of records, "
+                f"not {type(item).__name__}"
+            )
+    return json_at, json_items, lists_at
+
+
+def _tag(err: MsgnormError, i: int) -> MsgnormError:
+    err.item = i  # type: ignore[attr-defined]
+    return err
+
+
+def _finish(out: list[Any], errors: Errors) -> list[Any]:
+    if errors == "raise":
+        for value in out:
+            if isinstance(value, MsgnormError):
+                raise value
+    return out
+
+
+def _check_errors(errors: str) -> None:
+    if errors not in ("report", "raise"):
+        raise MsgnormError(f"errors must be 'report' or 'raise', not {errors!r}")
+
+
+def normalize_batch_report(
+    items: Sequence[Any],
+    *,
+    num_threads: int | None = None,
+    errors: Errors = "report",
+    session: bool = False,
+    strict: bool = False,
+    max_media: int | None = 100,
+    short_ids: bool = False,
+    ensure_user_first: bool = True,
+    attachment_templates: Mapping[str, str | None] | None = None,
+) -> list[Any]:
+    """:func:`normalize_batch` with each item's repair counts: ``(output, report)``
+    per good item; a bad item is its exception (with ``.item``, its index)."""
+    _check_errors(errors)
+    if max_media is not None:
+        _api._check_nonneg("max_media", max_media)
+    if session and any(isinstance(it, list) for it in items):
+        raise MsgnormError("session=True takes session files as JSON bytes/str, not lists")
+    json_at, json_items, lists_at = _split(items)
+    templates = dict(attachment_templates) if attachment_templates is not None else None
+    media = None if max_media is None else _api._cap(max_media, _api._USIZE_MAX)
+    out: list[Any] = [None] * len(items)
+    if json_items:
+        results = _native.normalize_batch(
+            json_items,
+            bool(session),
+            _threads(num_threads),
+            bool(strict),
+            media,
+            bool(short_ids),
+            bool(ensure_user_first),
+            templates,
+        )
+        for i, r in zip(json_at, results, strict=True):
+            out[i] = _tag(r, i) if isinstance(r, MsgnormError) else r
+    for i in lists_at:
+        try:
+            out[i] = _api.normalize_for_api_report(
+                items[i],
+                strict=strict,
+                max_media=max_media,
+                short_ids=short_ids,
+                ensure_user_first=ensure_user_first,
+                attachment_templates=attachment_templates,
+            )
+        except MsgnormError as e:
+            out[i] = _tag(e, i)
+    return _finish(out, errors)
+
+
+def normalize_batch(
+    items: Sequence[Any],
+    *,
+    num_threads: int | None = None,
+    errors: Errors = "report",
+    session: bool = False,
+    strict: bool = False,
+    max_media: int | None = 100,
+    short_ids: bool = False,
+    ensure_user_first: bool = True,
+    attachment_templates: Mapping[str, str | None] | None = None,
+) -> list[Any]:
+    """``normalize_for_api`` of every item, in input order, on every core.
+
+    ``errors="report"``: a bad item's place holds its exception (a
+    :class:`msgnorm.MsgnormError` with ``.item``, and its ``line``/``column`` or
+    ``index``/``path``), and the other items are unaffected; ``errors="raise"``
+    raises the first one.  ``session=True`` reads each item as a session file
+    (its main thread after the last compaction, broken lines skipped).
+    """
+    results = normalize_batch_report(
+        items,
+        num_threads=num_threads,
+        errors=errors,
+        session=session,
+        strict=strict,
+        max_media=max_media,
+        short_ids=short_ids,
+        ensure_user_first=ensure_user_first,
+        attachment_templates=attachment_templates,
+    )
+    return [r if isinstance(r, MsgnormError) else r[0] for r in results]
+
+
+def count_tokens_batch(
+    items: Sequence[Any],
+    *,
+    num_threads: int | None = None,
+    errors: Errors = "report",
+    session: bool = False,
+    per_record: bool = False,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
+) -> list[Any]:
+    """``count_tokens`` of every item (``per_record=True``: ``count_tokens_per_record``),
+    in input order, on every core; errors as in :func:`normalize_batch`."""
+    _check_errors(errors)
+    if session and any(isinstance(it, list) for it in items):
+        raise MsgnormError("session=True takes session files as JSON bytes/str, not lists")
+    counting = _api._counting(
+        chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
+    )
+    json_at, json_items, lists_at = _split(items)
+    out: list[Any] = [None] * len(items)
+    if json_items:
+        results = _native.count_tokens_batch(
+            json_items, bool(session), _threads(num_threads), counting
+        )
+        for i, r in zip(json_at, results, strict=True):
+            out[i] = _tag(r, i) if isinstance(r, MsgnormError) else r
+    for i in lists_at:
+        try:
+            out[i] = _native.count_tokens_per_record(items[i], counting)
+        except MsgnormError as e:
+            out[i] = _tag(e, i)
+    if not per_record:
+        out = [r if isinstance(r, MsgnormError) else sum(r) for r in out]
+    return _finish(out, errors)

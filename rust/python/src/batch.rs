@@ -1,0 +1,172 @@
+//! `normalize_batch` / `count_tokens_batch`: JSON items (bytes or str) on the
+//! core's batch kernel, the GIL released, one result or error per item.
+
+use crate::{params, templates, to_pyerr, Counting, Failure};
+use msgnorm_core::{batch, on_json, ApiOptions, Report};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+
+/// An item's text, borrowed from its Python object.
+struct Item<'a> {
+    data: &'a [u8],
+    is_str: bool,
+}
+
+fn items<'py>(py: Python<'py>, list: &Bound<'py, PyList>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let out: Vec<Bound<'py, PyAny>> = list.iter().collect();
+    for (i, it) in out.iter().enumerate() {
+        if !(it.is_instance_of::<PyBytes>() || it.is_instance_of::<PyString>()) {
+            let msg = format!("items[{i}]: expected JSON bytes or str");
+            return Err(to_pyerr(py, Failure::Core(msgnorm_core::Error::value(msg))));
+        }
+    }
+    Ok(out)
+}
+
+fn borrow<'a, 'py>(objs: &'a [Bound<'py, PyAny>]) -> Vec<Result<Item<'a>, usize>> {
+    objs.iter()
+        .enumerate()
+        .map(|(i, o)| {
+            if let Ok(b) = o.cast::<PyBytes>() {
+                Ok(Item {
+                    data: b.as_bytes(),
+                    is_str: false,
+                })
+            } else if let Ok(s) = o.cast::<PyString>() {
+                // A str with a lone surrogate is not Unicode text: that item fails alone.
+                s.to_str()
+                    .map(|t| Item {
+                        data: t.as_bytes(),
+                        is_str: true,
+                    })
+                    .map_err(|_| i)
+            } else {
+                Err(i)
+            }
+        })
+        .collect()
+}
+
+/// The error of item `i` as an exception object carrying `.item`.
+fn item_error<'py>(
+    py: Python<'py>,
+    i: usize,
+    e: msgnorm_core::Error,
+) -> PyResult<Bound<'py, PyAny>> {
+    let err = to_pyerr(py, Failure::Core(e));
+    let value = err.value(py).clone().into_any();
+    value.setattr("item", i)?;
+    Ok(value)
+}
+
+fn not_text(i: usize) -> msgnorm_core::Error {
+    msgnorm_core::Error::Json {
+        line: 1,
+        column: 1,
+        msg: format!("items[{i}]: the str holds a lone surrogate, which is not valid Unicode text"),
+    }
+}
+
+/// Each item's `(output, report)`, or its error (an exception object with `.item`).
+#[pyfunction]
+#[pyo3(signature = (items, session, num_threads, strict, max_media, short_ids, ensure_user_first, attachment_templates))]
+#[allow(clippy::too_many_arguments)]
+pub fn normalize_batch<'py>(
+    py: Python<'py>,
+    items: &Bound<'py, PyList>,
+    session: bool,
+    num_threads: Option<usize>,
+    strict: bool,
+    max_media: Option<usize>,
+    short_ids: bool,
+    ensure_user_first: bool,
+    attachment_templates: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let opts = ApiOptions {
+        strict,
+        max_media,
+        short_ids,
+        ensure_user_first,
+        templates: templates(py, attachment_templates)?,
+    };
+    let objs = self::items(py, items)?;
+    let borrowed = borrow(&objs);
+    let n = batch::threads(num_threads);
+    let results = py
+        .detach(|| {
+            batch::map(&borrowed, n, |it| {
+                let it = it.as_ref().map_err(|&i| not_text(i))?;
+                let mut report = Report::default();
+                let out = if session {
+                    on_json::normalize_session(it.data, &opts, &mut report)?
+                } else {
+                    on_json::normalize_for_api(it.data, &opts, &mut report)?
+                };
+                Ok((out, report))
+            })
+        })
+        .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+    let out = PyList::empty(py);
+    for (i, (r, it)) in results.into_iter().zip(&borrowed).enumerate() {
+        match r {
+            Ok((bytes, report)) => {
+                let value = match it {
+                    Ok(Item { is_str: true, .. }) => {
+                        PyString::new(py, std::str::from_utf8(&bytes).unwrap_or_default())
+                            .into_any()
+                    }
+                    _ => PyBytes::new(py, &bytes).into_any(),
+                };
+                let rep = PyDict::new(py);
+                for (k, v) in report.items() {
+                    rep.set_item(k, v)?;
+                }
+                out.append((value, rep))?;
+            }
+            Err(e) => out.append(item_error(py, i, e)?)?,
+        }
+    }
+    Ok(out)
+}
+
+/// Each item's per-record token counts, or its error (an exception object with `.item`).
+#[pyfunction]
+#[pyo3(signature = (items, session, num_threads, counting))]
+pub fn count_tokens_batch<'py>(
+    py: Python<'py>,
+    items: &Bound<'py, PyList>,
+    session: bool,
+    num_threads: Option<usize>,
+    counting: Counting,
+) -> PyResult<Bound<'py, PyList>> {
+    let p = params(counting);
+    let objs = self::items(py, items)?;
+    let borrowed = borrow(&objs);
+    let n = batch::threads(num_threads);
+    let results = py
+        .detach(|| {
+            batch::map(&borrowed, n, |it| {
+                let it = it.as_ref().map_err(|&i| not_text(i))?;
+                if session {
+                    on_json::count_session_tokens(it.data, &p)
+                } else {
+                    on_json::count_tokens_per_record(it.data, &p)
+                }
+            })
+        })
+        .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+    let out = PyList::empty(py);
+    for (i, r) in results.into_iter().enumerate() {
+        match r {
+            Ok(costs) => out.append(costs)?,
+            Err(e) => out.append(item_error(py, i, e)?)?,
+        }
+    }
+    Ok(out)
+}
+
+/// The number of threads the batch functions use by default.
+#[pyfunction]
+pub fn default_num_threads() -> usize {
+    batch::threads(None)
+}
