@@ -54,6 +54,12 @@ def platform_tags(wheel: Path) -> list[str]:
     return wheel.name.removesuffix(".whl").split("-")[-1].split(".")
 
 
+def license_classifiers(meta: str) -> list[str]:
+    """PEP 639: with a License-Expression, no ``License ::`` classifier (PyPI refuses both)."""
+    found = [line for line in meta.splitlines() if line.startswith("Classifier: License ::")]
+    return [f"license classifier beside License-Expression: {line}" for line in found]
+
+
 def elf_is_stripped(data: bytes) -> bool:
     """True when a 64-bit little-endian ELF file has no ``.symtab`` section."""
     if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
@@ -121,6 +127,7 @@ def check_wheel(path: Path, version: str, expect_platform: str | None) -> list[s
             for line in ("License-Expression: MIT", "License-File: LICENSE", f"Version: {version}"):
                 if line not in meta.splitlines():
                     problems.append(f"METADATA lacks {line!r}")
+            problems += license_classifiers(meta)
         if f"{info}/licenses/LICENSE" in names:
             if b"the msgnorm authors" not in z.read(f"{info}/licenses/LICENSE"):
                 problems.append("LICENSE does not name the msgnorm authors")
@@ -165,6 +172,7 @@ def check_sdist(path: Path, version: str) -> list[str]:
         meta = pkg_info.read().decode() if pkg_info else ""
         if "License-Expression: MIT" not in meta.splitlines():
             problems.append("PKG-INFO lacks 'License-Expression: MIT'")
+        problems += license_classifiers(meta)
     return [f"{path.name}: {p}" for p in problems]
 
 
