@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from . import _api, session
+from ._native import __version__
 from .errors import MsgnormError
 
 __all__ = ["main"]
@@ -219,6 +220,12 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="msgnorm",
         description="Normalize LLM agent transcripts (JSON Lines or a JSON array) for a model API.",
+    )
+    p.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__}",
+        help="print the version (the Rust core's) and exit",
     )
     sub = p.add_subparsers(dest="command", required=True)
 

@@ -484,7 +484,13 @@ fn _force_panic(py: Python<'_>, message: &str) -> PyResult<()> {
         .map_err(|e| to_pyerr(py, e))
 }
 
-#[pymodule(gil_used = false)]
+// The module does not claim free-threading support (`gil_used = true`): on a
+// free-threaded CPython, importing it re-enables the GIL. The claim needs a
+// multi-threaded test under a free-threaded interpreter, and none can run here:
+// PyO3 0.30 supports free-threaded CPython from 3.14 only, msgspec (the runtime
+// dependency) from 3.14 only, and no 3.14t interpreter is installable on the
+// build machine (see CHANGELOG.md, issue 16).
+#[pymodule(gil_used = true)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize_for_api, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_messages, m)?)?;
