@@ -1,4 +1,4 @@
-r"""Checks what a release ships, wheel by wheel and the sdist (issue 16).
+r"""Checks what a release ships, wheel by wheel and the sdist.
 
     python .ci/check_dist.py dist/msgnorm-0.1.0-cp310-abi3-manylinux2014_x86_64....whl
     python .ci/check_dist.py --expect-platform 'macosx_\d+_\d+_arm64' dist
