@@ -27,6 +27,7 @@ from .batch import (
     normalize_batch,
     normalize_batch_report,
 )
+from .conversation import Conversation
 from .errors import (
     BudgetError,
     InvalidRecordError,
@@ -128,6 +129,7 @@ __all__ = [
     "BudgetError",
     "CodeExecutionToolResultBlock",
     "Content",
+    "Conversation",
     "DocumentBlock",
     "Entry",
     "ImageBlock",

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod batch;
+pub mod conversation;
 pub mod cutoff;
 pub mod error;
 pub mod ids;
@@ -62,11 +63,23 @@ pub fn normalize_for_api_report<'a, H: Clone>(
     opts: &ApiOptions,
     report: &mut Report,
 ) -> Result<Vec<Record<'a, H>>> {
+    normalize_after(recs, opts, &ahash::AHashSet::new(), report)
+}
+
+/// [`normalize_for_api_report`] on records that follow a settled part of the
+/// history whose output holds the tool_use ids `before` (§4 step 5 sees them);
+/// the incremental [`conversation::Conversation`] runs it on its open tail.
+pub fn normalize_after<'a, H: Clone>(
+    recs: Vec<Record<'a, H>>,
+    opts: &ApiOptions,
+    before: &ahash::AHashSet<String>,
+    report: &mut Report,
+) -> Result<Vec<Record<'a, H>>> {
     let recs = steps::tombstones::run(recs, report);
     let recs = steps::attachments::run(recs);
     let recs = steps::drop::run(recs, report);
     let recs = steps::fold::run(recs, &opts.templates, report);
-    let recs = steps::assistant_cleanup::run(recs, opts.strict, report)?;
+    let recs = steps::assistant_cleanup::run_after(recs, opts.strict, report, before)?;
     let mut recs = steps::tool_pairing::run(recs, opts.strict, report)?;
     steps::hygiene::run(&mut recs, opts.max_media, report);
     steps::final_assistant::run(&mut recs, report);

@@ -2,6 +2,7 @@
 //! live in `msgnorm-core`.
 
 mod batch;
+mod conversation;
 mod read;
 mod session;
 mod view;
@@ -136,6 +137,15 @@ fn json_out<'py>(py: Python<'py>, inp: &Input<'py>, out: Vec<u8>) -> PyResult<Bo
 }
 
 fn templates(py: Python<'_>, t: Option<&Bound<'_, PyDict>>) -> PyResult<Templates> {
+    let overrides = template_overrides(py, t)?;
+    Templates::new(&overrides).map_err(|e| to_pyerr(py, Failure::Core(e)))
+}
+
+/// `attachment_templates` as the core takes them: `(type, template or None)`.
+fn template_overrides(
+    py: Python<'_>,
+    t: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<(String, Option<String>)>> {
     let mut overrides = Vec::new();
     if let Some(t) = t {
         for (k, v) in t.iter() {
@@ -163,7 +173,7 @@ fn templates(py: Python<'_>, t: Option<&Bound<'_, PyDict>>) -> PyResult<Template
             overrides.push((key, val));
         }
     }
-    Templates::new(&overrides).map_err(|e| to_pyerr(py, Failure::Core(e)))
+    Ok(overrides)
 }
 
 /// `(output, report)`: the report counts the rules that fired, by name.
@@ -506,6 +516,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::normalize_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::count_tokens_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::default_num_threads, m)?)?;
+    m.add_class::<conversation::Conversation>()?;
     m.add_function(wrap_pyfunction!(_force_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

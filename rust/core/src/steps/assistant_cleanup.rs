@@ -13,7 +13,21 @@ pub fn run<'a, H>(
     strict: bool,
     report: &mut Report,
 ) -> Result<Vec<Record<'a, H>>> {
-    let mut seen: HashSet<Str<'a>> = HashSet::new();
+    run_after(recs, strict, report, &HashSet::new())
+}
+
+/// [`run`] on records that follow others whose tool_use ids are `before`
+/// (an incremental conversation's settled part).
+pub fn run_after<'a, H>(
+    recs: Vec<Record<'a, H>>,
+    strict: bool,
+    report: &mut Report,
+    before: &HashSet<String>,
+) -> Result<Vec<Record<'a, H>>> {
+    let mut seen = Seen {
+        now: HashSet::new(),
+        before,
+    };
     let mut out: Vec<Record<'a, H>> = Vec::with_capacity(recs.len());
     for mut r in recs {
         if r.kind == Kind::Assistant {
@@ -38,7 +52,7 @@ pub fn run<'a, H>(
 /// Cleans one assistant record; `false` when it is to be dropped.
 fn clean<'a, H>(
     r: &mut Record<'a, H>,
-    seen: &mut HashSet<Str<'a>>,
+    seen: &mut Seen<'a, '_>,
     strict: bool,
     report: &mut Report,
 ) -> Result<bool> {
@@ -70,7 +84,7 @@ fn clean<'a, H>(
                     report.duplicate_tool_uses_removed += 1;
                     false
                 } else {
-                    seen.insert(id);
+                    seen.now.insert(id);
                     true
                 }
             }
@@ -124,7 +138,7 @@ fn only_thinking<H>(r: &Record<'_, H>) -> bool {
 
 /// The common case, without allocating: no server tool use and no repeated
 /// tool_use id (the ids are recorded as seen). `false` leaves `seen` as it was.
-fn fast_path<'a, H>(r: &Record<'a, H>, seen: &mut HashSet<Str<'a>>) -> bool {
+fn fast_path<'a, H>(r: &Record<'a, H>, seen: &mut Seen<'a, '_>) -> bool {
     let blocks = r.content.blocks();
     if blocks
         .iter()
@@ -138,11 +152,23 @@ fn fast_path<'a, H>(r: &Record<'a, H>, seen: &mut HashSet<Str<'a>>) -> bool {
         if seen.contains(&id) {
             // Undo: the slow path records the ids itself.
             for b in uses().take(added) {
-                seen.remove(b.id.as_deref().unwrap_or_default());
+                seen.now.remove(b.id.as_deref().unwrap_or_default());
             }
             return false;
         }
-        seen.insert(id);
+        seen.now.insert(id);
     }
     true
+}
+
+/// The tool_use ids met so far: in this call, and before it.
+struct Seen<'a, 'b> {
+    now: HashSet<Str<'a>>,
+    before: &'b HashSet<String>,
+}
+
+impl Seen<'_, '_> {
+    fn contains(&self, id: &str) -> bool {
+        self.now.contains(id) || (!self.before.is_empty() && self.before.contains(id))
+    }
 }

@@ -66,6 +66,25 @@ fn needs_join<H>(b: &Block<'_, H>) -> bool {
         && matches!(&b.inner, Some(Content::Blocks(inner)) if inner.iter().any(|x| x.kind != BlockKind::Text))
 }
 
+/// Media blocks of a record (§4 step 7 counts them), also those in tool results.
+pub fn media_in<H>(r: &Record<'_, H>) -> usize {
+    r.content
+        .blocks()
+        .iter()
+        .map(|b| {
+            if is_media(b) {
+                1
+            } else if b.kind == BlockKind::ToolResult {
+                b.inner
+                    .as_ref()
+                    .map_or(0, |c| c.blocks().iter().filter(|x| is_media(x)).count())
+            } else {
+                0
+            }
+        })
+        .sum()
+}
+
 fn is_media<H>(b: &Block<'_, H>) -> bool {
     matches!(b.kind, BlockKind::Image | BlockKind::Document)
 }

@@ -1,0 +1,249 @@
+"""``normalize_for_api`` one turn at a time, with an output prefix that never changes.
+
+See ``docs/CONVERSATION.md``.  A :class:`Conversation` keeps the history appended
+so far; each call normalizes only the open tail (the records since the last turn
+that has settled) and returns exactly what :func:`msgnorm.normalize_for_api`
+gives on the whole history.  The *settled* output records stay byte for byte as
+they are while records are appended, so the provider's prompt cache keeps
+hitting; :attr:`Conversation.rewrites` counts the rare events (a tombstone naming
+a settled record, the media limit crossed) that made the whole history
+normalize again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import msgspec
+
+from . import _api, _native
+from .errors import MsgnormError
+from .model import decode, encode
+from .session import Session
+
+__all__ = ["Conversation"]
+
+Kind = Literal["dicts", "structs", "bytes", "str"]
+_KINDS = ("dicts", "structs", "bytes", "str")
+
+
+def _kind_of(records: Any) -> Kind:
+    if isinstance(records, (bytes, bytearray, memoryview)):
+        return "bytes"
+    if isinstance(records, str):
+        return "str"
+    if _api._is_structs(records):
+        return "structs"
+    return "dicts"
+
+
+class Conversation:
+    """An agent's history, normalized incrementally (SPEC §4 on every turn, in
+    O(new records + the open turn)).
+
+    ``records`` (optional) and every :meth:`append` take any input kind: a list
+    of dicts, a list of msgnorm Structs, or JSON ``bytes``/``str`` (an array or
+    JSON Lines).  Outputs come in ``kind`` (by default the kind of the first
+    records appended; ``"dicts"`` if none).  The options are those of
+    :func:`msgnorm.normalize_for_api` and of the token counters.
+
+    Settled dicts (and Structs) are shared between the lists that
+    :meth:`for_api` returns: treat them as read-only.  Safe to use from several
+    threads; :meth:`to_bytes` / :meth:`from_bytes` (and pickling) save and
+    restore it.
+    """
+
+    def __init__(
+        self,
+        records: Any = None,
+        *,
+        kind: Kind | None = None,
+        strict: bool = False,
+        max_media: int | None = 100,
+        short_ids: bool = False,
+        ensure_user_first: bool = True,
+        attachment_templates: Mapping[str, str | None] | None = None,
+        chars_per_token: float = 4.0,
+        tokens_per_message: int = 3,
+        tokens_per_image: int = 1600,
+        tokens_per_document: int = 3000,
+    ) -> None:
+        if kind is not None and kind not in _KINDS:
+            raise MsgnormError(f"kind must be one of {', '.join(map(repr, _KINDS))}, not {kind!r}")
+        if max_media is not None:
+            _api._check_nonneg("max_media", max_media)
+        counting = _api._counting(
+            chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
+        )
+        templates = dict(attachment_templates) if attachment_templates is not None else None
+        native = _native.Conversation(
+            bool(strict),
+            None if max_media is None else _api._cap(max_media, _api._USIZE_MAX),
+            bool(short_ids),
+            bool(ensure_user_first),
+            templates,
+            counting,
+        )
+        self._init(native, kind)
+        if records is not None:
+            self.append(records)
+
+    def _init(self, native: _native.Conversation, kind: Kind | None) -> None:
+        self._native = native
+        self._kind: Kind | None = kind
+        self._lock = threading.Lock()
+        self._cache: list[Any] = []  # settled output records as dicts or Structs
+        self._cache_rewrites = 0
+
+    @classmethod
+    def from_session(cls, session: Session, **options: Any) -> Conversation:
+        """A conversation over a loaded session's chosen thread (:func:`msgnorm.load_session`)."""
+        return cls(session.records, **options)
+
+    @property
+    def kind(self) -> Kind:
+        """The kind outputs come in."""
+        return self._kind or "dicts"
+
+    def append(self, records: Any) -> int:
+        """Appends records (any input kind); returns how many. On an invalid record
+        nothing is appended, and the error names it by its index in the whole
+        history (SPEC §1)."""
+        if self._kind is None:
+            self._kind = _kind_of(records)
+        if isinstance(records, (bytearray, memoryview)):
+            records = bytes(records)
+        if isinstance(records, (bytes, str)):
+            data: bytes | str = records
+        elif isinstance(records, list):
+            try:
+                data = encode(records) if _api._is_structs(records) else _encode(records)
+            except (TypeError, msgspec.EncodeError) as e:
+                raise MsgnormError(f"records: cannot be written as JSON: {e}") from None
+        else:
+            raise MsgnormError(
+                f"records: expected a list of records, JSON bytes or a JSON str, "
+                f"not {type(records).__name__}"
+            )
+        return int(self._native.append(data))
+
+    def _convert(self, data: bytes) -> Any:
+        kind = self.kind
+        if kind == "bytes":
+            return data
+        if kind == "str":
+            return data.decode()
+        if kind == "structs":
+            return decode(data)
+        return msgspec.json.decode(data)
+
+    def for_api(self) -> Any:
+        """What :func:`msgnorm.normalize_for_api` gives on the whole history so far."""
+        kind = self.kind
+        if kind in ("bytes", "str"):
+            return self._convert(self._native.for_api())
+        with self._lock:
+            settled = self._native.settled_len
+            if self._native.rewrites != self._cache_rewrites:
+                self._cache, self._cache_rewrites = [], self._native.rewrites
+            if len(self._cache) < settled:
+                more = self._native.json_range(len(self._cache), settled)
+                self._cache.extend(self._convert(more))
+            out = self._cache[:settled]
+        tail = self._native.json_range(settled, len(self._native))
+        out.extend(self._convert(tail))
+        return out
+
+    def to_anthropic(self) -> Any:
+        """The ``messages`` parameter of the Anthropic Messages API."""
+        return _api.to_anthropic(self._native.for_api())
+
+    def __len__(self) -> int:
+        """Output records."""
+        return len(self._native)
+
+    @property
+    def input_len(self) -> int:
+        """Records appended so far."""
+        return int(self._native.input_len)
+
+    @property
+    def settled_len(self) -> int:
+        """Output records that are settled: they stay byte for byte as they are
+        while records are appended (until a rewrite)."""
+        return int(self._native.settled_len)
+
+    @property
+    def rewrites(self) -> int:
+        """How often the settled output had to change (the whole history normalized again)."""
+        return int(self._native.rewrites)
+
+    def cache_breakpoints(self) -> list[int]:
+        """Up to 4 output positions, newest first, where an Anthropic ``cache_control``
+        breakpoint (on the record's last block) stays valid across turns: the ends
+        of the settled part as it grew."""
+        return list(self._native.cache_breakpoints())
+
+    def tail_report(self) -> dict[str, int]:
+        """The repairs made in the open tail (the records since the settled part)."""
+        return dict(self._native.tail_report())
+
+    def count_tokens(self) -> int:
+        """Approximate tokens of the output (SPEC §6), from cached per-record costs."""
+        return int(self._native.count_tokens())
+
+    def count_tokens_per_record(self) -> list[int]:
+        """Approximate tokens of each output record (SPEC §6)."""
+        return list(self._native.count_tokens_per_record())
+
+    def trim_to_budget(self, max_tokens: int, *, pin: int = 0) -> Any:
+        """SPEC §7 ``trim_to_budget`` on the output (the cut-off found from cached costs)."""
+        _api._cut_args("max_tokens", max_tokens, pin)
+        return self._convert(
+            self._native.trim_to_budget(_api._cap(max_tokens), _api._cap(pin, _api._USIZE_MAX))
+        )
+
+    def split_for_summary(self, keep_tokens: int, *, pin: int = 0) -> tuple[Any, Any]:
+        """SPEC §7 ``split_for_summary`` on the output: (what to summarise, what to keep)."""
+        _api._cut_args("keep_tokens", keep_tokens, pin)
+        head, tail = self._native.split_for_summary(
+            _api._cap(keep_tokens), _api._cap(pin, _api._USIZE_MAX)
+        )
+        return self._convert(head), self._convert(tail)
+
+    def to_bytes(self) -> bytes:
+        """The conversation as plain data (the history, the settled output and its
+        costs), for :meth:`from_bytes`: a server can keep it between requests."""
+        return bytes(self._native.to_bytes())
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, kind: Kind | None = None) -> Conversation:
+        """A conversation saved by :meth:`to_bytes`; damaged data raises
+        :class:`msgnorm.MsgnormError`."""
+        if kind is not None and kind not in _KINDS:
+            raise MsgnormError(f"kind must be one of {', '.join(map(repr, _KINDS))}, not {kind!r}")
+        self = cls.__new__(cls)
+        self._init(_native.Conversation.from_bytes(bytes(data)), kind)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (self.to_bytes(), self._kind))
+
+    def __repr__(self) -> str:
+        return (
+            f"<msgnorm.Conversation: {self.input_len} records in, {len(self)} out, "
+            f"{self.settled_len} settled, {self.rewrites} rewrites>"
+        )
+
+
+def _restore(data: bytes, kind: Kind | None) -> Conversation:
+    return Conversation.from_bytes(data, kind=kind)
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def _encode(records: list[Any]) -> bytes:
+    return _encoder.encode(records)

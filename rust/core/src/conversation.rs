@@ -1,0 +1,820 @@
+//! `normalize_for_api` one turn at a time (docs/CONVERSATION.md).
+//!
+//! A [`Conversation`] keeps the records appended so far and the output of the
+//! *settled* part of the history: the records before the latest turn start
+//! whose output nothing that can follow may change. Each call normalizes only
+//! the *open tail* (the records after that point), with what it needs of the
+//! settled part: its last output record (an assistant reply without tool calls,
+//! which stops every rule that looks backwards), the tool_use ids it holds (for
+//! §4 step 5), the tombstones it held and how many media it holds (§4 step 7).
+//! The result is byte for byte what `normalize_for_api` gives on the whole
+//! history; the settled output never changes, except at a *rewrite*: a
+//! tombstone naming a settled record, or the media limit crossed, makes the
+//! whole history normalize again (counted in [`Conversation::rewrites`]).
+//!
+//! Settling is checked, not assumed: the tail after a candidate point is
+//! normalized again on its own, and the point is taken only when that gives the
+//! same output.
+
+use crate::cutoff;
+use crate::error::{Error, Result};
+use crate::json::{read_records, utf8, write_records, Raw, ReadOpts};
+use crate::model::{BlockKind, Content, Kind, Record};
+use crate::render::Templates;
+use crate::steps::hygiene::media_in;
+use crate::{tokens, ApiOptions, CountParams, Report};
+use ahash::AHashSet;
+use std::borrow::Cow;
+
+type Rec<'a> = Record<'a, Raw<'a>>;
+
+/// The options a conversation is made with.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub strict: bool,
+    pub max_media: Option<usize>,
+    pub short_ids: bool,
+    pub ensure_user_first: bool,
+    /// `attachment_templates` overrides (§5).
+    pub templates: Vec<(String, Option<String>)>,
+    pub count: CountParams,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            strict: false,
+            max_media: Some(100),
+            short_ids: false,
+            ensure_user_first: true,
+            templates: Vec::new(),
+            count: CountParams::default(),
+        }
+    }
+}
+
+/// JSON texts, one per record, in one buffer.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Texts {
+    text: String,
+    /// Start of each text; one more than there are texts (the end).
+    starts: Vec<usize>,
+}
+
+impl Texts {
+    fn new() -> Self {
+        Texts {
+            text: String::new(),
+            starts: vec![0],
+        }
+    }
+    fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+    fn get(&self, i: usize) -> &str {
+        &self.text[self.starts[i]..self.starts[i + 1]]
+    }
+    fn push(&mut self, t: &str) {
+        self.text.push_str(t);
+        self.starts.push(self.text.len());
+    }
+    /// The texts from `i` on, as JSON Lines.
+    fn lines_from(&self, i: usize) -> String {
+        let mut s = String::with_capacity(self.text.len() - self.starts[i] + self.len() - i);
+        for k in i..self.len() {
+            s.push_str(self.get(k));
+            s.push('\n');
+        }
+        s
+    }
+    fn clear(&mut self) {
+        *self = Texts::new();
+    }
+}
+
+/// The normalized open tail, cached until the next append.
+#[derive(Clone, Debug, Default)]
+struct Tail {
+    out: Texts,
+    costs: Vec<u64>,
+    turn: Vec<bool>,
+    report: Report,
+}
+
+/// An incremental `normalize_for_api`: see the module documentation.
+#[derive(Clone, Debug)]
+pub struct Conversation {
+    settings: Settings,
+    opts: ApiOptions,
+    input: Texts,
+    settled_in: usize,
+    out: Texts,
+    costs: Vec<u64>,
+    turn: Vec<bool>,
+    /// Media in the settled output but its last record, and in that record.
+    media_before_last: usize,
+    media_last: usize,
+    tool_use_ids: AHashSet<String>,
+    uuids: AHashSet<String>,
+    tombstoned: Vec<String>,
+    /// The settled output's length after each time it grew.
+    marks: Vec<usize>,
+    rewrites: usize,
+    tail: Option<Tail>,
+}
+
+fn options(s: &Settings) -> Result<ApiOptions> {
+    s.count.check()?;
+    Ok(ApiOptions {
+        strict: s.strict,
+        max_media: s.max_media,
+        short_ids: s.short_ids,
+        ensure_user_first: s.ensure_user_first,
+        templates: Templates::new(&s.templates)?,
+    })
+}
+
+/// One record's JSON.
+fn record_json(r: &Rec<'_>) -> Result<String> {
+    let bytes = write_records(std::slice::from_ref(r))?;
+    let inner = bytes
+        .get(1..bytes.len().saturating_sub(1))
+        .unwrap_or_default();
+    String::from_utf8(inner.to_vec())
+        .map_err(|_| Error::value("internal error: a record's JSON is not UTF-8"))
+}
+
+/// A user record that stops the §4 step 4 walk back: something in it besides
+/// tool results and blank text.
+fn stops_the_walk(r: &Rec<'_>) -> bool {
+    match &r.content {
+        Content::Str(s) => !crate::model::is_blank(s),
+        Content::Blocks(b) => b
+            .iter()
+            .any(|b| b.kind != BlockKind::ToolResult && !b.is_blank_text()),
+    }
+}
+
+fn has_tool_use(r: &Rec<'_>) -> bool {
+    r.content
+        .blocks()
+        .iter()
+        .any(|b| b.kind == BlockKind::ToolUse)
+}
+
+/// Renames `records[i]` in an error to `records[i + base]`.
+fn shift(e: Error, base: usize) -> Error {
+    match e {
+        Error::InvalidRecord { index, path, msg } => {
+            let old = format!("records[{index}]");
+            let new = format!("records[{}]", index + base);
+            Error::InvalidRecord {
+                index: index + base,
+                path: path.replacen(&old, &new, 1),
+                msg,
+            }
+        }
+        Error::Pairing { index, ids, msg } => {
+            let old = format!("records[{index}]");
+            let new = format!("records[{}]", index + base);
+            Error::Pairing {
+                index: index + base,
+                ids,
+                msg: msg.replacen(&old, &new, 1),
+            }
+        }
+        other => other,
+    }
+}
+
+impl Conversation {
+    pub fn new(settings: Settings) -> Result<Conversation> {
+        let opts = options(&settings)?;
+        Ok(Conversation {
+            settings,
+            opts,
+            input: Texts::new(),
+            settled_in: 0,
+            out: Texts::new(),
+            costs: Vec::new(),
+            turn: Vec::new(),
+            media_before_last: 0,
+            media_last: 0,
+            tool_use_ids: AHashSet::new(),
+            uuids: AHashSet::new(),
+            tombstoned: Vec::new(),
+            marks: Vec::new(),
+            rewrites: 0,
+            tail: None,
+        })
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Appends records (a JSON array or JSON Lines), checked as §1 says: on an
+    /// invalid record nothing is appended, and the error names it by its index in
+    /// the whole history.
+    pub fn append(&mut self, data: &[u8]) -> Result<usize> {
+        let src = utf8(data)?;
+        if src.trim().is_empty() {
+            return Ok(0);
+        }
+        let base = self.input.len();
+        let recs = read_records(src, ReadOpts::default()).map_err(|e| shift(e, base))?;
+        for r in &recs {
+            self.input.push(r.orig.map_or("null", |o| o.text));
+        }
+        if !recs.is_empty() {
+            self.tail = None;
+        }
+        Ok(recs.len())
+    }
+
+    /// Input records appended so far.
+    pub fn input_len(&self) -> usize {
+        self.input.len()
+    }
+
+    /// Output records that are settled: they stay byte for byte as they are
+    /// until a rewrite.
+    pub fn settled_len(&mut self) -> Result<usize> {
+        self.update()?;
+        Ok(self.out.len())
+    }
+
+    /// Times the whole history had to be normalized again.
+    pub fn rewrites(&self) -> usize {
+        self.rewrites
+    }
+
+    /// Output records in all.
+    pub fn len(&mut self) -> Result<usize> {
+        let tail = self.tail()?.out.len();
+        Ok(self.out.len() + tail)
+    }
+
+    pub fn is_empty(&mut self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    fn tail(&mut self) -> Result<&Tail> {
+        self.update()?;
+        self.tail
+            .as_ref()
+            .ok_or_else(|| Error::value("internal error: no tail after an update"))
+    }
+
+    /// The repairs made in the open tail (the records since the settled part).
+    pub fn tail_report(&mut self) -> Result<Report> {
+        Ok(self.tail()?.report.clone())
+    }
+
+    /// The output, as `normalize_for_api` gives it on the whole history.
+    pub fn for_api(&mut self) -> Result<Vec<u8>> {
+        let n = self.len()?;
+        Ok(self.json_range(0, n))
+    }
+
+    /// Output records `from..to` as a JSON array.
+    pub fn json_range(&self, from: usize, to: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.push(b'[');
+        for i in from..to {
+            if i > from {
+                out.push(b',');
+            }
+            out.extend_from_slice(self.output(i).as_bytes());
+        }
+        out.push(b']');
+        out
+    }
+
+    /// The JSON of output record `i` (settled, then the tail).
+    fn output(&self, i: usize) -> &str {
+        if i < self.out.len() {
+            self.out.get(i)
+        } else {
+            self.tail
+                .as_ref()
+                .map_or("", |t| t.out.get(i - self.out.len()))
+        }
+    }
+
+    /// Per output record: its tokens (§6) and whether it starts a turn (§7).
+    pub fn costs(&mut self) -> Result<(Vec<u64>, Vec<bool>)> {
+        let tail = self.tail()?.clone();
+        let mut costs = self.costs.clone();
+        costs.extend_from_slice(&tail.costs);
+        let mut turn = self.turn.clone();
+        turn.extend_from_slice(&tail.turn);
+        Ok((costs, turn))
+    }
+
+    /// Tokens of the whole output (§6).
+    pub fn count_tokens(&mut self) -> Result<u64> {
+        let settled: u64 = self.costs.iter().sum();
+        Ok(settled + self.tail()?.costs.iter().sum::<u64>())
+    }
+
+    /// §7 `trim_to_budget` on the output, from the cached costs: `(k, JSON)`.
+    pub fn trim_to_budget(&mut self, max_tokens: u64, pin: usize) -> Result<(usize, Vec<u8>)> {
+        let (costs, turn) = self.costs()?;
+        let k = cutoff::find_cutoff(&costs, &turn, max_tokens, pin)?;
+        let n = costs.len();
+        let pin = pin.min(n);
+        let joint = k > pin && pin > 0 && k < n;
+        if !joint {
+            let mut out = self.json_range(0, pin);
+            let rest = self.json_range(k, n);
+            splice(&mut out, &rest);
+            return Ok((k, out));
+        }
+        // The records at the joint may merge (§7): the core's trim does it.
+        let pair = format!("[{},{}]", self.output(pin - 1), self.output(k));
+        let recs = read_records(&pair, ReadOpts::default())?;
+        let joined = write_records(&cutoff::trim(recs, 1, 1))?;
+        let mut out = self.json_range(0, pin - 1);
+        splice(&mut out, &joined);
+        splice(&mut out, &self.json_range(k + 1, n));
+        Ok((k, out))
+    }
+
+    /// §7 `split_for_summary` on the output: `(records[pin..k], records[k..])`.
+    pub fn split_for_summary(
+        &mut self,
+        keep_tokens: u64,
+        pin: usize,
+    ) -> Result<(Vec<u8>, Vec<u8>)> {
+        let (costs, turn) = self.costs()?;
+        let k = cutoff::find_cutoff(&costs, &turn, keep_tokens, pin)?;
+        let n = costs.len();
+        Ok((self.json_range(pin.min(n), k), self.json_range(k, n)))
+    }
+
+    /// Up to 4 output positions to put Anthropic `cache_control` breakpoints on
+    /// (the last block of that record): the ends of the last settled parts, newest
+    /// first. Each stays valid across appends, until a rewrite.
+    pub fn cache_breakpoints(&mut self) -> Result<Vec<usize>> {
+        self.update()?;
+        Ok(self
+            .marks
+            .iter()
+            .rev()
+            .filter(|&&m| m > 0)
+            .take(4)
+            .map(|&m| m - 1)
+            .collect())
+    }
+
+    /// Normalizes the open tail if something was appended since.
+    fn update(&mut self) -> Result<()> {
+        if self.tail.is_some() {
+            return Ok(());
+        }
+        let tail = match self.normalize_tail()? {
+            Some(t) => t,
+            None => {
+                // The settled part would change: normalize the whole history again.
+                self.unsettle();
+                self.rewrites += 1;
+                match self.normalize_tail()? {
+                    Some(t) => t,
+                    None => return Err(Error::value("internal error: a rewrite did not settle")),
+                }
+            }
+        };
+        self.tail = Some(tail);
+        Ok(())
+    }
+
+    fn unsettle(&mut self) {
+        self.settled_in = 0;
+        self.out.clear();
+        self.costs.clear();
+        self.turn.clear();
+        self.media_before_last = 0;
+        self.media_last = 0;
+        self.tool_use_ids.clear();
+        self.uuids.clear();
+        self.tombstoned.clear();
+        self.marks.clear();
+    }
+
+    /// The tail's output records (with the settled part's last one first, when
+    /// there is one), normalized from input record `from` on.
+    fn run<'s>(
+        &self,
+        from: usize,
+        context: Option<&'s str>,
+        lines: &'s str,
+        tombstoned: &'s [String],
+        report: &mut Report,
+    ) -> Result<Vec<Rec<'s>>> {
+        let mut recs: Vec<Rec<'s>> = Vec::new();
+        for t in tombstoned {
+            let mut r = Record::new(0, Kind::Tombstone, None);
+            r.tombstone_of = Some(Cow::Borrowed(t.as_str()));
+            recs.push(r);
+        }
+        if let Some(c) = context {
+            recs.extend(read_records(c, ReadOpts::default())?);
+        }
+        for mut r in read_records(lines, ReadOpts::default()).map_err(|e| shift(e, from))? {
+            r.index += from;
+            r.uuid_from += from;
+            recs.push(r);
+        }
+        let mut opts = self.opts.clone();
+        opts.ensure_user_first &= context.is_none();
+        crate::normalize_after(recs, &opts, &self.tool_use_ids, report)
+    }
+
+    /// The open tail, normalized; settles what it can. `None` when the settled
+    /// part would change (a rewrite is needed).
+    fn normalize_tail(&mut self) -> Result<Option<Tail>> {
+        let from = self.settled_in;
+        let lines = self.input.lines_from(from);
+        let context = self
+            .out
+            .len()
+            .checked_sub(1)
+            .map(|i| self.out.get(i).to_owned());
+        let tombstoned = self.tombstoned.clone();
+        let mut report = Report::default();
+        let out = self.run(from, context.as_deref(), &lines, &tombstoned, &mut report)?;
+        let base = usize::from(context.is_some());
+        // What would change the settled part.
+        if let Some(c) = context.as_deref() {
+            // The settled part's last record comes through unchanged, or the
+            // settled part would change.
+            let first_ok = match out.first() {
+                Some(r) => record_json(r)? == c,
+                None => false,
+            };
+            if !first_ok || self.tombstones_settled(&lines)? {
+                return Ok(None);
+            }
+            if let Some(limit) = self.opts.max_media {
+                let tail_media: usize = out.iter().map(media_in).sum();
+                if self.media_before_last + tail_media > limit {
+                    return Ok(None);
+                }
+            }
+        }
+        let texts: Vec<String> = out.iter().map(record_json).collect::<Result<_>>()?;
+        // The last turn start whose output can settle: a real prompt right after
+        // an assistant reply that calls no tool.
+        let candidate = (base + 1..out.len()).rev().find(|&p| {
+            out[p].kind == Kind::User
+                && cutoff::is_turn_start(&out[p])
+                && stops_the_walk(&out[p])
+                && out[p - 1].kind == Kind::Assistant
+                && !has_tool_use(&out[p - 1])
+                && out[p].index > from
+                && out[p].index < self.input.len()
+        });
+        if let Some(p) = candidate {
+            let j = out[p].index;
+            let rest = self.input.lines_from(j);
+            // The tombstones the settled part will hold once it reaches `j`.
+            let mut tombstoned = tombstoned.clone();
+            let segment = read_records(&lines, ReadOpts::default())?;
+            tombstoned.extend(
+                segment
+                    .iter()
+                    .take(j - from)
+                    .filter_map(|r| r.tombstone_of.as_deref().map(str::to_owned)),
+            );
+            let mut again = Report::default();
+            let check = self.run(j, Some(&texts[p - 1]), &rest, &tombstoned, &mut again);
+            if let Ok(check) = check {
+                let same = check.len() == out.len() - p + 1
+                    && check[1..]
+                        .iter()
+                        .zip(&texts[p..])
+                        .all(|(r, t)| record_json(r).ok().as_deref() == Some(t.as_str()));
+                if same {
+                    let settled = &out[base..p];
+                    self.settle(from, j, settled, &texts[base..p])?;
+                    return Ok(Some(self.tail_of(&texts[p..], again)?));
+                }
+            }
+        }
+        Ok(Some(self.tail_of(&texts[base..], report)?))
+    }
+
+    fn tombstones_settled(&self, lines: &str) -> Result<bool> {
+        if self.uuids.is_empty() {
+            return Ok(false);
+        }
+        let recs = read_records(lines, ReadOpts::default())?;
+        Ok(recs.iter().any(|r| {
+            r.kind == Kind::Tombstone
+                && r.tombstone_of
+                    .as_deref()
+                    .is_some_and(|u| self.uuids.contains(u))
+        }))
+    }
+
+    /// Output records `texts` (from input records `from..to`) become settled.
+    fn settle(&mut self, from: usize, to: usize, recs: &[Rec<'_>], texts: &[String]) -> Result<()> {
+        for r in recs {
+            for b in r.content.blocks() {
+                if b.kind == BlockKind::ToolUse {
+                    if let Some(id) = b.id.as_deref() {
+                        self.tool_use_ids.insert(id.to_owned());
+                    }
+                }
+            }
+            self.media_before_last += self.media_last;
+            self.media_last = media_in(r);
+        }
+        let (costs, turn) = self.measure(texts)?;
+        self.costs.extend(costs);
+        self.turn.extend(turn);
+        for t in texts {
+            self.out.push(t);
+        }
+        let lines = self.input.lines_from(from);
+        let upto = to - from;
+        for r in read_records(&lines, ReadOpts::default())?.iter().take(upto) {
+            if let Some(u) = r.uuid.as_deref() {
+                self.uuids.insert(u.to_owned());
+            }
+            if let Some(t) = r.tombstone_of.as_deref() {
+                self.tombstoned.push(t.to_owned());
+            }
+        }
+        self.settled_in = to;
+        self.marks.push(self.out.len());
+        Ok(())
+    }
+
+    fn measure(&self, texts: &[String]) -> Result<(Vec<u64>, Vec<bool>)> {
+        if texts.is_empty() {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let joined = format!("[{}]", texts.join(","));
+        let recs = read_records(&joined, ReadOpts::COUNT)?;
+        let costs = tokens::per_record(&recs, &self.settings.count)?;
+        let turn = recs.iter().map(cutoff::is_turn_start).collect();
+        Ok((costs, turn))
+    }
+
+    fn tail_of(&self, texts: &[String], report: Report) -> Result<Tail> {
+        let (costs, turn) = self.measure(texts)?;
+        let mut out = Texts::new();
+        for t in texts {
+            out.push(t);
+        }
+        Ok(Tail {
+            out,
+            costs,
+            turn,
+            report,
+        })
+    }
+}
+
+const MAGIC: &[u8] = b"msgnorm-conversation/1\n";
+
+/// Little-endian, length-prefixed fields: the conversation's plain data.
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn usize(&mut self, v: usize) {
+        self.u64(v as u64);
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.usize(b.len());
+        self.0.extend_from_slice(b);
+    }
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => {
+                self.u64(1);
+                self.bytes(s.as_bytes());
+            }
+            None => self.u64(0),
+        }
+    }
+    fn texts(&mut self, t: &Texts) {
+        self.bytes(t.text.as_bytes());
+        self.usize(t.starts.len());
+        for &s in &t.starts {
+            self.usize(s);
+        }
+    }
+    fn strings<'x>(&mut self, items: impl ExactSizeIterator<Item = &'x String>) {
+        self.usize(items.len());
+        for s in items {
+            self.bytes(s.as_bytes());
+        }
+    }
+}
+
+struct Reader<'b> {
+    b: &'b [u8],
+    pos: usize,
+}
+
+fn corrupt(what: &str) -> Error {
+    Error::value(format!(
+        "not a saved msgnorm conversation (or a damaged one): {what}"
+    ))
+}
+
+impl<'b> Reader<'b> {
+    fn u64(&mut self) -> Result<u64> {
+        let end = self.pos.checked_add(8).ok_or_else(|| corrupt("length"))?;
+        let raw = self
+            .b
+            .get(self.pos..end)
+            .ok_or_else(|| corrupt("truncated"))?;
+        self.pos = end;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(raw);
+        Ok(u64::from_le_bytes(a))
+    }
+    fn usize(&mut self) -> Result<usize> {
+        usize::try_from(self.u64()?).map_err(|_| corrupt("a number out of range"))
+    }
+    fn flag(&mut self) -> Result<bool> {
+        match self.u64()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(corrupt("a flag")),
+        }
+    }
+    fn bytes(&mut self) -> Result<&'b [u8]> {
+        let n = self.usize()?;
+        let end = self.pos.checked_add(n).ok_or_else(|| corrupt("length"))?;
+        let raw = self
+            .b
+            .get(self.pos..end)
+            .ok_or_else(|| corrupt("truncated"))?;
+        self.pos = end;
+        Ok(raw)
+    }
+    fn string(&mut self) -> Result<String> {
+        String::from_utf8(self.bytes()?.to_vec()).map_err(|_| corrupt("text is not UTF-8"))
+    }
+    fn opt_str(&mut self) -> Result<Option<String>> {
+        if self.flag()? {
+            Ok(Some(self.string()?))
+        } else {
+            Ok(None)
+        }
+    }
+    fn count(&mut self, each: usize) -> Result<usize> {
+        let n = self.usize()?;
+        if n.saturating_mul(each) > self.b.len() - self.pos.min(self.b.len()) {
+            return Err(corrupt("a count larger than the data"));
+        }
+        Ok(n)
+    }
+    fn texts(&mut self) -> Result<Texts> {
+        let text = self.string()?;
+        let n = self.count(8)?;
+        let mut starts = Vec::with_capacity(n);
+        for _ in 0..n {
+            starts.push(self.usize()?);
+        }
+        let ok = starts.first() == Some(&0)
+            && starts.last() == Some(&text.len())
+            && starts.windows(2).all(|w| w[0] <= w[1])
+            && starts.iter().all(|&s| text.is_char_boundary(s));
+        if !ok {
+            return Err(corrupt("record offsets"));
+        }
+        Ok(Texts { text, starts })
+    }
+    fn strings(&mut self) -> Result<Vec<String>> {
+        let n = self.count(8)?;
+        (0..n).map(|_| self.string()).collect()
+    }
+}
+
+impl Conversation {
+    /// The conversation as plain data, for [`Conversation::from_bytes`] (a server
+    /// can keep it between requests). The open tail is normalized again on load.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer(MAGIC.to_vec());
+        let s = &self.settings;
+        w.u64(u64::from(s.strict));
+        match s.max_media {
+            Some(m) => {
+                w.u64(1);
+                w.usize(m);
+            }
+            None => w.u64(0),
+        }
+        w.u64(u64::from(s.short_ids));
+        w.u64(u64::from(s.ensure_user_first));
+        w.usize(s.templates.len());
+        for (k, v) in &s.templates {
+            w.bytes(k.as_bytes());
+            w.opt_str(v.as_deref());
+        }
+        w.u64(s.count.chars_per_token.to_bits());
+        w.u64(s.count.tokens_per_message);
+        w.u64(s.count.tokens_per_image);
+        w.u64(s.count.tokens_per_document);
+        w.texts(&self.input);
+        w.usize(self.settled_in);
+        w.texts(&self.out);
+        for &c in &self.costs {
+            w.u64(c);
+        }
+        for &t in &self.turn {
+            w.u64(u64::from(t));
+        }
+        w.usize(self.media_before_last);
+        w.usize(self.media_last);
+        w.strings(self.tool_use_ids.iter());
+        w.strings(self.uuids.iter());
+        w.strings(self.tombstoned.iter());
+        w.usize(self.marks.len());
+        for &m in &self.marks {
+            w.usize(m);
+        }
+        w.usize(self.rewrites);
+        w.0
+    }
+
+    /// A conversation saved by [`Conversation::to_bytes`]; damaged data is an error.
+    pub fn from_bytes(data: &[u8]) -> Result<Conversation> {
+        let body = data
+            .strip_prefix(MAGIC)
+            .ok_or_else(|| corrupt("it does not start with the msgnorm header"))?;
+        let mut r = Reader { b: body, pos: 0 };
+        let strict = r.flag()?;
+        let max_media = if r.flag()? { Some(r.usize()?) } else { None };
+        let short_ids = r.flag()?;
+        let ensure_user_first = r.flag()?;
+        let nt = r.count(16)?;
+        let mut templates = Vec::with_capacity(nt);
+        for _ in 0..nt {
+            templates.push((r.string()?, r.opt_str()?));
+        }
+        let count = CountParams {
+            chars_per_token: f64::from_bits(r.u64()?),
+            tokens_per_message: r.u64()?,
+            tokens_per_image: r.u64()?,
+            tokens_per_document: r.u64()?,
+        };
+        let settings = Settings {
+            strict,
+            max_media,
+            short_ids,
+            ensure_user_first,
+            templates,
+            count,
+        };
+        let mut c = Conversation::new(settings)?;
+        c.input = r.texts()?;
+        c.settled_in = r.usize()?;
+        c.out = r.texts()?;
+        let n = c.out.len();
+        if c.settled_in > c.input.len() || n > 0 && c.settled_in == 0 {
+            return Err(corrupt("the settled part"));
+        }
+        r.count(16 * n)?;
+        c.costs = (0..n).map(|_| r.u64()).collect::<Result<_>>()?;
+        c.turn = (0..n).map(|_| r.flag()).collect::<Result<_>>()?;
+        c.media_before_last = r.usize()?;
+        c.media_last = r.usize()?;
+        c.tool_use_ids = r.strings()?.into_iter().collect();
+        c.uuids = r.strings()?.into_iter().collect();
+        c.tombstoned = r.strings()?;
+        let nm = r.count(8)?;
+        c.marks = (0..nm).map(|_| r.usize()).collect::<Result<_>>()?;
+        if c.marks.iter().any(|&m| m > n) {
+            return Err(corrupt("the settled marks"));
+        }
+        c.rewrites = r.usize()?;
+        if r.pos != body.len() {
+            return Err(corrupt("data after the end"));
+        }
+        Ok(c)
+    }
+}
+
+/// Appends JSON array `b` to JSON array `a` (both `[...]`).
+fn splice(a: &mut Vec<u8>, b: &[u8]) {
+    let b_empty = b.len() <= 2;
+    if b_empty {
+        return;
+    }
+    let a_empty = a.len() <= 2;
+    a.pop(); // ']'
+    if !a_empty {
+        a.push(b',');
+    }
+    a.extend_from_slice(&b[1..]);
+}

@@ -1,0 +1,180 @@
+//! `msgnorm._native.Conversation`: the core's incremental conversation behind a
+//! lock, so that it can be shared between threads. JSON in, JSON out; the
+//! Python class `msgnorm.Conversation` converts kinds.
+
+use crate::{guard, params, template_overrides, to_pyerr, Counting, Failure};
+use msgnorm_core::conversation::{self, Settings};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+use std::sync::Mutex;
+
+#[pyclass(module = "msgnorm._native", frozen)]
+pub struct Conversation {
+    inner: Mutex<conversation::Conversation>,
+}
+
+impl Conversation {
+    /// Runs `f` on the core with the GIL released (waiting for another thread's
+    /// call too); panics and errors become exceptions.
+    fn with<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut conversation::Conversation) -> msgnorm_core::Result<T> + Send,
+    ) -> PyResult<T> {
+        let inner = &self.inner;
+        py.detach(|| {
+            guard(|| {
+                let mut c = inner.lock().map_err(|_| {
+                    Failure::Core(msgnorm_core::Error::value(
+                        "internal error: a conversation's lock is poisoned",
+                    ))
+                })?;
+                f(&mut c).map_err(Failure::Core)
+            })
+        })
+        .map_err(|e| to_pyerr(py, e))
+    }
+}
+
+fn text<'py>(data: &Bound<'py, PyAny>) -> PyResult<Vec<u8>> {
+    if let Ok(b) = data.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(s) = data.cast::<PyString>() {
+        return Ok(s.to_str()?.as_bytes().to_vec());
+    }
+    Err(pyo3::exceptions::PyTypeError::new_err(
+        "expected JSON bytes or str",
+    ))
+}
+
+#[pymethods]
+impl Conversation {
+    #[new]
+    #[pyo3(signature = (strict, max_media, short_ids, ensure_user_first, attachment_templates, counting))]
+    fn new(
+        py: Python<'_>,
+        strict: bool,
+        max_media: Option<usize>,
+        short_ids: bool,
+        ensure_user_first: bool,
+        attachment_templates: Option<&Bound<'_, PyDict>>,
+        counting: Counting,
+    ) -> PyResult<Self> {
+        let settings = Settings {
+            strict,
+            max_media,
+            short_ids,
+            ensure_user_first,
+            templates: template_overrides(py, attachment_templates)?,
+            count: params(counting),
+        };
+        let inner = conversation::Conversation::new(settings)
+            .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+        Ok(Conversation {
+            inner: Mutex::new(inner),
+        })
+    }
+
+    /// Appends JSON records (an array or JSON Lines); how many.
+    fn append(&self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let data = text(data)?;
+        self.with(py, |c| c.append(&data))
+    }
+
+    fn for_api<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let out = self.with(py, |c| c.for_api())?;
+        Ok(PyBytes::new(py, &out))
+    }
+
+    /// Output records `start..stop` as a JSON array.
+    fn json_range<'py>(
+        &self,
+        py: Python<'py>,
+        start: usize,
+        stop: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let out = self.with(py, |c| {
+            let n = c.len()?;
+            Ok(c.json_range(start.min(n), stop.min(n).max(start.min(n))))
+        })?;
+        Ok(PyBytes::new(py, &out))
+    }
+
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with(py, |c| c.len())
+    }
+
+    #[getter]
+    fn input_len(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with(py, |c| Ok(c.input_len()))
+    }
+
+    #[getter]
+    fn settled_len(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with(py, |c| c.settled_len())
+    }
+
+    #[getter]
+    fn rewrites(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with(py, |c| Ok(c.rewrites()))
+    }
+
+    fn count_tokens_per_record(&self, py: Python<'_>) -> PyResult<Vec<u64>> {
+        self.with(py, |c| Ok(c.costs()?.0))
+    }
+
+    fn count_tokens(&self, py: Python<'_>) -> PyResult<u64> {
+        self.with(py, |c| c.count_tokens())
+    }
+
+    fn trim_to_budget<'py>(
+        &self,
+        py: Python<'py>,
+        max_tokens: u64,
+        pin: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (_, out) = self.with(py, |c| c.trim_to_budget(max_tokens, pin))?;
+        Ok(PyBytes::new(py, &out))
+    }
+
+    fn split_for_summary<'py>(
+        &self,
+        py: Python<'py>,
+        keep_tokens: u64,
+        pin: usize,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let (a, b) = self.with(py, |c| c.split_for_summary(keep_tokens, pin))?;
+        Ok((PyBytes::new(py, &a), PyBytes::new(py, &b)))
+    }
+
+    fn cache_breakpoints(&self, py: Python<'_>) -> PyResult<Vec<usize>> {
+        self.with(py, |c| c.cache_breakpoints())
+    }
+
+    fn tail_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let report = self.with(py, |c| c.tail_report())?;
+        let d = PyDict::new(py);
+        for (k, v) in report.items() {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let out = self.with(py, |c| Ok(c.to_bytes()))?;
+        Ok(PyBytes::new(py, &out))
+    }
+
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        let inner = py
+            .detach(|| {
+                guard(|| conversation::Conversation::from_bytes(data).map_err(Failure::Core))
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+        Ok(Conversation {
+            inner: Mutex::new(inner),
+        })
+    }
+}
