@@ -29,12 +29,17 @@ Kind = Literal["dicts", "structs", "bytes", "str"]
 _KINDS = ("dicts", "structs", "bytes", "str")
 
 
+def _has_structs(records: list[Any]) -> bool:
+    """Any msgnorm Struct among the records (a decoded transcript may start with an Entry)."""
+    return any(hasattr(type(r), "__struct_fields__") for r in records)
+
+
 def _kind_of(records: Any) -> Kind:
     if isinstance(records, (bytes, bytearray, memoryview)):
         return "bytes"
     if isinstance(records, str):
         return "str"
-    if _api._is_structs(records):
+    if isinstance(records, list) and _has_structs(records):
         return "structs"
     return "dicts"
 
@@ -119,7 +124,7 @@ class Conversation:
             data: bytes | str = records
         elif isinstance(records, list):
             try:
-                data = encode(records) if _api._is_structs(records) else _encode(records)
+                data = encode(records) if _has_structs(records) else _encode(records)
             except (TypeError, msgspec.EncodeError) as e:
                 raise MsgnormError(f"records: cannot be written as JSON: {e}") from None
         else:

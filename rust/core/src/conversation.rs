@@ -28,6 +28,9 @@ use std::borrow::Cow;
 
 type Rec<'a> = Record<'a, Raw<'a>>;
 
+/// Settling points checked per call (each check normalizes the rest of the tail).
+const MAX_TRIES: usize = 3;
+
 /// The options a conversation is made with.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -132,6 +135,14 @@ fn options(s: &Settings) -> Result<ApiOptions> {
         ensure_user_first: s.ensure_user_first,
         templates: Templates::new(&s.templates)?,
     })
+}
+
+/// The records of JSON Lines text; none for none.
+fn read_lines(lines: &str) -> Result<Vec<Rec<'_>>> {
+    if lines.is_empty() {
+        return Ok(Vec::new());
+    }
+    read_records(lines, ReadOpts::default())
 }
 
 /// One record's JSON.
@@ -332,9 +343,11 @@ impl Conversation {
             return Ok((k, out));
         }
         // The records at the joint may merge (§7): the core's trim does it.
-        let pair = format!("[{},{}]", self.output(pin - 1), self.output(k));
-        let recs = read_records(&pair, ReadOpts::default())?;
-        let joined = write_records(&cutoff::trim(recs, 1, 1))?;
+        // `[a, a, b]` trimmed to `[a] + [b]`: the core merges b into a.
+        let a = self.output(pin - 1);
+        let triple = format!("[{a},{a},{}]", self.output(k));
+        let recs = read_records(&triple, ReadOpts::default())?;
+        let joined = write_records(&cutoff::trim(recs, 1, 2))?;
         let mut out = self.json_range(0, pin - 1);
         splice(&mut out, &joined);
         splice(&mut out, &self.json_range(k + 1, n));
@@ -421,7 +434,7 @@ impl Conversation {
         if let Some(c) = context {
             recs.extend(read_records(c, ReadOpts::default())?);
         }
-        for mut r in read_records(lines, ReadOpts::default()).map_err(|e| shift(e, from))? {
+        for mut r in read_lines(lines).map_err(|e| shift(e, from))? {
             r.index += from;
             r.uuid_from += from;
             recs.push(r);
@@ -466,40 +479,61 @@ impl Conversation {
         let texts: Vec<String> = out.iter().map(record_json).collect::<Result<_>>()?;
         // The last turn start whose output can settle: a real prompt right after
         // an assistant reply that calls no tool.
-        let candidate = (base + 1..out.len()).rev().find(|&p| {
+        let candidates = (base + 1..out.len()).rev().filter(|&p| {
             out[p].kind == Kind::User
                 && cutoff::is_turn_start(&out[p])
                 && stops_the_walk(&out[p])
                 && out[p - 1].kind == Kind::Assistant
                 && !has_tool_use(&out[p - 1])
-                && out[p].index > from
-                && out[p].index < self.input.len()
         });
-        if let Some(p) = candidate {
-            let j = out[p].index;
-            let rest = self.input.lines_from(j);
-            // The tombstones the settled part will hold once it reaches `j`.
-            let mut tombstoned = tombstoned.clone();
-            let segment = read_records(&lines, ReadOpts::default())?;
-            tombstoned.extend(
-                segment
-                    .iter()
-                    .take(j - from)
-                    .filter_map(|r| r.tombstone_of.as_deref().map(str::to_owned)),
-            );
-            let mut again = Report::default();
-            let check = self.run(j, Some(&texts[p - 1]), &rest, &tombstoned, &mut again);
-            if let Ok(check) = check {
+        let segment = read_lines(&lines)?;
+        let mut tries = 0;
+        for p in candidates {
+            // Where the input splits: the first input record that went into
+            // out[p..] (a prompt merged into an attachment before it keeps its
+            // uuid), else the one after the last that went into out[..p].
+            let first_after = out[p..]
+                .iter()
+                .map(|r| r.index.min(r.uuid_from))
+                .filter(|&i| i > from)
+                .min();
+            let after_last = out[base..p]
+                .iter()
+                .map(|r| r.index.max(r.uuid_from) + 1)
+                .max();
+            let mut splits: Vec<usize> = first_after.into_iter().chain(after_last).collect();
+            splits.dedup();
+            for j in splits {
+                if j <= from || j >= self.input.len() || tries == MAX_TRIES {
+                    continue;
+                }
+                tries += 1;
+                // The tombstones the settled part will hold once it reaches `j`.
+                let mut tombstoned = tombstoned.clone();
+                tombstoned.extend(
+                    segment
+                        .iter()
+                        .take(j - from)
+                        .filter_map(|r| r.tombstone_of.as_deref().map(str::to_owned)),
+                );
+                let rest = self.input.lines_from(j);
+                let mut again = Report::default();
+                let Ok(check) = self.run(j, Some(&texts[p - 1]), &rest, &tombstoned, &mut again)
+                else {
+                    continue;
+                };
                 let same = check.len() == out.len() - p + 1
                     && check[1..]
                         .iter()
                         .zip(&texts[p..])
                         .all(|(r, t)| record_json(r).ok().as_deref() == Some(t.as_str()));
                 if same {
-                    let settled = &out[base..p];
-                    self.settle(from, j, settled, &texts[base..p])?;
+                    self.settle(from, j, &out[base..p], &texts[base..p])?;
                     return Ok(Some(self.tail_of(&texts[p..], again)?));
                 }
+            }
+            if tries == MAX_TRIES {
+                break;
             }
         }
         Ok(Some(self.tail_of(&texts[base..], report)?))
@@ -509,7 +543,7 @@ impl Conversation {
         if self.uuids.is_empty() {
             return Ok(false);
         }
-        let recs = read_records(lines, ReadOpts::default())?;
+        let recs = read_lines(lines)?;
         Ok(recs.iter().any(|r| {
             r.kind == Kind::Tombstone
                 && r.tombstone_of
@@ -538,15 +572,28 @@ impl Conversation {
             self.out.push(t);
         }
         let lines = self.input.lines_from(from);
-        let upto = to - from;
-        for r in read_records(&lines, ReadOpts::default())?.iter().take(upto) {
+        let recs = read_lines(&lines)?;
+        // A record a tombstone already names is out of the output for good: a
+        // later tombstone naming it changes nothing settled.
+        let named: AHashSet<&str> = recs
+            .iter()
+            .filter_map(|r| r.tombstone_of.as_deref())
+            .chain(self.tombstoned.iter().map(String::as_str))
+            .collect();
+        let mut uuids = Vec::new();
+        let mut tombs = Vec::new();
+        for r in recs.iter().take(to - from) {
             if let Some(u) = r.uuid.as_deref() {
-                self.uuids.insert(u.to_owned());
+                if !named.contains(u) {
+                    uuids.push(u.to_owned());
+                }
             }
             if let Some(t) = r.tombstone_of.as_deref() {
-                self.tombstoned.push(t.to_owned());
+                tombs.push(t.to_owned());
             }
         }
+        self.uuids.extend(uuids);
+        self.tombstoned.extend(tombs);
         self.settled_in = to;
         self.marks.push(self.out.len());
         Ok(())
@@ -744,6 +791,8 @@ impl Conversation {
             w.usize(m);
         }
         w.usize(self.rewrites);
+        let crc = crc32fast::hash(&w.0[MAGIC.len()..]);
+        w.u64(u64::from(crc));
         w.0
     }
 
@@ -752,6 +801,14 @@ impl Conversation {
         let body = data
             .strip_prefix(MAGIC)
             .ok_or_else(|| corrupt("it does not start with the msgnorm header"))?;
+        let (body, crc) = body
+            .split_at_checked(body.len().saturating_sub(8))
+            .ok_or_else(|| corrupt("truncated"))?;
+        let mut sum = [0u8; 8];
+        sum.copy_from_slice(crc.get(..8).ok_or_else(|| corrupt("truncated"))?);
+        if u64::from_le_bytes(sum) != u64::from(crc32fast::hash(body)) {
+            return Err(corrupt("the checksum does not match"));
+        }
         let mut r = Reader { b: body, pos: 0 };
         let strict = r.flag()?;
         let max_media = if r.flag()? { Some(r.usize()?) } else { None };
@@ -784,7 +841,9 @@ impl Conversation {
         if c.settled_in > c.input.len() || n > 0 && c.settled_in == 0 {
             return Err(corrupt("the settled part"));
         }
-        r.count(16 * n)?;
+        if n.saturating_mul(16) > body.len() {
+            return Err(corrupt("a count larger than the data"));
+        }
         c.costs = (0..n).map(|_| r.u64()).collect::<Result<_>>()?;
         c.turn = (0..n).map(|_| r.flag()).collect::<Result<_>>()?;
         c.media_before_last = r.usize()?;
