@@ -56,42 +56,68 @@ impl Default for Settings {
     }
 }
 
-/// JSON texts, one per record, in one buffer.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// JSON texts, one per record, in one buffer, each followed by a separator
+/// (`\n` for the input: JSON Lines; `,` for the output: the inside of an array).
+#[derive(Clone, Debug, PartialEq)]
 struct Texts {
     text: String,
     /// Start of each text; one more than there are texts (the end).
     starts: Vec<usize>,
+    sep: char,
 }
 
 impl Texts {
-    fn new() -> Self {
+    fn new(sep: char) -> Self {
         Texts {
             text: String::new(),
             starts: vec![0],
+            sep,
         }
     }
     fn len(&self) -> usize {
         self.starts.len() - 1
     }
     fn get(&self, i: usize) -> &str {
-        &self.text[self.starts[i]..self.starts[i + 1]]
+        &self.text[self.starts[i]..self.starts[i + 1] - 1]
+    }
+    /// A conversation's output buffer: `[` first, so that the whole output is
+    /// the text itself with the tail and `]` added for a moment
+    /// ([`Conversation::api_bytes`]); nothing past the last start is kept.
+    fn array() -> Self {
+        Texts {
+            text: "[".into(),
+            starts: vec![1],
+            sep: ',',
+        }
+    }
+    fn end(&self) -> usize {
+        self.starts.last().copied().unwrap_or(0)
     }
     fn push(&mut self, t: &str) {
+        self.text.truncate(self.end());
         self.text.push_str(t);
+        self.text.push(self.sep);
         self.starts.push(self.text.len());
     }
-    /// The texts from `i` on, as JSON Lines.
-    fn lines_from(&self, i: usize) -> String {
-        let mut s = String::with_capacity(self.text.len() - self.starts[i] + self.len() - i);
-        for k in i..self.len() {
-            s.push_str(self.get(k));
-            s.push('\n');
-        }
-        s
+    /// Texts `i..` with their separators.
+    fn from(&self, i: usize) -> &str {
+        &self.text[self.starts[i]..]
+    }
+    /// Texts `i..j` with their separators.
+    fn range(&self, i: usize, j: usize) -> &str {
+        &self.text[self.starts[i]..self.starts[j]]
     }
     fn clear(&mut self) {
-        *self = Texts::new();
+        let lead = self.starts.first().copied().unwrap_or(0);
+        self.text.truncate(lead);
+        self.starts.clear();
+        self.starts.push(lead);
+    }
+}
+
+impl Default for Texts {
+    fn default() -> Self {
+        Texts::new(',')
     }
 }
 
@@ -204,9 +230,9 @@ impl Conversation {
         Ok(Conversation {
             settings,
             opts,
-            input: Texts::new(),
+            input: Texts::new('\n'),
             settled_in: 0,
-            out: Texts::new(),
+            out: Texts::array(),
             costs: Vec::new(),
             turn: Vec::new(),
             media_before_last: 0,
@@ -284,19 +310,42 @@ impl Conversation {
 
     /// The output, as `normalize_for_api` gives it on the whole history.
     pub fn for_api(&mut self) -> Result<Vec<u8>> {
-        let n = self.len()?;
-        Ok(self.json_range(0, n))
+        Ok(self.api_bytes()?.to_vec())
+    }
+
+    /// [`Conversation::for_api`] without a copy: the settled output's own buffer
+    /// with the tail and `]` added (the slice is valid until the next call that
+    /// takes `&mut self`). The work is the tail's size.
+    pub fn api_bytes(&mut self) -> Result<&[u8]> {
+        self.update()?;
+        let end = self.out.end();
+        self.out.text.truncate(end);
+        if let Some(t) = &self.tail {
+            self.out.text.push_str(&t.out.text);
+        }
+        if self.out.text.len() > 1 {
+            self.out.text.pop(); // the last separator
+        }
+        self.out.text.push(']');
+        Ok(self.out.text.as_bytes())
     }
 
     /// Output records `from..to` as a JSON array.
     pub fn json_range(&self, from: usize, to: usize) -> Vec<u8> {
-        let mut out = Vec::new();
+        let settled = self.out.len();
+        let empty = Texts::default();
+        let tail = self.tail.as_ref().map_or(&empty, |t| &t.out);
+        let to = to.min(settled + tail.len());
+        let from = from.min(to);
+        // The separators are there already: two copies at most.
+        let a = self.out.range(from.min(settled), to.min(settled));
+        let b = tail.range(from.max(settled) - settled, to.max(settled) - settled);
+        let mut out = Vec::with_capacity(a.len() + b.len() + 2);
         out.push(b'[');
-        for i in from..to {
-            if i > from {
-                out.push(b',');
-            }
-            out.extend_from_slice(self.output(i).as_bytes());
+        out.extend_from_slice(a.as_bytes());
+        out.extend_from_slice(b.as_bytes());
+        if out.len() > 1 {
+            out.pop(); // the last separator
         }
         out.push(b']');
         out
@@ -448,7 +497,7 @@ impl Conversation {
     /// part would change (a rewrite is needed).
     fn normalize_tail(&mut self) -> Result<Option<Tail>> {
         let from = self.settled_in;
-        let lines = self.input.lines_from(from);
+        let lines = self.input.from(from).to_owned();
         let context = self
             .out
             .len()
@@ -516,9 +565,9 @@ impl Conversation {
                         .take(j - from)
                         .filter_map(|r| r.tombstone_of.as_deref().map(str::to_owned)),
                 );
-                let rest = self.input.lines_from(j);
+                let rest = self.input.from(j);
                 let mut again = Report::default();
-                let Ok(check) = self.run(j, Some(&texts[p - 1]), &rest, &tombstoned, &mut again)
+                let Ok(check) = self.run(j, Some(&texts[p - 1]), rest, &tombstoned, &mut again)
                 else {
                     continue;
                 };
@@ -571,7 +620,7 @@ impl Conversation {
         for t in texts {
             self.out.push(t);
         }
-        let lines = self.input.lines_from(from);
+        let lines = self.input.from(from).to_owned();
         let recs = read_lines(&lines)?;
         // A record a tombstone already names is out of the output for good: a
         // later tombstone naming it changes nothing settled.
@@ -612,7 +661,7 @@ impl Conversation {
 
     fn tail_of(&self, texts: &[String], report: Report) -> Result<Tail> {
         let (costs, turn) = self.measure(texts)?;
-        let mut out = Texts::new();
+        let mut out = Texts::new(',');
         for t in texts {
             out.push(t);
         }
@@ -651,7 +700,7 @@ impl Writer {
         }
     }
     fn texts(&mut self, t: &Texts) {
-        self.bytes(t.text.as_bytes());
+        self.bytes(&t.text.as_bytes()[..t.end()]);
         self.usize(t.starts.len());
         for &s in &t.starts {
             self.usize(s);
@@ -725,21 +774,26 @@ impl<'b> Reader<'b> {
         }
         Ok(n)
     }
-    fn texts(&mut self) -> Result<Texts> {
+    fn texts(&mut self, sep: char) -> Result<Texts> {
         let text = self.string()?;
         let n = self.count(8)?;
         let mut starts = Vec::with_capacity(n);
         for _ in 0..n {
             starts.push(self.usize()?);
         }
-        let ok = starts.first() == Some(&0)
+        let b = text.as_bytes();
+        let lead = usize::from(sep == ',');
+        let ok = starts.first() == Some(&lead)
+            && text.get(..lead) == Some(if lead == 1 { "[" } else { "" })
             && starts.last() == Some(&text.len())
-            && starts.windows(2).all(|w| w[0] <= w[1])
+            && starts
+                .windows(2)
+                .all(|w| w[0] < w[1] && b.get(w[1] - 1) == Some(&(sep as u8)))
             && starts.iter().all(|&s| text.is_char_boundary(s));
         if !ok {
             return Err(corrupt("record offsets"));
         }
-        Ok(Texts { text, starts })
+        Ok(Texts { text, starts, sep })
     }
     fn strings(&mut self) -> Result<Vec<String>> {
         let n = self.count(8)?;
@@ -834,9 +888,9 @@ impl Conversation {
             count,
         };
         let mut c = Conversation::new(settings)?;
-        c.input = r.texts()?;
+        c.input = r.texts('\n')?;
         c.settled_in = r.usize()?;
-        c.out = r.texts()?;
+        c.out = r.texts(',')?;
         let n = c.out.len();
         if c.settled_in > c.input.len() || n > 0 && c.settled_in == 0 {
             return Err(corrupt("the settled part"));

@@ -6,7 +6,7 @@ use crate::{guard, params, template_overrides, to_pyerr, Counting, Failure};
 use msgnorm_core::conversation::{self, Settings};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
-use std::sync::Mutex;
+use std::sync::{Mutex, TryLockError};
 
 #[pyclass(module = "msgnorm._native", frozen)]
 pub struct Conversation {
@@ -83,8 +83,28 @@ impl Conversation {
     }
 
     fn for_api<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let out = self.with(py, |c| c.for_api())?;
-        Ok(PyBytes::new(py, &out))
+        // The output is copied once, straight from the conversation's own buffer
+        // into the bytes object: that needs the lock and the GIL together, so the
+        // lock is taken without ever blocking while the GIL is held.
+        let mut held = loop {
+            match self.inner.try_lock() {
+                Ok(g) => break g,
+                Err(TryLockError::WouldBlock) => py.detach(std::thread::yield_now),
+                Err(TryLockError::Poisoned(_)) => {
+                    return Err(to_pyerr(
+                        py,
+                        Failure::Core(msgnorm_core::Error::value(
+                            "internal error: a conversation's lock is poisoned",
+                        )),
+                    ))
+                }
+            }
+        };
+        let c: &mut conversation::Conversation = &mut held;
+        let bytes = py
+            .detach(move || guard(move || c.api_bytes().map_err(Failure::Core)))
+            .map_err(|e| to_pyerr(py, e))?;
+        Ok(PyBytes::new(py, bytes))
     }
 
     /// Output records `start..stop` as a JSON array.
