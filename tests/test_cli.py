@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -212,3 +213,44 @@ def test_help() -> None:
     proc = run(["--help"])
     assert proc.returncode == 0
     assert b"normalize" in proc.stdout and b"split" in proc.stdout and b"count" in proc.stdout
+
+
+def test_follow_tails_a_growing_session(tmp_path: Path, example: bytes) -> None:
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(example)
+    args = ["follow", str(path), "--interval", "0.05", "--idle-exit", "3"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "msgnorm.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    start = proc.stdout.readline().decode()
+    assert start.startswith("start: +9 records; 4 out")
+    history = msgnorm.load_session(example).records
+    for i in range(3):
+        turn = [
+            {"type": "user", "uuid": f"x{i}", "message": {"role": "user", "content": f"q{i}"}},
+            {
+                "type": "assistant",
+                "uuid": f"y{i}",
+                "message": {"role": "assistant", "id": f"m{i}", "content": "a "},
+            },
+        ]
+        history += turn
+        with path.open("a") as f:
+            # a line written in two parts waits for its newline
+            first = json.dumps(turn[0])
+            f.write(first[:10])
+            f.flush()
+            time.sleep(0.2)
+            f.write(first[10:] + "\n" + json.dumps(turn[1]) + "\n")
+        line = proc.stdout.readline().decode()
+        out = msgnorm.normalize_for_api(history)
+        tokens = msgnorm.count_tokens(out)
+        assert line.startswith(f"update: +2 records; {len(out)} out ("), line
+        assert f"{tokens} tokens" in line
+    with path.open("a") as f:
+        f.write('{"broken\n')
+    assert "1 broken line(s) skipped" in proc.stdout.readline().decode()
+    assert proc.wait(timeout=30) == 0

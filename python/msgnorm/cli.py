@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import msgspec
 
 from . import _api, session
 from ._native import __version__
+from .conversation import Conversation
 from .errors import MsgnormError
 
 __all__ = ["main"]
@@ -140,6 +142,81 @@ def _threads(args: argparse.Namespace) -> int:
     return 0
 
 
+def _follow(args: argparse.Namespace) -> int:
+    """Tails a growing session file: the main thread, turn by turn, on a Conversation."""
+    path = Path(args.path)
+    loaded = session.load_session(path, kind="bytes")
+    conv = Conversation(loaded.records, kind="bytes")
+    offset = path.stat().st_size
+    with path.open("rb") as f:
+        f.seek(offset)
+        # Only complete lines count: a line still being written waits for its newline.
+        data = f.read()
+        cut = data.rfind(b"\n") + 1
+        offset -= len(data) - cut
+    _report_turn(conv, conv.input_len, "start")
+    updates = 0
+    idle_since = time.monotonic()
+    while args.max_updates is None or updates < args.max_updates:
+        time.sleep(args.interval)
+        size = path.stat().st_size
+        if size < offset:  # the file was replaced: start over
+            return _follow(args)
+        if size == offset:
+            if args.idle_exit is not None and time.monotonic() - idle_since >= args.idle_exit:
+                break
+            continue
+        with path.open("rb") as f:
+            f.seek(offset)
+            data = f.read(size - offset)
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            continue
+        offset += cut
+        idle_since = time.monotonic()
+        records, broken = _new_records(data[:cut])
+        for rec in records:
+            if rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
+                conv = Conversation(kind="bytes")  # what follows replaces the history
+            if rec.get("isSidechain") is True:
+                continue  # a subagent's record: not the main thread
+            try:
+                conv.append([rec])
+            except MsgnormError:
+                broken += 1  # an invalid record (SPEC §1): left out, as load_session does
+        updates += 1
+        _report_turn(conv, len(records), "update", broken)
+    return 0
+
+
+def _new_records(data: bytes) -> tuple[list[dict[str, Any]], int]:
+    """The records of whole new lines, and how many lines were not JSON objects."""
+    out: list[dict[str, Any]] = []
+    broken = 0
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            rec = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            rec = None
+        if isinstance(rec, dict):
+            out.append(rec)
+        else:
+            broken += 1
+    return out, broken
+
+
+def _report_turn(conv: Conversation, added: int, what: str, broken: int = 0) -> None:
+    fired = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in conv.tail_report().items() if v)
+    extra = f"; {broken} broken line(s) skipped" if broken else ""
+    print(
+        f"{what}: +{added} records; {len(conv)} out ({conv.settled_len} settled), "
+        f"{conv.count_tokens()} tokens; open turn repairs: {fired or 'none'}{extra}",
+        flush=True,
+    )
+
+
 def _split(args: argparse.Namespace) -> int:
     data = _read(args.path)
     out = _api.normalize_messages(data)
@@ -247,6 +324,17 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("path", help="session file, project directory, or - for standard input")
     _session_options(t)
     t.set_defaults(func=_threads)
+
+    f = sub.add_parser(
+        "follow", help="tail a live session file: each turn's size, tokens and repairs"
+    )
+    f.add_argument("path", help="session file that is being written")
+    f.add_argument("--interval", type=float, default=0.5, help="seconds between looks")
+    f.add_argument(
+        "--idle-exit", type=float, default=None, metavar="S", help="stop after S idle seconds"
+    )
+    f.add_argument("--max-updates", type=int, default=None, metavar="N", help="stop after N")
+    f.set_defaults(func=_follow)
 
     s = sub.add_parser("split", help="one record per content block (SPEC §3), as JSON")
     s.add_argument("path", help="transcript file, or - for standard input")
