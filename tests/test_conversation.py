@@ -19,6 +19,7 @@ import pytest
 import strategies as S
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
 import generate
@@ -302,3 +303,66 @@ def test_bad_options() -> None:
         msgnorm.Conversation(max_media=-1)
     with pytest.raises(msgnorm.MsgnormError):
         msgnorm.Conversation(attachment_templates={"date": "{unclosed"})
+
+
+class ConversationMachine(RuleBasedStateMachine):
+    """append / for_api / trim / split / save-restore in any order: always the batch result."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = msgnorm.Conversation(kind="bytes")
+        self.lines: list[bytes] = []
+        self.settled: list[bytes] = []
+        self.rewrites = 0
+
+    @rule(records=S.histories(max_events=4))
+    def append(self, records: list[Any]) -> None:
+        # uuids made unique across appends (histories reuse their own names)
+        salt = f"-{len(self.lines)}"
+        for r in records:
+            if isinstance(r.get("uuid"), str):
+                r["uuid"] += salt
+        lines = lines_of(records)
+        if lines:
+            self.conv.append(b"\n".join(lines))
+            self.lines += lines
+
+    @rule()
+    def output_is_the_batch_result(self) -> None:
+        if not self.lines:
+            return
+        assert self.conv.for_api() == batch(self.lines)
+        now = settled_part(self.conv)
+        if self.conv.rewrites == self.rewrites:
+            assert now[: len(self.settled)] == self.settled
+        self.settled, self.rewrites = now, self.conv.rewrites
+
+    @rule(fraction=st.floats(0.05, 1.0), pin=st.integers(0, 2))
+    def trim_and_split(self, fraction: float, pin: int) -> None:
+        if not self.lines:
+            return
+        out = batch(self.lines)
+        budget = int(msgnorm.count_tokens(out) * fraction)
+        try:
+            want = msgnorm.trim_to_budget(out, budget, pin=pin)
+        except msgnorm.MsgnormError as e:  # no cut-off fits, or pin past the end
+            with pytest.raises(type(e)):
+                self.conv.trim_to_budget(budget, pin=pin)
+            return
+        assert self.conv.trim_to_budget(budget, pin=pin) == want
+        assert self.conv.split_for_summary(budget, pin=pin) == msgnorm.split_for_summary(
+            out, budget, pin=pin
+        )
+
+    @rule()
+    def save_and_restore(self) -> None:
+        self.conv = msgnorm.Conversation.from_bytes(self.conv.to_bytes(), kind="bytes")
+
+    @invariant()
+    def counts_match(self) -> None:
+        if self.lines:
+            assert self.conv.count_tokens() == msgnorm.count_tokens(batch(self.lines))
+
+
+TestConversationMachine = ConversationMachine.TestCase
+TestConversationMachine.settings = settings(max_examples=40, stateful_step_count=12, deadline=None)

@@ -374,8 +374,8 @@ impl Conversation {
 
     /// Tokens of the whole output (§6).
     pub fn count_tokens(&mut self) -> Result<u64> {
-        let settled: u64 = self.costs.iter().sum();
-        Ok(settled + self.tail()?.costs.iter().sum::<u64>())
+        let tail: u64 = self.tail()?.costs.iter().sum();
+        Ok(self.costs.iter().sum::<u64>() + tail)
     }
 
     /// §7 `trim_to_budget` on the output, from the cached costs: `(k, JSON)`.
