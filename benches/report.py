@@ -396,6 +396,73 @@ class Report:
         del c
         gc.collect()
 
+    def conversation(self) -> None:
+        """A turn (5 records appended, for_api, count_tokens) on a Conversation holding
+        the history, against normalize_for_api + count_tokens of the whole history."""
+        n = self.plan.memory[-1]
+        mn = self.mn
+        m_dicts = (
+            f"Conversation turn (dicts) vs batch normalize_for_api + count_tokens ({fmt_n(n)})"
+        )
+        m_bytes = (
+            f"Conversation turn (bytes) vs batch normalize_for_api + count_tokens ({fmt_n(n)})"
+        )
+        m_mem = f"Conversation saved state / history JSON size ({fmt_n(n)})"
+        if mn is None:
+            self.skip(m_dicts, "≥ 100× faster", f"msgnorm does not import: {self.mn_why}")
+            return
+        self.log(f"conversation: preparing {fmt_n(n)} records")
+        lines = generate.generate_bytes(n + 3000, jsonl=True).splitlines()
+        history = b"\n".join(lines[:n])
+        turns = [b"\n".join(lines[i : i + 5]) for i in range(n, len(lines), 5)]
+        convs = {}
+        for kind in ("dicts", "bytes"):
+            conv = mn.Conversation(kind=kind)
+            conv.append(history)
+            conv.for_api()
+            convs[kind] = conv
+        supply = {kind: iter(turns) for kind in convs}
+
+        def turn(kind: str) -> Callable[[], Any]:
+            def run() -> Any:
+                conv = convs[kind]
+                conv.append(next(supply[kind]))
+                return conv.for_api(), conv.count_tokens()
+
+            return run
+
+        def batch() -> Any:
+            out = mn.normalize_for_api(history)
+            return out, mn.count_tokens(out)
+
+        c = {
+            "batch": Contender("batch normalize_for_api + count_tokens", batch),
+            "dicts": Contender("Conversation turn, dicts", turn("dicts")),
+            "bytes": Contender("Conversation turn, bytes", turn("bytes")),
+        }
+        self.log("conversation")
+        self.race(list(c.values()), rounds=max(5, self.plan.rounds))
+        self.ratio_row(m_dicts, c["dicts"], c["batch"], target=100, faster=True)
+        self.ratio_row(m_bytes, c["bytes"], c["batch"], target=None, faster=True)
+        state = len(convs["bytes"].to_bytes())
+        self.rows.append(
+            Row(
+                m_mem,
+                f"{state / 1e6:.0f} MB",
+                f"{len(history) / 1e6:.0f} MB",
+                f"{state / len(history):.2f}×",
+                "≤ 1.5×",
+                "PASS" if state <= 1.5 * len(history) else "MISS",
+            )
+        )
+        self.notes.append(
+            "Conversation: a turn appends 5 generated records to a conversation holding the "
+            "history, then calls for_api() and count_tokens(); the bytes kind copies the whole "
+            "output into a new bytes object every turn, the dicts kind reuses the settled dicts."
+        )
+        del c
+        gc.collect()
+
     def scaling(self) -> None:
         sizes = self.plan.scaling
         mn = self.mn
@@ -562,6 +629,7 @@ def main(argv: list[str] | None = None) -> int:
         rep.normalize()
         rep.tokens()
         rep.sessions()
+        rep.conversation()
         rep.scaling()
         if not args.no_memory:
             rep.memory()
