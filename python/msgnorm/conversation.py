@@ -132,7 +132,8 @@ class Conversation:
                 f"records: expected a list of records, JSON bytes or a JSON str, "
                 f"not {type(records).__name__}"
             )
-        return int(self._native.append(data))
+        with self._lock:
+            return int(self._native.append(data))
 
     def _convert(self, data: bytes) -> Any:
         kind = self.kind
@@ -149,7 +150,7 @@ class Conversation:
         kind = self.kind
         if kind in ("bytes", "str"):
             return self._convert(self._native.for_api())
-        with self._lock:
+        with self._lock:  # one state throughout: appends wait
             settled = self._native.settled_len
             if self._native.rewrites != self._cache_rewrites:
                 self._cache, self._cache_rewrites = [], self._native.rewrites
@@ -157,7 +158,7 @@ class Conversation:
                 more = self._native.json_range(len(self._cache), settled)
                 self._cache.extend(self._convert(more))
             out = self._cache[:settled]
-        tail = self._native.json_range(settled, len(self._native))
+            tail = self._native.json_range(settled, len(self._native))
         out.extend(self._convert(tail))
         return out
 

@@ -180,7 +180,10 @@ def session_files(source: str | os.PathLike[str]) -> list[Path]:
                 out.extend(_subagent_files(p))
         return out
     if not path.is_file():
-        raise MsgnormError(f"no session file or directory at {str(path)!r}")
+        shown = str(path) if len(str(path)) <= 200 else str(path)[:200] + "..."
+        raise MsgnormError(
+            f"no session file or directory at {shown!r} (pass a file's contents as bytes)"
+        )
     out = [path]
     if _agent_id(path) is None:
         out.extend(_subagent_files(path))

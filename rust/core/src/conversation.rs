@@ -22,6 +22,7 @@ use crate::json::{read_records, utf8, write_records, Raw, ReadOpts};
 use crate::model::{BlockKind, Content, Kind, Record};
 use crate::render::Templates;
 use crate::steps::hygiene::media_in;
+use crate::steps::NO_CONTENT;
 use crate::{tokens, ApiOptions, CountParams, Report};
 use ahash::AHashSet;
 use std::borrow::Cow;
@@ -183,12 +184,17 @@ fn record_json(r: &Rec<'_>) -> Result<String> {
 
 /// A user record that stops the §4 step 4 walk back: something in it besides
 /// tool results and blank text.
+/// Judged on the output, so a content that step 7 filled with `(no content)`
+/// (blank when the walk ran) does not count.
 fn stops_the_walk(r: &Rec<'_>) -> bool {
+    let real = |t: &str| !crate::model::is_blank(t) && t != NO_CONTENT;
     match &r.content {
-        Content::Str(s) => !crate::model::is_blank(s),
-        Content::Blocks(b) => b
-            .iter()
-            .any(|b| b.kind != BlockKind::ToolResult && !b.is_blank_text()),
+        Content::Str(s) => real(s),
+        Content::Blocks(b) => b.iter().any(|b| match b.kind {
+            BlockKind::ToolResult => false,
+            BlockKind::Text => real(b.text_str()),
+            _ => true,
+        }),
     }
 }
 
