@@ -74,16 +74,7 @@ where
 {
     let one = |item: &I| match catch_unwind(AssertUnwindSafe(|| f(item))) {
         Ok(r) => r,
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(Error::value(format!(
-                "internal error in msgnorm's core (please report it): {what}"
-            )))
-        }
+        Err(payload) => Err(crate::error::from_panic(payload.as_ref())),
     };
     if threads <= 1 || items.len() <= 1 {
         return Ok(items.iter().map(one).collect());

@@ -58,4 +58,16 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The error a caught panic becomes (its payload's message, when it has one).
+pub fn from_panic(payload: &(dyn std::any::Any + Send)) -> Error {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    Error::value(format!(
+        "internal error in msgnorm's core (please report it): {what}"
+    ))
+}
+
 pub type Result<T> = std::result::Result<T, Error>;

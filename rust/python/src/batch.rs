@@ -1,8 +1,8 @@
 //! `normalize_batch` / `count_tokens_batch`: JSON items (bytes or str) on the
 //! core's batch kernel, the GIL released, one result or error per item.
 
-use crate::{params, templates, to_pyerr, Counting, Failure};
-use msgnorm_core::{batch, on_json, ApiOptions, Report};
+use crate::{api_options, params, to_pyerr, Counting, Failure};
+use msgnorm_core::{batch, on_json, Report};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
@@ -82,13 +82,11 @@ pub fn normalize_batch<'py>(
     ensure_user_first: bool,
     attachment_templates: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let opts = ApiOptions {
-        strict,
-        max_media,
-        short_ids,
-        ensure_user_first,
-        templates: templates(py, attachment_templates)?,
-    };
+    let opts = api_options(
+        py,
+        (strict, max_media, short_ids, ensure_user_first),
+        attachment_templates,
+    )?;
     let objs = self::items(py, items)?;
     let borrowed = borrow(&objs);
     let n = batch::threads(num_threads);

@@ -48,16 +48,9 @@ fn to_pyerr(py: Python<'_>, e: Failure) -> PyErr {
 fn guard<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(Failure::Core(Error::value(format!(
-                "internal error in msgnorm's core (please report it): {what}"
-            ))))
-        }
+        Err(payload) => Err(Failure::Core(msgnorm_core::error::from_panic(
+            payload.as_ref(),
+        ))),
     }
 }
 
@@ -176,6 +169,21 @@ fn template_overrides(
     Ok(overrides)
 }
 
+/// `normalize_for_api`'s options from its arguments.
+fn api_options(
+    py: Python<'_>,
+    (strict, max_media, short_ids, ensure_user_first): (bool, Option<usize>, bool, bool),
+    attachment_templates: Option<&Bound<'_, PyDict>>,
+) -> PyResult<ApiOptions> {
+    Ok(ApiOptions {
+        strict,
+        max_media,
+        short_ids,
+        ensure_user_first,
+        templates: templates(py, attachment_templates)?,
+    })
+}
+
 /// `(output, report)`: the report counts the rules that fired, by name.
 #[pyfunction]
 #[pyo3(signature = (records, strict, max_media, short_ids, ensure_user_first, attachment_templates))]
@@ -188,13 +196,11 @@ fn normalize_for_api<'py>(
     ensure_user_first: bool,
     attachment_templates: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-    let opts = ApiOptions {
-        strict,
-        max_media,
-        short_ids,
-        ensure_user_first,
-        templates: templates(py, attachment_templates)?,
-    };
+    let opts = api_options(
+        py,
+        (strict, max_media, short_ids, ensure_user_first),
+        attachment_templates,
+    )?;
     let inp = input(records)?;
     let mut report = Report::default();
     let out = match &inp {
