@@ -50,13 +50,13 @@ def row_of(row: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
-def write_tree(root: Path, items: list[bytes]) -> dict[str, bytes]:
+def write_tree(root: Path, items: list[bytes], corpus: bool = True) -> dict[str, bytes]:
     """Session files in a small tree (two levels), the corpus's among them."""
     files: dict[str, bytes] = {}
     for i, data in enumerate(items):
         rel = f"p{i % 3}/s{i:04d}.jsonl" if i % 2 else f"s{i:04d}.jsonl"
         files[rel] = data
-    for p in CORPUS_FILES:
+    for p in CORPUS_FILES if corpus else []:
         files[f"corpus/{p.relative_to(CORPUS)}"] = p.read_bytes()
     for rel, data in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
