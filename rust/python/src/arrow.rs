@@ -5,16 +5,14 @@
 
 use crate::batch::item_error;
 use crate::{guard, params, templates, to_pyerr, Counting, Failure};
-use arrow_array::builder::{
-    BinaryViewBuilder, GenericBinaryBuilder, GenericStringBuilder, Int64Builder, StringBuilder,
-    StringViewBuilder,
-};
+use arrow_array::builder::{BinaryViewBuilder, Int64Builder, StringBuilder, StringViewBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ByteArrayType, ByteViewType};
 use arrow_array::{
-    Array, ArrayRef, GenericByteArray, GenericByteViewArray, OffsetSizeTrait, StructArray,
+    Array, ArrayRef, GenericBinaryArray, GenericByteArray, GenericByteViewArray,
+    GenericStringArray, OffsetSizeTrait, StructArray,
 };
-use arrow_buffer::{ArrowNativeType, NullBuffer};
+use arrow_buffer::{ArrowNativeType, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, FieldRef, Fields};
 use msgnorm_core::{batch, on_json, ApiOptions, CountParams, Error, Report};
 use pyo3::exceptions::PyTypeError;
@@ -22,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use pyo3_arrow::input::AnyArray;
 use pyo3_arrow::{PyArray, PyChunkedArray};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What the kernel does to each row.
 enum Job {
@@ -40,13 +38,17 @@ enum Job {
     },
 }
 
-/// One row's result.
+/// One row after the first phase: its normalized JSON (written right after the
+/// pipeline, while the input is in cache), its repairs and its tokens.
 #[derive(Default)]
 struct Row {
     json: Vec<u8>,
     report: Report,
     tokens: Option<u64>,
 }
+
+/// One row's result: the repairs and tokens, or the row's error (`None`: a null row).
+type Results = Vec<msgnorm_core::Result<Option<(Report, Option<u64>)>>>;
 
 /// A row of the input: null, its bytes, or offsets that point outside the data.
 #[derive(Clone, Copy)]
@@ -138,6 +140,7 @@ fn cells(a: &dyn Array, family: Family) -> Vec<Cell<'_>> {
     }
 }
 
+/// Phase one of a row: read, normalize and write it (or count it).
 fn run_row(cell: &Cell<'_>, job: &Job) -> msgnorm_core::Result<Option<Row>> {
     let data = match *cell {
         Cell::Null => return Ok(None),
@@ -192,8 +195,6 @@ fn i64_of(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-type Results = Vec<msgnorm_core::Result<Option<Row>>>;
-
 fn too_big(what: &str) -> Error {
     Error::value(format!(
         "the normalized JSON of this chunk is over {what}: pass large_binary/large_utf8 \
@@ -201,86 +202,122 @@ fn too_big(what: &str) -> Error {
     ))
 }
 
-/// The JSON column: same physical kind as the input, null for null and broken rows.
-fn json_column(results: &Results, family: Family) -> msgnorm_core::Result<ArrayRef> {
-    let total: usize = results
-        .iter()
-        .map(|r| {
-            r.as_ref()
-                .ok()
-                .and_then(|r| r.as_ref())
-                .map_or(0, |r| r.json.len())
-        })
-        .sum();
-    let rows = || {
-        results.iter().map(|r| {
-            r.as_ref()
-                .ok()
-                .and_then(|r| r.as_ref())
-                .map(|r| &r.json[..])
-        })
-    };
-    fn offsets<'a, O: OffsetSizeTrait>(
-        rows: impl Iterator<Item = Option<&'a [u8]>>,
-        n: usize,
-        total: usize,
-        text: bool,
-    ) -> msgnorm_core::Result<ArrayRef> {
-        if O::from_usize(total).is_none() {
-            return Err(too_big("2 GiB"));
+/// Phase two: the rows' JSON copied into one buffer, each row into its own slice
+/// on the pool (a row's buffer is freed as soon as it is copied); the JSON column
+/// is built on that buffer without a further copy (views: through the builder).
+fn write_phase(
+    phase1: Vec<msgnorm_core::Result<Option<Row>>>,
+    family: Family,
+    threads: usize,
+) -> msgnorm_core::Result<(ArrayRef, Results)> {
+    let mut ends = Vec::with_capacity(phase1.len() + 1);
+    ends.push(0usize);
+    let mut total = 0usize;
+    for r in &phase1 {
+        if let Ok(Some(row)) = r {
+            total = total
+                .checked_add(row.json.len())
+                .ok_or_else(|| too_big("the address space"))?;
         }
-        if text {
-            let mut b = GenericStringBuilder::<O>::with_capacity(n, total);
-            for r in rows {
-                match r {
-                    Some(bytes) => b.append_value(utf8(bytes)?),
-                    None => b.append_null(),
-                }
-            }
-            Ok(Arc::new(b.finish()))
-        } else {
-            let mut b = GenericBinaryBuilder::<O>::with_capacity(n, total);
-            for r in rows {
-                match r {
-                    Some(bytes) => b.append_value(bytes),
-                    None => b.append_null(),
-                }
-            }
-            Ok(Arc::new(b.finish()))
-        }
+        ends.push(total);
     }
-    let n = results.len();
-    let fits_view = |r: &Option<&[u8]>| r.is_none_or(|b| u32::try_from(b.len()).is_ok());
-    match family {
-        Family::Binary => offsets::<i32>(rows(), n, total, false),
-        Family::LargeBinary => offsets::<i64>(rows(), n, total, false),
-        Family::Utf8 => offsets::<i32>(rows(), n, total, true),
-        Family::LargeUtf8 => offsets::<i64>(rows(), n, total, true),
+    let fits = match family {
+        Family::Binary | Family::Utf8 => i32::try_from(total).is_ok(),
+        Family::LargeBinary | Family::LargeUtf8 => i64::try_from(total).is_ok(),
         Family::BinaryView | Family::Utf8View => {
-            if !rows().all(|r| fits_view(&r)) {
-                return Err(too_big("4 GiB in one row"));
-            }
+            ends.windows(2).all(|w| u32::try_from(w[1] - w[0]).is_ok())
+        }
+    };
+    if !fits {
+        return Err(too_big(match family {
+            Family::Binary | Family::Utf8 => "2 GiB",
+            _ => "4 GiB in one row",
+        }));
+    }
+    let mut results: Results = Vec::with_capacity(phase1.len());
+    let mut valid = Vec::with_capacity(phase1.len());
+    let mut values = vec![0u8; total];
+    {
+        let mut jobs = Vec::with_capacity(phase1.len());
+        let mut rest: &mut [u8] = &mut values;
+        for (r, w) in phase1.into_iter().zip(ends.windows(2)) {
+            let (slot, tail) = std::mem::take(&mut rest).split_at_mut(w[1] - w[0]);
+            rest = tail;
+            let (out, json) = match r {
+                Ok(Some(row)) => (Ok(Some((row.report, row.tokens))), row.json),
+                Ok(None) => (Ok(None), Vec::new()),
+                Err(e) => (Err(e), Vec::new()),
+            };
+            valid.push(matches!(out, Ok(Some(_))));
+            results.push(out);
+            jobs.push(Mutex::new((slot, json)));
+        }
+        batch::map(&jobs, threads, |job| {
+            let mut job = job
+                .lock()
+                .map_err(|_| Error::value("internal error: a poisoned output slot"))?;
+            let (slot, json) = &mut *job;
+            slot.copy_from_slice(json);
+            *json = Vec::new();
+            Ok(())
+        })?
+        .into_iter()
+        .collect::<msgnorm_core::Result<Vec<()>>>()?;
+    }
+    let column = json_column(values, &ends, NullBuffer::from(valid), family)?;
+    Ok((column, results))
+}
+
+fn json_column(
+    values: Vec<u8>,
+    ends: &[usize],
+    nulls: NullBuffer,
+    family: Family,
+) -> msgnorm_core::Result<ArrayRef> {
+    fn offsets<O: OffsetSizeTrait>(ends: &[usize]) -> msgnorm_core::Result<OffsetBuffer<O>> {
+        let o: Option<Vec<O>> = ends.iter().map(|&e| O::from_usize(e)).collect();
+        let o = o.ok_or_else(|| too_big("2 GiB"))?;
+        Ok(OffsetBuffer::new(ScalarBuffer::from(o)))
+    }
+    let internal = |e: arrow_schema::ArrowError| Error::value(format!("internal error: {e}"));
+    let nulls = (nulls.null_count() > 0).then_some(nulls);
+    let buf = Buffer::from_vec(values);
+    Ok(match family {
+        Family::Binary => Arc::new(
+            GenericBinaryArray::<i32>::try_new(offsets(ends)?, buf, nulls).map_err(internal)?,
+        ),
+        Family::LargeBinary => Arc::new(
+            GenericBinaryArray::<i64>::try_new(offsets(ends)?, buf, nulls).map_err(internal)?,
+        ),
+        Family::Utf8 => Arc::new(
+            GenericStringArray::<i32>::try_new(offsets(ends)?, buf, nulls).map_err(internal)?,
+        ),
+        Family::LargeUtf8 => Arc::new(
+            GenericStringArray::<i64>::try_new(offsets(ends)?, buf, nulls).map_err(internal)?,
+        ),
+        Family::BinaryView | Family::Utf8View => {
+            let rows = ends.windows(2).enumerate().map(|(i, w)| {
+                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(i));
+                valid.then(|| &buf[w[0]..w[1]])
+            });
             if family == Family::BinaryView {
-                let mut b = BinaryViewBuilder::with_capacity(n);
-                for r in rows() {
-                    match r {
-                        Some(bytes) => b.append_value(bytes),
-                        None => b.append_null(),
-                    }
+                let mut b = BinaryViewBuilder::with_capacity(ends.len() - 1);
+                for r in rows {
+                    b.append_option(r);
                 }
-                Ok(Arc::new(b.finish()))
+                Arc::new(b.finish())
             } else {
-                let mut b = StringViewBuilder::with_capacity(n);
-                for r in rows() {
+                let mut b = StringViewBuilder::with_capacity(ends.len() - 1);
+                for r in rows {
                     match r {
                         Some(bytes) => b.append_value(utf8(bytes)?),
                         None => b.append_null(),
                     }
                 }
-                Ok(Arc::new(b.finish()))
+                Arc::new(b.finish())
             }
         }
-    }
+    })
 }
 
 fn utf8(bytes: &[u8]) -> msgnorm_core::Result<&str> {
@@ -296,16 +333,11 @@ fn repair_fields() -> Fields {
         .collect()
 }
 
-fn int_column(results: &Results, f: impl Fn(&Row) -> Option<u64>) -> ArrayRef {
+fn tokens_column(results: &Results) -> ArrayRef {
     let mut b = Int64Builder::with_capacity(results.len());
     for r in results {
-        b.append_option(
-            r.as_ref()
-                .ok()
-                .and_then(|r| r.as_ref())
-                .and_then(&f)
-                .map(i64_of),
-        );
+        let tokens = r.as_ref().ok().and_then(|r| r.as_ref()).and_then(|r| r.1);
+        b.append_option(tokens.map(i64_of));
     }
     Arc::new(b.finish())
 }
@@ -357,18 +389,19 @@ fn chunk(
         )));
     }
     let c = cells(a, family);
-    let results = batch::map(&c, threads, |cell| run_row(cell, job))?;
+    let phase1 = batch::map(&c, threads, |cell| run_row(cell, job))?;
     let mut columns: Vec<ArrayRef> = Vec::with_capacity(4);
-    if let Job::Normalize { .. } = job {
-        columns.push(json_column(&results, family)?);
+    let results = if let Job::Normalize { .. } = job {
+        let (json, results) = write_phase(phase1, family, threads)?;
+        columns.push(json);
         let mut reps: Vec<Int64Builder> = (0..Report::default().items().len())
             .map(|_| Int64Builder::with_capacity(results.len()))
             .collect();
         let mut ok = Vec::with_capacity(results.len());
         for r in &results {
             match r {
-                Ok(Some(row)) => {
-                    for (b, (_, n)) in reps.iter_mut().zip(row.report.items()) {
+                Ok(Some((report, _))) => {
+                    for (b, (_, n)) in reps.iter_mut().zip(report.items()) {
                         b.append_value(i64_of(n as u64));
                     }
                     ok.push(true);
@@ -383,13 +416,18 @@ fn chunk(
             .into_iter()
             .map(|mut b| Arc::new(b.finish()) as ArrayRef)
             .collect();
-        let rep_nulls = NullBuffer::from(ok);
         columns.push(Arc::new(
-            StructArray::try_new(repair_fields(), reps, Some(rep_nulls))
+            StructArray::try_new(repair_fields(), reps, Some(NullBuffer::from(ok)))
                 .map_err(|e| Error::value(format!("internal error: {e}")))?,
         ));
-    }
-    columns.push(int_column(&results, |r| r.tokens));
+        results
+    } else {
+        phase1
+            .into_iter()
+            .map(|r| r.map(|row| row.map(|row| (row.report, row.tokens))))
+            .collect()
+    };
+    columns.push(tokens_column(&results));
     columns.push(error_column(&results));
     let out = StructArray::try_new(out_fields(job, family), columns, nulls(&c))
         .map_err(|e| Error::value(format!("internal error: {e}")))?;
