@@ -60,10 +60,10 @@ class Summary:
         rate = self.files / self.seconds if self.seconds > 0 else 0.0
         head = (
             f"msgnorm: {self.files} files, {self.written} {verb}, {self.records} records, "
-            f"{len(self.errors)} errors in {self.seconds:.1f}s ({rate:.0f} files/s)"
+            f"{len(self.errors)} errors in {self.seconds:.2f}s ({rate:.0f} files/s)"
         )
         if self.startup:
-            head += f"; engine start-up {self.startup:.1f}s"
+            head += f"; engine start-up {self.startup:.2f}s"
         out = [head]
         if self.repairs:
             order = {k: i for i, k in enumerate(REPAIRS)}
