@@ -6,6 +6,7 @@ Rust core for the normalization pipeline of SPEC.md.
 
 from __future__ import annotations
 
+from . import arrow  # the Arrow kernel; pyarrow is not imported (msgnorm.ray/.daft: on use)
 from ._api import (
     count_tokens,
     count_tokens_per_record,
@@ -164,6 +165,7 @@ __all__ = [
     "WebFetchToolResultBlock",
     "WebSearchToolResultBlock",
     "__version__",
+    "arrow",
     "count_tokens",
     "count_tokens_batch",
     "count_tokens_per_record",

@@ -11,6 +11,8 @@ __all__ = [
     "Conversation",
     "__version__",
     "_force_panic",
+    "arrow_count_tokens",
+    "arrow_normalize",
     "count_tokens_batch",
     "count_tokens_per_record",
     "default_num_threads",
@@ -89,6 +91,28 @@ def count_tokens_batch(
     counting: tuple[float, int, int, int],
 ) -> list[Any]: ...
 def default_num_threads() -> int: ...
+
+# The Arrow kernel: ``array`` has ``__arrow_c_array__`` or ``__arrow_c_stream__``;
+# the result is an Arrow object with the same one (see ``msgnorm.arrow``).
+def arrow_normalize(
+    array: Any,
+    session: bool,
+    num_threads: int | None,
+    raise_first: bool,
+    strict: bool,
+    max_media: int | None,
+    short_ids: bool,
+    ensure_user_first: bool,
+    attachment_templates: dict[str, str | None] | None,
+    counting: tuple[float, int, int, int] | None,
+) -> Any: ...
+def arrow_count_tokens(
+    array: Any,
+    session: bool,
+    num_threads: int | None,
+    raise_first: bool,
+    counting: tuple[float, int, int, int],
+) -> Any: ...
 def _force_panic(message: str) -> None: ...
 
 @final

@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from . import _api, session
+from . import _api, _tree, session
 from ._native import __version__
 from .conversation import Conversation
 from .errors import MsgnormError
@@ -106,6 +106,10 @@ def _starts_with_array(path: Path) -> bool:
 
 
 def _normalize(args: argparse.Namespace) -> int:
+    if _tree.is_tree_job(args.path, args.output, args.jobs, args.engine):
+        return _normalize_tree(args)
+    if args.jobs is not None or args.engine is not None:
+        raise MsgnormError("--jobs and --engine take a directory (and -o an output directory)")
     loaded, data = _load(args)
     out, report = _api.normalize_for_api_report(
         data,
@@ -226,7 +230,69 @@ def _split(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tree_only_defaults(args: argparse.Namespace) -> None:
+    """Options the directory mode does not take (each file: main thread, broken lines skipped)."""
+    given = [
+        flag
+        for flag, on in (
+            ("--thread", args.thread != "main"),
+            ("--full-history", args.full_history),
+            ("--errors raise", args.errors != "skip"),
+            ("--format anthropic", args.format != "records"),
+            ("--max-tokens", args.max_tokens is not None),
+        )
+        if on
+    ]
+    if given:
+        raise MsgnormError(f"{', '.join(given)}: not in directory mode (one file at a time)")
+
+
+def _normalize_tree(args: argparse.Namespace) -> int:
+    _tree_only_defaults(args)
+    if args.output is None:
+        raise MsgnormError("a directory needs -o OUTDIR (or no --jobs/--engine: one history)")
+    summary = _tree.normalize_tree(
+        Path(args.path),
+        Path(args.output),
+        session=not args.flat,
+        jobs=args.jobs,
+        engine=args.engine or "local",
+        progress=args.progress,
+        pattern=args.glob,
+        options={
+            "strict": args.strict,
+            "max_media": None if args.max_media < 0 else args.max_media,
+            "short_ids": args.short_ids,
+        },
+    )
+    _tree.print_lines(summary.lines("written"))
+    return 1 if summary.errors else 0
+
+
+def _count_tree(args: argparse.Namespace) -> int:
+    summary, biggest = _tree.count_tree(
+        Path(args.path),
+        session=not args.flat,
+        jobs=args.jobs,
+        progress=args.progress,
+        pattern=args.glob,
+        top=args.top,
+        chars_per_token=args.chars_per_token,
+    )
+    lines = [
+        f"total: {summary.tokens} tokens in {summary.written} files ({summary.records} records)"
+    ]
+    if biggest:
+        lines.append(f"biggest {len(biggest)} files:")
+        lines += [f"  {path}: {n}" for n, path in biggest]
+    sys.stdout.write("\n".join(lines) + "\n")
+    _tree.print_lines(summary.lines("counted"))
+    return 1 if summary.errors else 0
+
+
 def _count(args: argparse.Namespace) -> int:
+    if args.path != "-" and Path(args.path).is_dir():
+        return _count_tree(args)
     data = _read(args.path)
     per = _api.count_tokens_per_record(data, chars_per_token=args.chars_per_token)
     records: list[Any] = _records(data)
@@ -293,6 +359,28 @@ def _session_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--jobs must be an int >= 1, not {text!r}")
+    return n
+
+
+def _tree_options(g: Any) -> None:
+    g.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="threads (default: MSGNORM_NUM_THREADS, else every CPU)",
+    )
+    g.add_argument("--glob", default="*.jsonl", help="which files (default: *.jsonl)")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="msgnorm",
@@ -317,7 +405,21 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--max-media", type=int, default=100, metavar="N", help="-1: no limit")
     n.add_argument("--max-tokens", type=int, default=None, metavar="N", help="trim to N tokens")
     n.add_argument("--pin", type=int, default=0, metavar="K", help="keep the first K records")
-    n.add_argument("-o", "--output", default=None, help="output file (default: stdout)")
+    n.add_argument(
+        "-o", "--output", default=None, help="output file (default: stdout), or directory"
+    )
+    d = n.add_argument_group(
+        "directory mode (PATH a directory, and --jobs, --engine or an -o directory)",
+        "each *.jsonl file under PATH is normalized on its own (a session file: its main "
+        "thread; --flat: a flat list) into OUTDIR/<relative path>.json, on every core",
+    )
+    _tree_options(d)
+    d.add_argument(
+        "--engine",
+        choices=["ray", "daft"],
+        default=None,
+        help="run on Ray (RAY_ADDRESS, else a local cluster) or Daft instead of this process",
+    )
     n.set_defaults(func=_normalize)
 
     t = sub.add_parser("threads", help="the threads of a session: id, records, prompt, time")
@@ -342,9 +444,18 @@ def _parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_split)
 
     c = sub.add_parser("count", help="approximate tokens (SPEC §6): total, per type, biggest")
-    c.add_argument("path", help="transcript file, or - for standard input")
+    c.add_argument("path", help="transcript file, directory tree, or - for standard input")
     c.add_argument("--chars-per-token", type=float, default=4.0)
-    c.add_argument("--top", type=int, default=5, help="how many of the biggest records")
+    c.add_argument("--top", type=int, default=5, help="how many of the biggest records (files)")
+    g = c.add_argument_group("directory (each *.jsonl file: its session's main thread)")
+    g.add_argument("--flat", action="store_true", help="count each file as a flat list")
+    g.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: on a terminal; needs tqdm)",
+    )
+    _tree_options(g)
     c.set_defaults(func=_count)
     return p
 

@@ -48,7 +48,7 @@ fn borrow<'a, 'py>(objs: &'a [Bound<'py, PyAny>]) -> Vec<Result<Item<'a>, usize>
 }
 
 /// The error of item `i` as an exception object carrying `.item`.
-fn item_error<'py>(
+pub(crate) fn item_error<'py>(
     py: Python<'py>,
     i: usize,
     e: msgnorm_core::Error,

@@ -1,6 +1,7 @@
 //! Python bindings of msgnorm: conversion and dispatch only; the algorithms
 //! live in `msgnorm-core`.
 
+mod arrow;
 mod batch;
 mod conversation;
 mod read;
@@ -523,6 +524,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::count_tokens_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::default_num_threads, m)?)?;
     m.add_class::<conversation::Conversation>()?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(_force_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

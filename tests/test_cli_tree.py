@@ -1,0 +1,133 @@
+"""``msgnorm normalize DIR -o OUTDIR --jobs N`` and ``msgnorm count DIR``: a
+directory tree on every core (and on Ray and Daft), mirrored, summarised."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import msgnorm
+import pytest
+from engines import CORPUS_FILES, histories, write_tree
+
+
+def run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "msgnorm.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **env},
+    )
+
+
+def expected(data: bytes, session: bool = True) -> bytes:
+    if session:
+        data = msgnorm.load_session(data, kind="bytes").records
+    out: bytes = msgnorm.normalize_for_api(data)
+    return out + b"\n"
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes]]:
+    """1,000 session files in a tree (the corpus's among them)."""
+    root = tmp_path_factory.mktemp("sessions")
+    small = histories(60)
+    items = [small[i % len(small)] for i in range(1000 - len(CORPUS_FILES))]
+    files = write_tree(root, items)
+    assert len(files) == 1000
+    (root / "notes.txt").write_text("not a transcript")
+    return root, files
+
+
+def test_a_thousand_files_with_two_jobs(
+    tree: tuple[Path, dict[str, bytes]], tmp_path: Path
+) -> None:
+    root, files = tree
+    out = tmp_path / "out"
+    proc = run(["normalize", str(root), "-o", str(out), "--jobs", "2", "--progress"])
+    assert proc.returncode == 0, proc.stderr
+    written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert written == sorted(str(Path(rel).with_suffix(".json")) for rel in files)
+    records = 0
+    for rel, data in files.items():
+        got = (out / rel).with_suffix(".json").read_bytes()
+        assert got == expected(data), rel
+        records += len(json.loads(got))
+    lines = proc.stderr.splitlines()
+    summary = [line for line in lines if line.startswith("msgnorm: ")]
+    assert summary[0].startswith(
+        f"msgnorm: {len(files)} files, {len(files)} written, {records} records, 0 errors"
+    )
+    assert summary[1].startswith("msgnorm: repairs: ")
+    assert "normalizing: 100%" in proc.stderr and f"{len(files)}/{len(files)}" in proc.stderr
+
+
+def test_errors_are_listed_with_their_files(tmp_path: Path) -> None:
+    root = tmp_path / "in"
+    files = write_tree(root, histories(6), corpus=False)
+    (root / "bad").mkdir()
+    (root / "bad" / "broken.jsonl").write_bytes(b"{oops\n")
+    out = tmp_path / "out"
+    proc = run(["normalize", str(root), "-o", str(out) + "/", "--flat", "--no-progress"])
+    assert proc.returncode == 1
+    assert "msgnorm: error: bad/broken.jsonl: invalid JSON at line 1 column 2" in proc.stderr
+    assert f"{len(files) + 1} files, {len(files)} written" in proc.stderr
+    assert not (out / "bad" / "broken.json").exists()
+    for rel, data in files.items():
+        assert (out / rel).with_suffix(".json").read_bytes() == expected(data, session=False)
+
+
+def test_count_a_directory(tree: tuple[Path, dict[str, bytes]]) -> None:
+    root, files = tree
+    proc = run(["count", str(root), "--jobs", "2", "--top", "2"])
+    assert proc.returncode == 0, proc.stderr
+    total = sum(
+        msgnorm.count_tokens(msgnorm.load_session(d, kind="bytes").records) for d in files.values()
+    )
+    first = proc.stdout.splitlines()[0]
+    assert first.startswith(f"total: {total} tokens in {len(files)} files (")
+    assert proc.stdout.splitlines()[1] == "biggest 2 files:"
+
+
+def test_directory_mode_arguments(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    proc = run(["normalize", str(tmp_path / "in"), "--jobs", "2"])
+    assert proc.returncode == 2 and "needs -o OUTDIR" in proc.stderr
+    proc = run(["normalize", str(tmp_path / "in"), "-o", str(tmp_path / "in" / "o"), "-j", "1"])
+    assert proc.returncode == 2 and "must not be inside" in proc.stderr
+    proc = run(["normalize", str(tmp_path / "in"), "-o", str(tmp_path), "--max-tokens", "9"])
+    assert proc.returncode == 2 and "--max-tokens: not in directory mode" in proc.stderr
+    proc = run(["normalize", str(tmp_path / "in"), "-o", str(tmp_path / "o"), "--jobs", "0"])
+    assert proc.returncode == 2 and "--jobs must be an int >= 1" in proc.stderr
+    f = tmp_path / "one.jsonl"
+    f.write_text("")
+    proc = run(["normalize", str(f), "--jobs", "2"])
+    assert proc.returncode == 2 and "take a directory" in proc.stderr
+
+
+@pytest.mark.parametrize("engine", ["ray", "daft"])
+def test_engines_write_what_the_local_run_writes(
+    engine: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    pytest.importorskip("pyarrow", reason="pyarrow is not installed")
+    pytest.importorskip(engine, reason=f"{engine} is not installed for this Python")
+    root = tmp_path / "in"
+    files = write_tree(root, histories(40))
+    local, remote = tmp_path / "local", tmp_path / engine
+    assert run(["normalize", str(root), "-o", str(local), "--jobs", "2"]).returncode == 0
+    ray_dir = tmp_path_factory.mktemp("r")  # a short path: Ray's sockets live under it
+    env = {
+        "RAY_TMPDIR": str(ray_dir),  # Ray's files under pytest's directory
+        "RAY_AUTH_MODE": "disabled",
+        "RAY_USAGE_STATS_ENABLED": "0",
+    }
+    proc = run(["normalize", str(root), "-o", str(remote), "--engine", engine, "-j", "2"], **env)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{len(files)} files, {len(files)} written" in proc.stderr
+    for rel in files:
+        target = Path(rel).with_suffix(".json")
+        assert (remote / target).read_bytes() == (local / target).read_bytes(), rel
