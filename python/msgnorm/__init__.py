@@ -28,6 +28,13 @@ from .batch import (
     normalize_batch_report,
 )
 from .conversation import Conversation
+from .editing import (
+    EditReport,
+    clear_thinking,
+    clear_thinking_report,
+    clear_tool_results,
+    clear_tool_results_report,
+)
 from .errors import (
     BudgetError,
     InvalidRecordError,
@@ -131,6 +138,7 @@ __all__ = [
     "Content",
     "Conversation",
     "DocumentBlock",
+    "EditReport",
     "Entry",
     "ImageBlock",
     "InvalidRecordError",
@@ -164,6 +172,10 @@ __all__ = [
     "WebFetchToolResultBlock",
     "WebSearchToolResultBlock",
     "__version__",
+    "clear_thinking",
+    "clear_thinking_report",
+    "clear_tool_results",
+    "clear_tool_results_report",
     "count_tokens",
     "count_tokens_batch",
     "count_tokens_per_record",

@@ -202,6 +202,9 @@ pub fn edit<'a, H: Clone>(
                 continue;
             }
             if protected(i) {
+                // The current tool loop's thinking goes back unchanged (it
+                // counts as one of the turns kept).
+                kept += 1;
                 continue;
             }
             if th.keep_turns.is_none_or(|k| kept < k) {

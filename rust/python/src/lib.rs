@@ -427,6 +427,81 @@ fn render_attachment(
 }
 
 /// `{"role": type, "content": message.content}` per user/assistant record.
+/// Context editing on JSON input (issue 15); the Python layer converts lists.
+/// `trigger` is `("input_tokens" | "tool_uses", n)`; `clear_tool_inputs` is
+/// cleared for every tool with `clear_all_inputs`, else for `clear_inputs_of`.
+#[pyfunction]
+#[pyo3(signature = (records, tools, trigger_kind, trigger_value, keep, clear_at_least, exclude_tools, clear_all_inputs, clear_inputs_of, placeholder, thinking, keep_turns))]
+#[allow(clippy::too_many_arguments)]
+fn clear_context<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    tools: bool,
+    trigger_kind: &str,
+    trigger_value: u64,
+    keep: usize,
+    clear_at_least: u64,
+    exclude_tools: Vec<String>,
+    clear_all_inputs: bool,
+    clear_inputs_of: Vec<String>,
+    placeholder: String,
+    thinking: bool,
+    keep_turns: Option<usize>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    use msgnorm_core::editing::{ClearInputs, ThinkingOptions, ToolOptions, Trigger};
+    let trigger = match trigger_kind {
+        "input_tokens" => Trigger::InputTokens(trigger_value),
+        "tool_uses" => Trigger::ToolUses(trigger_value),
+        other => {
+            return Err(to_pyerr(
+                py,
+                Failure::Core(Error::value(format!(
+                    "trigger type must be 'input_tokens' or 'tool_uses', not {other:?}"
+                ))),
+            ))
+        }
+    };
+    let t = ToolOptions {
+        trigger,
+        keep,
+        clear_at_least,
+        exclude_tools,
+        clear_inputs: if clear_all_inputs {
+            ClearInputs::All
+        } else if clear_inputs_of.is_empty() {
+            ClearInputs::None
+        } else {
+            ClearInputs::Tools(clear_inputs_of)
+        },
+        placeholder,
+    };
+    let th = ThinkingOptions { keep_turns };
+    let inp = input(records)?;
+    if let Input::List(_) = inp {
+        return Err(to_pyerr(
+            py,
+            Failure::Core(Error::value(
+                "internal: clear_context takes JSON (the Python layer converts lists)",
+            )),
+        ));
+    }
+    let (out, rep) = on_json(py, &inp, |d| {
+        msgnorm_core::on_json::clear_context(d, tools.then_some(&t), thinking.then_some(th))
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("results_cleared", rep.results_cleared)?;
+    d.set_item("inputs_cleared", rep.inputs_cleared)?;
+    d.set_item("thinking_cleared", rep.thinking_cleared)?;
+    d.set_item("tokens_before", rep.tokens_before)?;
+    d.set_item("tokens_after", rep.tokens_after)?;
+    d.set_item(
+        "tokens_saved",
+        rep.tokens_before.saturating_sub(rep.tokens_after),
+    )?;
+    d.set_item("first_changed", rep.first_changed)?;
+    Ok((json_out(py, &inp, out)?, d))
+}
+
 #[pyfunction]
 fn to_anthropic<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let inp = input(records)?;
@@ -509,6 +584,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trim_to_budget, m)?)?;
     m.add_function(wrap_pyfunction!(split_for_summary, m)?)?;
     m.add_function(wrap_pyfunction!(to_anthropic, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_context, m)?)?;
     m.add_function(wrap_pyfunction!(render_attachment, m)?)?;
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(derive_short_message_id, m)?)?;
