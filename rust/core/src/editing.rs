@@ -115,7 +115,7 @@ pub fn edit<'a, H: Clone>(
     let mut note = |i: usize| first = Some(first.map_or(i, |f: usize| f.min(i)));
 
     if let Some(t) = tools {
-        let changes = plan_tools(recs, t, report.tokens_before, &protected, info)?;
+        let changes = plan_tools(recs, t, p, report.tokens_before, &protected, info)?;
         if !changes.is_empty() {
             // The cost of each touched record after the changes.
             let mut costs: AHashMap<usize, Cost> = AHashMap::new();
@@ -252,6 +252,7 @@ fn tool_info<H>(
 fn plan_tools<H>(
     recs: &[Record<'_, H>],
     t: &ToolOptions,
+    p: &CountParams,
     tokens: u64,
     protected: &dyn Fn(usize) -> bool,
     info: &dyn Fn(&H) -> Result<ToolUseInfo>,
@@ -275,6 +276,7 @@ fn plan_tools<H>(
         return Ok(Vec::new());
     }
     let clearable = uses.saturating_sub(t.keep);
+    let placeholder_chars = t.placeholder.chars().count() as u64;
     let exclude: AHashSet<&str> = t.exclude_tools.iter().map(String::as_str).collect();
     let inputs_of: Option<AHashSet<&str>> = match &t.clear_inputs {
         ClearInputs::Tools(v) => Some(v.iter().map(String::as_str).collect()),
@@ -327,7 +329,7 @@ fn plan_tools<H>(
                         continue;
                     }
                     let done = matches!(&b.inner, Some(Content::Str(s)) if *s == t.placeholder);
-                    if !done {
+                    if !done && saves(b.cost, placeholder_chars, p) {
                         changes.push(Change::Result(ri, bi));
                     }
                 }
@@ -336,6 +338,23 @@ fn plan_tools<H>(
         }
     }
     Ok(changes)
+}
+
+/// Whether replacing content of cost `c` by a placeholder of `chars` code
+/// points lowers the §6 count of any record holding it (so clearing never
+/// raises the count: a result no bigger than the placeholder stays).
+fn saves(c: Cost, chars: u64, p: &CountParams) -> bool {
+    let fixed = c
+        .images
+        .saturating_mul(p.tokens_per_image)
+        .saturating_add(c.documents.saturating_mul(p.tokens_per_document));
+    if chars <= c.chars {
+        chars < c.chars || fixed > 0
+    } else {
+        // More characters: the record's ceil() may grow by up to this many tokens.
+        let grow = ((chars - c.chars) as f64 / p.chars_per_token).ceil() as u64 + 1;
+        fixed > grow
+    }
 }
 
 impl ToolOptions {
