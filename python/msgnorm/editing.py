@@ -181,7 +181,10 @@ def clear_tool_results(
     ``clear_tool_inputs`` is ``True`` or names its tool), except tools in
     ``exclude_tools`` and the current tool loop (the last assistant record with
     ``tool_use`` blocks and the user record after it), which is never touched.
-    If that would free fewer than ``clear_at_least`` tokens, nothing changes.
+    A result no bigger than the placeholder (fewer characters, no media) stays:
+    clearing never raises the token count. If all that would free fewer than
+    ``clear_at_least`` tokens, nothing changes (Anthropic's rule; LangChain
+    instead stops once it has freed that many).
     Results are replaced, never removed, so ``tool_use``/``tool_result``
     pairing holds; records before the first changed one are unchanged (byte
     for byte for JSON input). Run it on :func:`msgnorm.normalize_for_api`'s output.
