@@ -523,7 +523,9 @@ def tool_histories(draw: Any) -> list[Rec]:
         k += len(ids)
         names = [draw(st.sampled_from(["Bash", "Read", "Écrire"])) for _ in ids]
         recs.append(
-            assistant(f"a{i}", [tool_use(t, n, {"q": "x" * 30}) for t, n in zip(ids, names)])
+            assistant(
+                f"a{i}", [tool_use(t, n, {"q": "x" * 30}) for t, n in zip(ids, names, strict=False)]
+            )
         )
         recs.append(
             user(
@@ -626,3 +628,16 @@ def test_corpus_clearing_to_half_keeps_the_guarantees(path: Path) -> None:
     assert msgnorm.count_tokens(out) <= total
     if rep["tokens_before"] > half and rep["results_cleared"]:
         assert rep["tokens_after"] < rep["tokens_before"]
+
+
+def test_dicts_unchanged_records_are_the_input_objects() -> None:
+    recs = loop_history(6)
+    out, rep = msgnorm.clear_tool_results_report(recs, trigger=None)
+    first = rep["first_changed"]
+    assert first == 2
+    assert all(out[i] is recs[i] for i in range(first))
+    assert out[first] is not recs[first]
+    assert out[-1] is recs[-1]
+    # a changed record shares its unchanged blocks
+    out = msgnorm.clear_tool_results(recs, trigger=None, clear_tool_inputs=True)
+    assert out[1]["message"]["content"][0] is recs[1]["message"]["content"][0]

@@ -21,10 +21,10 @@ Defaults are Anthropic's documented ones; the placeholder is LangChain's
 (``ClearToolUsesEdit``: ``"[cleared]"``).  Token counts are SPEC §6's
 ``count_tokens`` with its default parameters.
 
-The work is done by the Rust core on JSON text. A list of dicts or of msgnorm
-Structs is converted through JSON (msgspec) on the way in and out, so its output
-records are new objects (equal to the input's where nothing changed), not the
-input's own objects as with :func:`msgnorm.normalize_for_api`.
+The Rust core does the work on all three input kinds (JSON ``bytes``/``str``, a
+list of dicts, a list of msgnorm Structs), in one linear pass. The input is never
+mutated; records the call did not change are the input's own objects (like
+slicing), changed ones are fresh shallow copies sharing unchanged blocks.
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
-import msgspec
-
 from . import _native
-from .errors import InvalidRecordError, MsgnormError
+from ._api import _prepare
+from .errors import MsgnormError
+from .model import _gc_paused
 
 __all__ = [
     "DEFAULT_PLACEHOLDER",
@@ -92,31 +92,10 @@ def _names(name: str, value: object) -> list[str]:
 
 
 def _run(records: Any, **kw: Any) -> tuple[Any, EditReport]:
-    """Calls the core on JSON text, converting a list of dicts or Structs."""
-    if isinstance(records, (bytearray, memoryview)):
-        records = bytes(records)
-    if isinstance(records, (bytes, str)):
-        out, report = _native.clear_context(records, **kw)
-        return out, report
-    if not isinstance(records, list):
-        raise InvalidRecordError(
-            "records: expected a list of records, JSON bytes or a JSON str, "
-            f"not {type(records).__name__}",
-            None,
-            "records",
-        )
-    structs = any(hasattr(type(r), "__struct_fields__") for r in records[:1])
-    if structs:
-        from .model import decode, encode
-
-        data = encode(records)
-    else:
-        try:
-            data = msgspec.json.encode(records)
-        except (TypeError, msgspec.EncodeError) as e:
-            raise InvalidRecordError(f"records: not JSON-shaped: {e}", None, "records") from e
-    out, report = _native.clear_context(data, **kw)
-    return (decode(out) if structs else msgspec.json.decode(out)), report
+    """Calls the core: JSON text, or a list of dicts or msgnorm Structs read natively."""
+    with _gc_paused():  # the call may build many objects; see model._gc_paused
+        out, report = _native.clear_context(_prepare(records), **kw)
+    return out, report
 
 
 def clear_tool_results_report(

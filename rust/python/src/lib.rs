@@ -477,17 +477,35 @@ fn clear_context<'py>(
     };
     let th = ThinkingOptions { keep_turns };
     let inp = input(records)?;
-    if let Input::List(_) = inp {
-        return Err(to_pyerr(
-            py,
-            Failure::Core(Error::value(
-                "internal: clear_context takes JSON (the Python layer converts lists)",
-            )),
-        ));
-    }
-    let (out, rep) = on_json(py, &inp, |d| {
-        msgnorm_core::on_json::clear_context(d, tools.then_some(&t), thinking.then_some(th))
-    })?;
+    let (out, rep) = match &inp {
+        Input::List(l) => {
+            let ctx = Ctx::for_list(l)?;
+            let info = |h: &read::Obj<'py>| py_tool_info(&ctx, h);
+            let mut recs = guard(|| {
+                t.check()?;
+                read_records(&ctx, l, true)
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+            let rep = guard(|| {
+                Ok(msgnorm_core::editing::edit(
+                    &mut recs,
+                    tools.then_some(&t),
+                    thinking.then_some(th),
+                    &CountParams::default(),
+                    &info,
+                )?)
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+            // Unchanged records are the input's own objects (slicing semantics).
+            (write::records_to_py(&ctx, &recs, true)?.into_any(), rep)
+        }
+        _ => {
+            let (out, rep) = on_json(py, &inp, |d| {
+                msgnorm_core::on_json::clear_context(d, tools.then_some(&t), thinking.then_some(th))
+            })?;
+            (json_out(py, &inp, out)?, rep)
+        }
+    };
     let d = PyDict::new(py);
     d.set_item("results_cleared", rep.results_cleared)?;
     d.set_item("inputs_cleared", rep.inputs_cleared)?;
@@ -499,7 +517,38 @@ fn clear_context<'py>(
         rep.tokens_before.saturating_sub(rep.tokens_after),
     )?;
     d.set_item("first_changed", rep.first_changed)?;
-    Ok((json_out(py, &inp, out)?, d))
+    Ok((out, d))
+}
+
+/// A tool_use block's name and whether its input is `{}` (a dict or a Struct).
+fn py_tool_info<'py>(
+    ctx: &Ctx<'py>,
+    b: &read::Obj<'py>,
+) -> msgnorm_core::Result<msgnorm_core::editing::ToolUseInfo> {
+    let pyerr = |e: PyErr| Error::value(format!("reading a tool_use block: {e}"));
+    let mut info = msgnorm_core::editing::ToolUseInfo::default();
+    let Some(view) = ctx.view(b).map_err(pyerr)? else {
+        return Ok(info);
+    };
+    if let Some(name) = ctx.get(&view, "name").map_err(pyerr)? {
+        match name.cast::<PyString>() {
+            Ok(s) => {
+                let s = s.to_cow().map_err(pyerr)?;
+                info.name_chars = s.chars().count() as u64;
+                info.name = s.into_owned();
+            }
+            Err(_) => {
+                info.name_chars = read::j_of(ctx, &name, 0, &"name").map_err(|e| match e {
+                    Failure::Core(e) => e,
+                    Failure::Py(e) => pyerr(e),
+                })?
+            }
+        }
+    }
+    if let Some(input) = ctx.get(&view, "input").map_err(pyerr)? {
+        info.input_empty = input.cast::<PyDict>().is_ok_and(|d| d.is_empty());
+    }
+    Ok(info)
 }
 
 #[pyfunction]
