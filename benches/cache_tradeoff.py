@@ -28,7 +28,6 @@ if str(BENCH_DIR) not in sys.path:
     sys.path.insert(0, str(BENCH_DIR))
 
 import generate  # noqa: E402
-
 import msgnorm  # noqa: E402
 
 
