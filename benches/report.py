@@ -375,7 +375,7 @@ class Report:
             f"Context editing: the normalized history ({len(norm):,} records), every tool "
             f"result but the last 3 cleared ({rep['results_cleared']:,} results, "
             f"{rep['tokens_saved']:,} of {rep['tokens_before']:,} tokens); msgnorm on dicts "
-            "(converted through JSON), LangChain on a fresh copy of the message list."
+            "(read natively), LangChain on a fresh copy of the message list."
         )
         c = {
             "ours": Contender(
