@@ -63,7 +63,7 @@ def split_for_summary(
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
 def clear_context(
-    records: bytes | str,
+    records: Any,
     tools: bool,
     trigger_kind: str,
     trigger_value: int,
