@@ -412,7 +412,10 @@ tool_options = st.fixed_dictionaries(
 
 def _edit(records: Any, topts: dict[str, Any], keep_turns: Any) -> tuple[Any, int | None]:
     out, r1 = msgnorm.clear_tool_results_report(records, **topts)
+    assert r1["tokens_after"] == msgnorm.count_tokens(out)
+    assert r1["tokens_before"] == msgnorm.count_tokens(records)
     out, r2 = msgnorm.clear_thinking_report(out, keep_turns=keep_turns)
+    assert r2["tokens_after"] == msgnorm.count_tokens(out)
     firsts = [f for f in (r1["first_changed"], r2["first_changed"]) if f is not None]
     return out, min(firsts) if firsts else None
 
