@@ -390,6 +390,82 @@ mod tests {
         .unwrap()
     }
 
+    fn opts(keep: usize, least: u64) -> super::ToolOptions {
+        super::ToolOptions {
+            trigger: super::Trigger::ToolUses(0),
+            keep,
+            clear_at_least: least,
+            exclude_tools: vec![],
+            clear_inputs: super::ClearInputs::None,
+            placeholder: "[cleared]".into(),
+        }
+    }
+
+    /// `n` loops of tool_use `t{i}` with a result of `len` characters, then a reply.
+    fn loops(n: usize, len: usize) -> String {
+        let mut v = vec![
+            r#"{"type":"user","uuid":"u","message":{"role":"user","content":"go"}}"#.to_string(),
+        ];
+        for i in 0..n {
+            v.push(format!(r#"{{"type":"assistant","uuid":"a{i}","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"t{i}","name":"Read","input":{{}}}}]}}}}"#));
+            v.push(format!(r#"{{"type":"user","uuid":"r{i}","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{i}","content":"{}"}}]}}}}"#, "x".repeat(len)));
+        }
+        format!("[{}]", v.join(","))
+    }
+
+    #[test]
+    fn clear_at_least_is_all_or_nothing() {
+        let src = loops(5, 400);
+        let (_, all) =
+            crate::on_json::clear_context(src.as_bytes(), Some(&opts(1, 0)), None).unwrap();
+        // keep=1 keeps t4 (also the current loop): t0..t3 are cleared
+        assert_eq!(all.results_cleared, 4);
+        let saved = all.tokens_before - all.tokens_after;
+        let (out, none) =
+            crate::on_json::clear_context(src.as_bytes(), Some(&opts(1, saved + 1)), None).unwrap();
+        assert_eq!(none.first_changed, None);
+        assert_eq!(String::from_utf8(out).unwrap(), src);
+        let (_, exact) =
+            crate::on_json::clear_context(src.as_bytes(), Some(&opts(1, saved)), None).unwrap();
+        assert_eq!(exact, all);
+    }
+
+    #[test]
+    fn small_results_stay_and_the_count_never_grows() {
+        let src = loops(4, 3);
+        let (out, rep) =
+            crate::on_json::clear_context(src.as_bytes(), Some(&opts(0, 0)), None).unwrap();
+        assert_eq!(rep.results_cleared, 0);
+        assert_eq!(rep.first_changed, None);
+        assert_eq!(String::from_utf8(out).unwrap(), src);
+    }
+
+    #[test]
+    fn thinking_that_would_empty_a_record_stays() {
+        let src = r#"[{"type":"user","uuid":"u","message":{"role":"user","content":"q"}},
+{"type":"assistant","uuid":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"}]}},
+{"type":"user","uuid":"v","message":{"role":"user","content":"q"}},
+{"type":"assistant","uuid":"b","message":{"role":"assistant","content":[{"type":"redacted_thinking","data":"d"},{"type":"text","text":"r"}]}},
+{"type":"user","uuid":"w","message":{"role":"user","content":"q"}}]"#;
+        let th = super::ThinkingOptions {
+            keep_turns: Some(0),
+        };
+        let (out, rep) = crate::on_json::clear_context(src.as_bytes(), None, Some(th)).unwrap();
+        assert_eq!(rep.thinking_cleared, 1);
+        assert_eq!(rep.first_changed, Some(3));
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains(r#""content":[{"type":"thinking","thinking":"t","signature":"s"}]"#));
+        assert!(
+            out.contains(r#""content":[{"type":"text","text":"r"}]"#),
+            "{out}"
+        );
+        let all = super::ThinkingOptions { keep_turns: None };
+        let (same, rep) = crate::on_json::clear_context(src.as_bytes(), None, Some(all)).unwrap();
+        assert_eq!(rep.thinking_cleared, 0);
+        // Records are copied byte for byte (the array's own whitespace is not kept).
+        assert_eq!(String::from_utf8(same).unwrap(), src.replace(",\n", ","));
+    }
+
     #[test]
     fn clears_old_results_and_inputs_but_not_the_current_loop() {
         let src = r#"[{"type":"user","uuid":"u0","message":{"role":"user","content":"hi"}},
