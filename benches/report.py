@@ -345,6 +345,55 @@ class Report:
         gc.unfreeze()
         gc.collect()
 
+    def editing(self) -> None:
+        n = self.plan.size
+        mn = self.mn
+        target = "≥ 100× faster"
+        m = f"clear_tool_results vs LangChain ClearToolUsesEdit.apply ({fmt_n(n)})"
+        if mn is None:
+            self.skip(m, target, f"msgnorm does not import: {self.mn_why}")
+            return
+        try:
+            from langchain.agents.middleware.context_editing import ClearToolUsesEdit
+            from langchain_core.messages.utils import count_tokens_approximately
+        except ImportError:
+            self.skip(m, target, "langchain (v1) is not installed")
+            return
+        try:
+            norm = mn.normalize_for_api(generate.generate(n))
+            lc_norm = harness.to_langchain(norm)
+        except Exception as e:
+            self.errors.append(f"editing setup: {type(e).__name__}: {e}")
+            self.rows.append(Row(m, "n/a", "n/a", "n/a", target, "ERROR"))
+            return
+        edit = ClearToolUsesEdit(trigger=-1, keep=3)
+
+        def lc_run() -> Any:
+            msgs = list(lc_norm)
+            edit.apply(msgs, count_tokens=count_tokens_approximately)
+            return msgs
+
+        _, rep = mn.clear_tool_results_report(norm, trigger=None, keep=3)
+        self.notes.append(
+            f"Context editing: the normalized history ({len(norm):,} records), every tool "
+            f"result but the last 3 cleared ({rep['results_cleared']:,} results, "
+            f"{rep['tokens_saved']:,} of {rep['tokens_before']:,} tokens); msgnorm on dicts "
+            "(read natively), LangChain on a fresh copy of the message list."
+        )
+        c = {
+            "ours": Contender(
+                "ours clear_tool_results", lambda: mn.clear_tool_results(norm, trigger=None)
+            ),
+            "lc": Contender("langchain ClearToolUsesEdit.apply", lc_run),
+        }
+        gc.collect()
+        gc.freeze()
+        self.log(f"editing, {fmt_n(n)} records")
+        self.race(list(c.values()), rounds=min(self.plan.rounds, 3))
+        self.ratio_row(m, c["ours"], c["lc"], target=100, faster=True)
+        gc.unfreeze()
+        gc.collect()
+
     def sessions(self) -> None:
         """The session loader against normalize_for_api on the same JSON Lines, and the
         Agent SDK's own reader (its JSON Lines parse and chain walk, pure Python)."""
@@ -762,7 +811,8 @@ class Report:
             f"- Machine: {os.cpu_count()} cores, {cpu_model()}, {mem_total_gib()} RAM, "
             f"{platform.system()} {platform.release()}",
             f"- Versions: Python {platform.python_version()}, msgspec {msgspec.__version__}, "
-            f"msgnorm {mn_version}, langchain-core {harness.version_of('langchain-core')}",
+            f"msgnorm {mn_version}, langchain-core {harness.version_of('langchain-core')}, "
+            f"langchain {harness.version_of('langchain')}",
             f"- Date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}; load average before the run: "
             f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}",
             "",
@@ -831,6 +881,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.only_scale:
             rep.normalize()
             rep.tokens()
+            rep.editing()
             rep.sessions()
             rep.conversation()
             rep.scaling()

@@ -254,3 +254,73 @@ def test_follow_tails_a_growing_session(tmp_path: Path, example: bytes) -> None:
         f.write('{"broken\n')
     assert "1 broken line(s) skipped" in proc.stdout.readline().decode()
     assert proc.wait(timeout=30) == 0
+
+
+def _tool_history(path: Path, n: int) -> list[dict[str, Any]]:
+    recs: list[dict[str, Any]] = [
+        {"type": "user", "uuid": "u", "message": {"role": "user", "content": "go"}}
+    ]
+    for i in range(n):
+        recs.append(
+            {
+                "type": "assistant",
+                "uuid": f"a{i}",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "thinking", "thinking": "t" * 40, "signature": "s"},
+                        {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"p": i}},
+                    ],
+                },
+            }
+        )
+        recs.append(
+            {
+                "type": "user",
+                "uuid": f"r{i}",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": f"t{i}", "content": "o" * 200}
+                    ],
+                },
+            }
+        )
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return recs
+
+
+def test_normalize_clear_tool_results_and_thinking(tmp_path: Path) -> None:
+    path = tmp_path / "h.jsonl"
+    history = _tool_history(path, 6)
+    proc = run(["normalize", str(path), "--flat", "--clear-tool-results", "--clear-thinking=0"])
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    norm = msgnorm.normalize_for_api(history)
+    expect, r1 = msgnorm.clear_tool_results_report(norm, trigger=None, keep=3)
+    expect, r2 = msgnorm.clear_thinking_report(expect, keep_turns=0)
+    assert out == expect and r1["results_cleared"] == 3 and r2["thinking_cleared"] == 5
+    saved = r1["tokens_saved"] + r2["tokens_saved"]
+    line = proc.stderr.decode().strip()
+    assert line.startswith("msgnorm: 13 records in, 13 out; repairs: none; ")
+    assert line.endswith(f"cleared: 3 tool results, 5 thinking blocks, {saved} tokens saved")
+    # KEEP given: the last 5 tool uses keep their results
+    proc = run(["normalize", str(path), "--flat", "--clear-tool-results=5"])
+    assert "cleared: 1 tool results, 0 thinking blocks" in proc.stderr.decode()
+    # without the flags the summary line is unchanged
+    proc = run(["normalize", str(path), "--flat"])
+    assert "cleared" not in proc.stderr.decode()
+    proc = run(["normalize", str(path), "--clear-tool-results=-1"])
+    assert proc.returncode == 2
+
+
+def test_normalize_clearing_happens_before_the_token_budget(tmp_path: Path) -> None:
+    path = tmp_path / "h.jsonl"
+    history = _tool_history(path, 6)
+    norm = msgnorm.clear_tool_results(msgnorm.normalize_for_api(history), trigger=None, keep=0)
+    budget = msgnorm.count_tokens(norm)
+    proc = run(
+        ["normalize", str(path), "--flat", "--clear-tool-results=0", "--max-tokens", str(budget)]
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == norm  # fits once cleared: nothing trimmed

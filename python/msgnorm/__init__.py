@@ -29,6 +29,13 @@ from .batch import (
     normalize_batch_report,
 )
 from .conversation import Conversation
+from .editing import (
+    EditReport,
+    clear_thinking,
+    clear_thinking_report,
+    clear_tool_results,
+    clear_tool_results_report,
+)
 from .errors import (
     BudgetError,
     InvalidRecordError,
@@ -132,6 +139,7 @@ __all__ = [
     "Content",
     "Conversation",
     "DocumentBlock",
+    "EditReport",
     "Entry",
     "ImageBlock",
     "InvalidRecordError",
@@ -166,6 +174,10 @@ __all__ = [
     "WebSearchToolResultBlock",
     "__version__",
     "arrow",
+    "clear_thinking",
+    "clear_thinking_report",
+    "clear_tool_results",
+    "clear_tool_results_report",
     "count_tokens",
     "count_tokens_batch",
     "count_tokens_per_record",

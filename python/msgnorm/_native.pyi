@@ -13,6 +13,7 @@ __all__ = [
     "_force_panic",
     "arrow_count_tokens",
     "arrow_normalize",
+    "clear_context",
     "count_tokens_batch",
     "count_tokens_per_record",
     "default_num_threads",
@@ -63,6 +64,20 @@ def split_for_summary(
     counting: tuple[float, int, int, int],
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
+def clear_context(
+    records: Any,
+    tools: bool,
+    trigger_kind: str,
+    trigger_value: int,
+    keep: int,
+    clear_at_least: int,
+    exclude_tools: list[str],
+    clear_all_inputs: bool,
+    clear_inputs_of: list[str],
+    placeholder: str,
+    thinking: bool,
+    keep_turns: int | None,
+) -> tuple[Any, Any]: ...
 def render_attachment(
     attachment: Any, attachment_templates: dict[str, str | None] | None = None
 ) -> str | None: ...

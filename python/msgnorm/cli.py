@@ -14,6 +14,7 @@ import msgspec
 from . import _api, _tree, session
 from ._native import __version__
 from .conversation import Conversation
+from .editing import clear_thinking_report, clear_tool_results_report
 from .errors import MsgnormError
 
 __all__ = ["main"]
@@ -117,6 +118,9 @@ def _normalize(args: argparse.Namespace) -> int:
         max_media=None if args.max_media < 0 else args.max_media,
         short_ids=args.short_ids,
     )
+    cleared = None
+    if args.clear_tool_results is not None or args.clear_thinking is not None:
+        out, cleared = _clear(out, args)
     if args.max_tokens is not None:
         out = _api.trim_to_budget(out, args.max_tokens, pin=args.pin)
     n_out = len(msgspec.json.decode(out, type=list[msgspec.Raw]))
@@ -126,8 +130,43 @@ def _normalize(args: argparse.Namespace) -> int:
     line = _summary(_count_records(data), n_out, report)
     if loaded is not None:  # one line: what the loader chose and skipped, then the repairs
         line = f"msgnorm: {loaded.summary()} | {line.removeprefix('msgnorm: ')}"
+    if cleared is not None:
+        line += (
+            f"; cleared: {cleared['results_cleared']} tool results, "
+            f"{cleared['thinking_cleared']} thinking blocks, "
+            f"{cleared['tokens_saved']} tokens saved"
+        )
     print(line, file=sys.stderr)
     return 0
+
+
+def _clear(out: bytes, args: argparse.Namespace) -> tuple[bytes, dict[str, int]]:
+    """``--clear-tool-results[=KEEP]`` (always fires) then ``--clear-thinking[=KEEP]``."""
+    total: dict[str, int] = {"results_cleared": 0, "thinking_cleared": 0, "tokens_saved": 0}
+    if args.clear_tool_results is not None:
+        out, rep = clear_tool_results_report(out, trigger=None, keep=args.clear_tool_results)
+        total["results_cleared"] += rep["results_cleared"]
+        total["tokens_saved"] += rep["tokens_saved"]
+    if args.clear_thinking is not None:
+        keep: int | str = args.clear_thinking
+        out, rep = clear_thinking_report(out, keep_turns=keep)  # type: ignore[arg-type]
+        total["thinking_cleared"] += rep["thinking_cleared"]
+        total["tokens_saved"] += rep["tokens_saved"]
+    return out, total
+
+
+def _keep_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an int >= 0, not {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected an int >= 0, not {text!r}")
+    return n
+
+
+def _keep_turns(text: str) -> int | str:
+    return "all" if text == "all" else _keep_count(text)
 
 
 def _threads(args: argparse.Namespace) -> int:
@@ -403,6 +442,25 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--strict", action="store_true", help="raise instead of repairing pairing")
     n.add_argument("--short-ids", action="store_true", help="append [id:xxxxxx] to user texts")
     n.add_argument("--max-media", type=int, default=100, metavar="N", help="-1: no limit")
+    n.add_argument(
+        "--clear-tool-results",
+        nargs="?",
+        const=3,
+        default=None,
+        type=_keep_count,
+        metavar="KEEP",
+        help="replace the results of all but the last KEEP tool uses (default 3) by "
+        "'[cleared]', the current tool loop excepted; before --max-tokens",
+    )
+    n.add_argument(
+        "--clear-thinking",
+        nargs="?",
+        const=1,
+        default=None,
+        type=_keep_turns,
+        metavar="KEEP",
+        help="drop thinking but in the last KEEP assistant turns (default 1, or 'all')",
+    )
     n.add_argument("--max-tokens", type=int, default=None, metavar="N", help="trim to N tokens")
     n.add_argument("--pin", type=int, default=0, metavar="K", help="keep the first K records")
     n.add_argument(

@@ -94,8 +94,28 @@ impl Texts {
     fn end(&self) -> usize {
         self.starts.last().copied().unwrap_or(0)
     }
-    fn push(&mut self, t: &str) {
+    /// Truncates to the end of the last text, with its separator: `api_bytes`
+    /// puts `]` in place of the last separator until the next call.
+    fn reseal(&mut self) {
         self.text.truncate(self.end());
+        if self.len() > 0 {
+            self.text.pop();
+            self.text.push(self.sep);
+        }
+    }
+    /// The text up to the end of the last text, the last separator included.
+    fn sealed(&self) -> std::borrow::Cow<'_, str> {
+        let t = &self.text[..self.end()];
+        if self.len() > 0 && !t.ends_with(self.sep) {
+            let mut o = t[..t.len() - 1].to_owned();
+            o.push(self.sep);
+            std::borrow::Cow::Owned(o)
+        } else {
+            std::borrow::Cow::Borrowed(t)
+        }
+    }
+    fn push(&mut self, t: &str) {
+        self.reseal();
         self.text.push_str(t);
         self.text.push(self.sep);
         self.starts.push(self.text.len());
@@ -324,8 +344,7 @@ impl Conversation {
     /// takes `&mut self`). The work is the tail's size.
     pub fn api_bytes(&mut self) -> Result<&[u8]> {
         self.update()?;
-        let end = self.out.end();
-        self.out.text.truncate(end);
+        self.out.reseal();
         if let Some(t) = &self.tail {
             self.out.text.push_str(&t.out.text);
         }
@@ -349,6 +368,9 @@ impl Conversation {
         let mut out = Vec::with_capacity(a.len() + b.len() + 2);
         out.push(b'[');
         out.extend_from_slice(a.as_bytes());
+        if let Some(last) = out.last_mut().filter(|_| !a.is_empty()) {
+            *last = b','; // `api_bytes` may have left `]` in place of the separator
+        }
         out.extend_from_slice(b.as_bytes());
         if out.len() > 1 {
             out.pop(); // the last separator
@@ -706,7 +728,7 @@ impl Writer {
         }
     }
     fn texts(&mut self, t: &Texts) {
-        self.bytes(&t.text.as_bytes()[..t.end()]);
+        self.bytes(t.sealed().as_bytes());
         self.usize(t.starts.len());
         for &s in &t.starts {
             self.usize(s);

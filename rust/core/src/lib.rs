@@ -9,6 +9,7 @@
 pub mod batch;
 pub mod conversation;
 pub mod cutoff;
+pub mod editing;
 pub mod error;
 pub mod ids;
 pub mod json;
@@ -197,6 +198,27 @@ pub mod on_json {
         let loaded = crate::session::load(&[file], &crate::session::Options::default())?;
         // The loader does not count: the thread's text is read again with costs.
         count_tokens_per_record(&loaded.write_chain(), p)
+    }
+
+    /// Context editing (issue 15): clears tool results/inputs and thinking.
+    pub fn clear_context(
+        data: &[u8],
+        tools: Option<&crate::editing::ToolOptions>,
+        thinking: Option<crate::editing::ThinkingOptions>,
+    ) -> Result<(Vec<u8>, crate::editing::EditReport)> {
+        if let Some(t) = tools {
+            t.check()?;
+        }
+        let src = utf8(data)?;
+        let mut recs = read_records(src, ReadOpts::COUNT)?;
+        let report = crate::editing::edit(
+            &mut recs,
+            tools,
+            thinking,
+            &CountParams::default(),
+            &crate::json::tool_use_info,
+        )?;
+        Ok((write_records(&recs)?, report))
     }
 
     /// `[{"role": type, "content": message.content}, ...]` of user/assistant records.

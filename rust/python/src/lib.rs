@@ -434,6 +434,130 @@ fn render_attachment(
 }
 
 /// `{"role": type, "content": message.content}` per user/assistant record.
+/// Context editing on JSON input (issue 15); the Python layer converts lists.
+/// `trigger` is `("input_tokens" | "tool_uses", n)`; `clear_tool_inputs` is
+/// cleared for every tool with `clear_all_inputs`, else for `clear_inputs_of`.
+#[pyfunction]
+#[pyo3(signature = (records, tools, trigger_kind, trigger_value, keep, clear_at_least, exclude_tools, clear_all_inputs, clear_inputs_of, placeholder, thinking, keep_turns))]
+#[allow(clippy::too_many_arguments)]
+fn clear_context<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    tools: bool,
+    trigger_kind: &str,
+    trigger_value: u64,
+    keep: usize,
+    clear_at_least: u64,
+    exclude_tools: Vec<String>,
+    clear_all_inputs: bool,
+    clear_inputs_of: Vec<String>,
+    placeholder: String,
+    thinking: bool,
+    keep_turns: Option<usize>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    use msgnorm_core::editing::{ClearInputs, ThinkingOptions, ToolOptions, Trigger};
+    let trigger = match trigger_kind {
+        "input_tokens" => Trigger::InputTokens(trigger_value),
+        "tool_uses" => Trigger::ToolUses(trigger_value),
+        other => {
+            return Err(to_pyerr(
+                py,
+                Failure::Core(Error::value(format!(
+                    "trigger type must be 'input_tokens' or 'tool_uses', not {other:?}"
+                ))),
+            ))
+        }
+    };
+    let t = ToolOptions {
+        trigger,
+        keep,
+        clear_at_least,
+        exclude_tools,
+        clear_inputs: if clear_all_inputs {
+            ClearInputs::All
+        } else if clear_inputs_of.is_empty() {
+            ClearInputs::None
+        } else {
+            ClearInputs::Tools(clear_inputs_of)
+        },
+        placeholder,
+    };
+    let th = ThinkingOptions { keep_turns };
+    let inp = input(records)?;
+    let (out, rep) = match &inp {
+        Input::List(l) => {
+            let ctx = Ctx::for_list(l)?;
+            let info = |h: &read::Obj<'py>| py_tool_info(&ctx, h);
+            let mut recs = guard(|| {
+                t.check()?;
+                read_records(&ctx, l, true)
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+            let rep = guard(|| {
+                Ok(msgnorm_core::editing::edit(
+                    &mut recs,
+                    tools.then_some(&t),
+                    thinking.then_some(th),
+                    &CountParams::default(),
+                    &info,
+                )?)
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+            // Unchanged records are the input's own objects (slicing semantics).
+            (write::records_to_py(&ctx, &recs, true)?.into_any(), rep)
+        }
+        _ => {
+            let (out, rep) = on_json(py, &inp, |d| {
+                msgnorm_core::on_json::clear_context(d, tools.then_some(&t), thinking.then_some(th))
+            })?;
+            (json_out(py, &inp, out)?, rep)
+        }
+    };
+    let d = PyDict::new(py);
+    d.set_item("results_cleared", rep.results_cleared)?;
+    d.set_item("inputs_cleared", rep.inputs_cleared)?;
+    d.set_item("thinking_cleared", rep.thinking_cleared)?;
+    d.set_item("tokens_before", rep.tokens_before)?;
+    d.set_item("tokens_after", rep.tokens_after)?;
+    d.set_item(
+        "tokens_saved",
+        rep.tokens_before.saturating_sub(rep.tokens_after),
+    )?;
+    d.set_item("first_changed", rep.first_changed)?;
+    Ok((out, d))
+}
+
+/// A tool_use block's name and whether its input is `{}` (a dict or a Struct).
+fn py_tool_info<'py>(
+    ctx: &Ctx<'py>,
+    b: &read::Obj<'py>,
+) -> msgnorm_core::Result<msgnorm_core::editing::ToolUseInfo> {
+    let pyerr = |e: PyErr| Error::value(format!("reading a tool_use block: {e}"));
+    let mut info = msgnorm_core::editing::ToolUseInfo::default();
+    let Some(view) = ctx.view(b).map_err(pyerr)? else {
+        return Ok(info);
+    };
+    if let Some(name) = ctx.get(&view, "name").map_err(pyerr)? {
+        match name.cast::<PyString>() {
+            Ok(s) => {
+                let s = s.to_cow().map_err(pyerr)?;
+                info.name_chars = s.chars().count() as u64;
+                info.name = s.into_owned();
+            }
+            Err(_) => {
+                info.name_chars = read::j_of(ctx, &name, 0, &"name").map_err(|e| match e {
+                    Failure::Core(e) => e,
+                    Failure::Py(e) => pyerr(e),
+                })?
+            }
+        }
+    }
+    if let Some(input) = ctx.get(&view, "input").map_err(pyerr)? {
+        info.input_empty = input.cast::<PyDict>().is_ok_and(|d| d.is_empty());
+    }
+    Ok(info)
+}
+
 #[pyfunction]
 fn to_anthropic<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     let inp = input(records)?;
@@ -516,6 +640,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trim_to_budget, m)?)?;
     m.add_function(wrap_pyfunction!(split_for_summary, m)?)?;
     m.add_function(wrap_pyfunction!(to_anthropic, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_context, m)?)?;
     m.add_function(wrap_pyfunction!(render_attachment, m)?)?;
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(derive_short_message_id, m)?)?;

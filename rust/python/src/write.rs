@@ -6,7 +6,7 @@ use crate::read::{Obj, Rec};
 use crate::view::Ctx;
 use msgnorm_core::model::{Block, BlockKind, Content, Meta};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyList, PyString};
 
 /// `share_unchanged`: a record the call did not change is returned as the same
 /// object (slicing semantics, for trimming); otherwise every message record is a
@@ -100,6 +100,9 @@ fn block_to_py<'py>(ctx: &Ctx<'py>, b: &Block<'_, Obj<'py>>) -> PyResult<Obj<'py
         (Some(orig), true) => {
             if b.kind == BlockKind::Text {
                 ctx.replace(orig, &[("text", Some(s(py, b.text_str())))])
+            } else if b.kind == BlockKind::ToolUse {
+                // A tool input cleared by context editing.
+                ctx.replace(orig, &[("input", Some(PyDict::new(py).into_any()))])
             } else {
                 ctx.replace(orig, &[("content", Some(inner_to_py(ctx, b)?))])
             }

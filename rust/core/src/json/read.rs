@@ -852,6 +852,33 @@ fn read_source(p: &mut Parser<'_>) -> Result<Option<u64>> {
     Ok(if is_text { data_len } else { None })
 }
 
+/// A tool_use block's `name` (its §6 length) and whether its `input` is `{}`,
+/// for context editing ([`crate::editing`]).
+pub fn tool_use_info(raw: &Raw<'_>) -> Result<crate::editing::ToolUseInfo> {
+    let mut info = crate::editing::ToolUseInfo::default();
+    let mut p = Parser::new(raw.text);
+    p.begin_object()?;
+    let mut first = true;
+    while let Some((_, key)) = p.next_key(&mut first)? {
+        match &*key {
+            "name" if p.peek()? == Peek::String => {
+                let name = p.string()?;
+                info.name_chars = count_chars(&name);
+                info.name = name.into_owned();
+            }
+            "name" => info.name_chars = j_of(&mut p)?,
+            "input" => {
+                let v = p.skip_value()?;
+                info.input_empty = v.bytes().filter(|c| !c.is_ascii_whitespace()).eq(*b"{}");
+            }
+            _ => {
+                p.skip_value()?;
+            }
+        }
+    }
+    Ok(info)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

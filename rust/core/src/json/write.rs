@@ -295,11 +295,12 @@ pub fn write_block(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
             out.put(&text.as_bytes()[e..]);
         }
         (Some(Raw { text: orig, .. }), true) => {
-            // A changed text (text block) or content (tool_result): rewrite that field.
-            let field = if b.kind == BlockKind::Text {
-                "text"
-            } else {
-                "content"
+            // A changed text (text block), content (tool_result) or input
+            // (tool_use, cleared to `{}`): rewrite that field.
+            let field = match b.kind {
+                BlockKind::Text => "text",
+                BlockKind::ToolUse => "input",
+                _ => "content",
             };
             let mut p = Parser::new(orig);
             p.begin_object()?;
@@ -349,9 +350,13 @@ pub fn write_block(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
     Ok(())
 }
 
-/// The changed field's value: a text block's text, or a tool_result's content.
+/// The changed field's value: a text block's text, a tool_result's content,
+/// or a cleared tool_use's input.
 fn write_field(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
-    if b.kind == BlockKind::Text {
+    if b.kind == BlockKind::ToolUse {
+        out.put(b"{}");
+        Ok(())
+    } else if b.kind == BlockKind::Text {
         write_str(out, b.text_str());
         Ok(())
     } else {

@@ -1,0 +1,493 @@
+//! Context editing (issue 15): clear old tool results (and tool inputs) and old
+//! thinking blocks, the way Anthropic's `clear_tool_uses_20250919` and
+//! `clear_thinking_20251015` strategies do, client-side.
+//!
+//! Rules: a `tool_result` is replaced by a placeholder, never removed (the
+//! pairing of §4 holds); the current tool loop (the last assistant record with
+//! `tool_use` blocks, the user record right after it, and that assistant's
+//! thinking) is never touched; nothing before the first changed record
+//! changes; no content list is left empty; other records pass through.
+//! Linear in the size of the history.
+
+use crate::error::{Error, Result};
+use crate::model::{BlockKind, Content, Cost, Kind, Record};
+use crate::tokens::{per_record, CountParams};
+use ahash::{AHashMap, AHashSet};
+use std::borrow::Cow;
+
+/// When `clear_tool_uses` fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// When the history's §6 token count exceeds this many tokens.
+    InputTokens(u64),
+    /// When the history holds more than this many `tool_use` blocks.
+    ToolUses(u64),
+}
+
+/// Which tool inputs are cleared along with the results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClearInputs {
+    None,
+    All,
+    Tools(Vec<String>),
+}
+
+/// Options of `clear_tool_uses` (Anthropic's `clear_tool_uses_20250919`).
+#[derive(Clone, Debug)]
+pub struct ToolOptions {
+    pub trigger: Trigger,
+    /// The most recent `keep` tool uses keep their results (and inputs).
+    pub keep: usize,
+    /// If clearing would free fewer tokens than this, nothing is cleared.
+    pub clear_at_least: u64,
+    /// Tools whose results (and inputs) are never cleared.
+    pub exclude_tools: Vec<String>,
+    pub clear_inputs: ClearInputs,
+    pub placeholder: String,
+}
+
+/// Options of `clear_thinking` (Anthropic's `clear_thinking_20251015`).
+#[derive(Clone, Copy, Debug)]
+pub struct ThinkingOptions {
+    /// Thinking of the last `keep_turns` assistant records that hold thinking
+    /// is kept; `None` keeps all.
+    pub keep_turns: Option<usize>,
+}
+
+/// What a call cleared.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EditReport {
+    pub results_cleared: u64,
+    pub inputs_cleared: u64,
+    pub thinking_cleared: u64,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    /// Index (in the records) of the first changed record: where a provider's
+    /// prompt cache is invalidated. `None` when nothing changed.
+    pub first_changed: Option<usize>,
+}
+
+/// What the editor needs of a `tool_use` block that the model does not hold;
+/// the backend reads it from the block's original.
+#[derive(Clone, Debug, Default)]
+pub struct ToolUseInfo {
+    pub name: String,
+    /// Code points of the name (§6).
+    pub name_chars: u64,
+    /// `input` is already `{}`.
+    pub input_empty: bool,
+}
+
+/// A block change the editor plans before it applies any.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    Result(usize, usize),
+    Input(usize, usize),
+}
+
+/// Clears tool results (with `tools`) and thinking (with `thinking`) of
+/// `recs`, whose costs must have been read (§6). `info` reads a tool_use
+/// block's name and input from its original. A tool_use block marked `dirty`
+/// is written with `input: {}`.
+pub fn edit<'a, H: Clone>(
+    recs: &mut [Record<'a, H>],
+    tools: Option<&ToolOptions>,
+    thinking: Option<ThinkingOptions>,
+    p: &CountParams,
+    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
+) -> Result<EditReport> {
+    let mut report = EditReport::default();
+    let before = per_record(recs, p)?;
+    report.tokens_before = before.iter().fold(0u64, |a, &b| a.saturating_add(b));
+    // The current tool loop: the last assistant record with tool_use blocks.
+    let loop_at = recs.iter().rposition(|r| {
+        r.kind == Kind::Assistant
+            && r.content
+                .blocks()
+                .iter()
+                .any(|b| b.kind == BlockKind::ToolUse)
+    });
+    let answer_at = loop_at
+        .map(|i| i + 1)
+        .filter(|&j| recs.get(j).is_some_and(|r| r.kind == Kind::User));
+    let protected = |i: usize| Some(i) == loop_at || Some(i) == answer_at;
+    let mut first: Option<usize> = None;
+    let mut note = |i: usize| first = Some(first.map_or(i, |f: usize| f.min(i)));
+
+    if let Some(t) = tools {
+        let changes = plan_tools(recs, t, p, report.tokens_before, &protected, info)?;
+        if !changes.is_empty() {
+            // The cost of each touched record after the changes.
+            let mut costs: AHashMap<usize, Cost> = AHashMap::new();
+            let placeholder_chars = t.placeholder.chars().count() as u64;
+            for c in &changes {
+                let (ri, bi) = match *c {
+                    Change::Result(r, b) | Change::Input(r, b) => (r, b),
+                };
+                let rc = costs.entry(ri).or_insert(recs[ri].cost);
+                let b = &recs[ri].content.blocks()[bi];
+                let new = match c {
+                    Change::Result(..) => Cost {
+                        chars: placeholder_chars,
+                        ..Cost::default()
+                    },
+                    Change::Input(..) => Cost {
+                        chars: tool_info(b, info)?.name_chars,
+                        ..Cost::default()
+                    },
+                };
+                rc.chars = rc.chars.saturating_sub(b.cost.chars) + new.chars;
+                rc.images = rc.images.saturating_sub(b.cost.images);
+                rc.documents = rc.documents.saturating_sub(b.cost.documents);
+            }
+            let mut saved = 0u64;
+            for (&ri, &c) in &costs {
+                let mut probe: Record<'a, H> = Record::new(ri, recs[ri].kind, None);
+                probe.cost = c;
+                let after = per_record(std::slice::from_ref(&probe), p)?[0];
+                saved = saved.saturating_add(before[ri].saturating_sub(after));
+            }
+            if saved >= t.clear_at_least {
+                for c in changes {
+                    match c {
+                        Change::Result(ri, bi) => {
+                            let r = &mut recs[ri];
+                            let b = &mut r.blocks_mut()[bi];
+                            b.inner = Some(Content::Str(Cow::Owned(t.placeholder.clone())));
+                            b.dirty = true;
+                            b.cost = Cost {
+                                chars: placeholder_chars,
+                                ..Cost::default()
+                            };
+                            report.results_cleared += 1;
+                            note(ri);
+                        }
+                        Change::Input(ri, bi) => {
+                            let name_chars = tool_info(&recs[ri].content.blocks()[bi], info)?;
+                            let r = &mut recs[ri];
+                            let b = &mut r.blocks_mut()[bi];
+                            b.dirty = true;
+                            b.cost = Cost {
+                                chars: name_chars.name_chars,
+                                ..Cost::default()
+                            };
+                            report.inputs_cleared += 1;
+                            note(ri);
+                        }
+                    }
+                }
+                for (ri, c) in costs {
+                    recs[ri].cost = c;
+                }
+            }
+        }
+    }
+
+    if let Some(th) = thinking {
+        let is_thinking =
+            |k: BlockKind| matches!(k, BlockKind::Thinking | BlockKind::RedactedThinking);
+        let mut kept = 0usize;
+        for i in (0..recs.len()).rev() {
+            let r = &recs[i];
+            if r.kind != Kind::Assistant {
+                continue;
+            }
+            let n = r
+                .content
+                .blocks()
+                .iter()
+                .filter(|b| is_thinking(b.kind))
+                .count();
+            if n == 0 {
+                continue;
+            }
+            if protected(i) {
+                // The current tool loop's thinking goes back unchanged (it
+                // counts as one of the turns kept).
+                kept += 1;
+                continue;
+            }
+            if th.keep_turns.is_none_or(|k| kept < k) {
+                kept += 1;
+                continue;
+            }
+            if n == r.content.blocks().len() {
+                // Removing the thinking would empty the content: kept.
+                continue;
+            }
+            let r = &mut recs[i];
+            let mut gone = Cost::default();
+            r.blocks_mut().retain(|b| {
+                if is_thinking(b.kind) {
+                    gone.add(b.cost);
+                    false
+                } else {
+                    true
+                }
+            });
+            r.cost.chars = r.cost.chars.saturating_sub(gone.chars);
+            report.thinking_cleared += n as u64;
+            note(i);
+        }
+    }
+    report.first_changed = first;
+    report.tokens_after = per_record(recs, p)?
+        .iter()
+        .fold(0u64, |a, &b| a.saturating_add(b));
+    Ok(report)
+}
+
+fn tool_info<H>(
+    b: &crate::model::Block<'_, H>,
+    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
+) -> Result<ToolUseInfo> {
+    match &b.orig {
+        Some(h) => info(h),
+        None => Ok(ToolUseInfo::default()),
+    }
+}
+
+/// The changes `clear_tool_uses` would make, in record order (empty when the
+/// trigger does not fire).
+fn plan_tools<H>(
+    recs: &[Record<'_, H>],
+    t: &ToolOptions,
+    p: &CountParams,
+    tokens: u64,
+    protected: &dyn Fn(usize) -> bool,
+    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
+) -> Result<Vec<Change>> {
+    let uses: usize = recs
+        .iter()
+        .filter(|r| r.kind == Kind::Assistant)
+        .map(|r| {
+            r.content
+                .blocks()
+                .iter()
+                .filter(|b| b.kind == BlockKind::ToolUse)
+                .count()
+        })
+        .sum();
+    let fires = match t.trigger {
+        Trigger::InputTokens(n) => tokens > n,
+        Trigger::ToolUses(n) => uses as u64 > n,
+    };
+    if !fires {
+        return Ok(Vec::new());
+    }
+    let clearable = uses.saturating_sub(t.keep);
+    let placeholder_chars = t.placeholder.chars().count() as u64;
+    let exclude: AHashSet<&str> = t.exclude_tools.iter().map(String::as_str).collect();
+    let inputs_of: Option<AHashSet<&str>> = match &t.clear_inputs {
+        ClearInputs::Tools(v) => Some(v.iter().map(String::as_str).collect()),
+        _ => None,
+    };
+    // tool_use id -> clear its result
+    let mut cleared: AHashSet<&str> = AHashSet::new();
+    let mut seen_ids: AHashSet<&str> = AHashSet::new();
+    let mut changes = Vec::new();
+    let mut n = 0usize;
+    for (ri, r) in recs.iter().enumerate() {
+        match r.kind {
+            Kind::Assistant => {
+                for (bi, b) in r.content.blocks().iter().enumerate() {
+                    if b.kind != BlockKind::ToolUse {
+                        continue;
+                    }
+                    n += 1;
+                    if n > clearable || protected(ri) {
+                        continue;
+                    }
+                    let ti = tool_info(b, info)?;
+                    if exclude.contains(ti.name.as_str()) {
+                        continue;
+                    }
+                    let id = b.id.as_deref().unwrap_or("");
+                    if !seen_ids.insert(id) {
+                        continue;
+                    }
+                    cleared.insert(id);
+                    let inputs = match &t.clear_inputs {
+                        ClearInputs::None => false,
+                        ClearInputs::All => true,
+                        ClearInputs::Tools(_) => inputs_of
+                            .as_ref()
+                            .is_some_and(|s| s.contains(ti.name.as_str())),
+                    };
+                    if inputs && !ti.input_empty {
+                        changes.push(Change::Input(ri, bi));
+                    }
+                }
+            }
+            Kind::User if !protected(ri) => {
+                for (bi, b) in r.content.blocks().iter().enumerate() {
+                    if b.kind != BlockKind::ToolResult {
+                        continue;
+                    }
+                    let id = b.id.as_deref().unwrap_or("");
+                    if !cleared.contains(id) {
+                        continue;
+                    }
+                    let done = matches!(&b.inner, Some(Content::Str(s)) if *s == t.placeholder);
+                    if !done && saves(b.cost, placeholder_chars, p) {
+                        changes.push(Change::Result(ri, bi));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(changes)
+}
+
+/// Whether replacing content of cost `c` by a placeholder of `chars` code
+/// points lowers the §6 count of any record holding it (so clearing never
+/// raises the count: a result no bigger than the placeholder stays).
+fn saves(c: Cost, chars: u64, p: &CountParams) -> bool {
+    let fixed = c
+        .images
+        .saturating_mul(p.tokens_per_image)
+        .saturating_add(c.documents.saturating_mul(p.tokens_per_document));
+    if chars <= c.chars {
+        chars < c.chars || fixed > 0
+    } else {
+        // More characters: the record's ceil() may grow by up to this many tokens.
+        let grow = ((chars - c.chars) as f64 / p.chars_per_token).ceil() as u64 + 1;
+        fixed > grow
+    }
+}
+
+impl ToolOptions {
+    pub fn check(&self) -> Result<()> {
+        if self.placeholder.is_empty() {
+            return Err(Error::value("placeholder must not be empty"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::json::{read_records, ReadOpts};
+
+    fn run(src: &str, keep: usize) -> (String, super::EditReport) {
+        let t = super::ToolOptions {
+            trigger: super::Trigger::InputTokens(0),
+            keep,
+            clear_at_least: 0,
+            exclude_tools: vec![],
+            clear_inputs: super::ClearInputs::All,
+            placeholder: "[cleared]".into(),
+        };
+        crate::on_json::clear_context(
+            src.as_bytes(),
+            Some(&t),
+            Some(super::ThinkingOptions {
+                keep_turns: Some(0),
+            }),
+        )
+        .map(|(o, r)| (String::from_utf8(o).unwrap(), r))
+        .unwrap()
+    }
+
+    fn opts(keep: usize, least: u64) -> super::ToolOptions {
+        super::ToolOptions {
+            trigger: super::Trigger::ToolUses(0),
+            keep,
+            clear_at_least: least,
+            exclude_tools: vec![],
+            clear_inputs: super::ClearInputs::None,
+            placeholder: "[cleared]".into(),
+        }
+    }
+
+    /// `n` loops of tool_use `t{i}` with a result of `len` characters, then a reply.
+    fn loops(n: usize, len: usize) -> String {
+        let mut v = vec![
+            r#"{"type":"user","uuid":"u","message":{"role":"user","content":"go"}}"#.to_string(),
+        ];
+        for i in 0..n {
+            v.push(format!(r#"{{"type":"assistant","uuid":"a{i}","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"t{i}","name":"Read","input":{{}}}}]}}}}"#));
+            v.push(format!(r#"{{"type":"user","uuid":"r{i}","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{i}","content":"{}"}}]}}}}"#, "x".repeat(len)));
+        }
+        format!("[{}]", v.join(","))
+    }
+
+    #[test]
+    fn clear_at_least_is_all_or_nothing() {
+        let src = loops(5, 400);
+        let (_, all) =
+            crate::on_json::clear_context(src.as_bytes(), Some(&opts(1, 0)), None).unwrap();
+        // keep=1 keeps t4 (also the current loop): t0..t3 are cleared
+        assert_eq!(all.results_cleared, 4);
+        let saved = all.tokens_before - all.tokens_after;
+        let (out, none) =
+            crate::on_json::clear_context(src.as_bytes(), Some(&opts(1, saved + 1)), None).unwrap();
+        assert_eq!(none.first_changed, None);
+        assert_eq!(String::from_utf8(out).unwrap(), src);
+        let (_, exact) =
+            crate::on_json::clear_context(src.as_bytes(), Some(&opts(1, saved)), None).unwrap();
+        assert_eq!(exact, all);
+    }
+
+    #[test]
+    fn small_results_stay_and_the_count_never_grows() {
+        let src = loops(4, 3);
+        let (out, rep) =
+            crate::on_json::clear_context(src.as_bytes(), Some(&opts(0, 0)), None).unwrap();
+        assert_eq!(rep.results_cleared, 0);
+        assert_eq!(rep.first_changed, None);
+        assert_eq!(String::from_utf8(out).unwrap(), src);
+    }
+
+    #[test]
+    fn thinking_that_would_empty_a_record_stays() {
+        let src = r#"[{"type":"user","uuid":"u","message":{"role":"user","content":"q"}},
+{"type":"assistant","uuid":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"}]}},
+{"type":"user","uuid":"v","message":{"role":"user","content":"q"}},
+{"type":"assistant","uuid":"b","message":{"role":"assistant","content":[{"type":"redacted_thinking","data":"d"},{"type":"text","text":"r"}]}},
+{"type":"user","uuid":"w","message":{"role":"user","content":"q"}}]"#;
+        let th = super::ThinkingOptions {
+            keep_turns: Some(0),
+        };
+        let (out, rep) = crate::on_json::clear_context(src.as_bytes(), None, Some(th)).unwrap();
+        assert_eq!(rep.thinking_cleared, 1);
+        assert_eq!(rep.first_changed, Some(3));
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains(r#""content":[{"type":"thinking","thinking":"t","signature":"s"}]"#));
+        assert!(
+            out.contains(r#""content":[{"type":"text","text":"r"}]"#),
+            "{out}"
+        );
+        let all = super::ThinkingOptions { keep_turns: None };
+        let (same, rep) = crate::on_json::clear_context(src.as_bytes(), None, Some(all)).unwrap();
+        assert_eq!(rep.thinking_cleared, 0);
+        // Records are copied byte for byte (the array's own whitespace is not kept).
+        assert_eq!(String::from_utf8(same).unwrap(), src.replace(",\n", ","));
+    }
+
+    #[test]
+    fn clears_old_results_and_inputs_but_not_the_current_loop() {
+        let src = r#"[{"type":"user","uuid":"u0","message":{"role":"user","content":"hi"}},
+{"type":"assistant","uuid":"a1","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s"},{"type":"tool_use","id":"t1","name":"Read","input":{"path":"x"}}]}},
+{"type":"user","uuid":"u1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"long long output"}]}},
+{"type":"assistant","uuid":"a2","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s"},{"type":"tool_use","id":"t2","name":"Read","input":{"path":"y"}}]}},
+{"type":"user","uuid":"u2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"other output"}]}}]"#;
+        let (out, rep) = run(src, 0);
+        assert_eq!(rep.results_cleared, 1);
+        assert_eq!(rep.inputs_cleared, 1);
+        assert_eq!(rep.thinking_cleared, 1);
+        assert_eq!(rep.first_changed, Some(1));
+        assert!(out.contains(r#""content":"[cleared]""#), "{out}");
+        assert!(out.contains(r#""input":{}"#), "{out}");
+        assert!(out.contains(r#""content":"other output""#), "{out}");
+        assert!(out.contains(r#""input":{"path":"y"}"#), "{out}");
+        let recs = read_records(&out, ReadOpts::default()).unwrap();
+        assert_eq!(recs.len(), 5);
+        assert!(rep.tokens_after < rep.tokens_before);
+        // Idempotent.
+        let (again, rep2) = run(&out, 0);
+        assert_eq!(again, out);
+        assert_eq!(rep2.first_changed, None);
+    }
+}
