@@ -525,9 +525,10 @@ class Report:
                 data = generate.generate_bytes(per, seed=i, jsonl=True)
                 (sub / f"s{i:05d}.jsonl").write_bytes(data)
             size = sum(p.stat().st_size for p in root.rglob("*.jsonl"))
+            (Path(tmp) / "r").mkdir()
             env = {
                 **os.environ,
-                "RAY_TMPDIR": tempfile.mkdtemp(prefix="r", dir="/tmp"),
+                "RAY_TMPDIR": str(Path(tmp) / "r"),  # a short path: Ray's sockets live there
                 "RAY_AUTH_MODE": "disabled",
                 "RAY_USAGE_STATS_ENABLED": "0",
             }
