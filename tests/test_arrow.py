@@ -222,3 +222,15 @@ def test_polars_series_in(histories: list[bytes]) -> None:
     one = pl.col("h").map_batches(lambda x: pl.Series(msgnorm.arrow.normalize_for_api(x)))
     wide = df.with_columns(one.alias("n")).unnest("n")
     assert wide["normalized"].to_list() == series.struct.field("normalized").to_list()
+
+
+@pytest.mark.parametrize("type_name", ["binary", "large_string", "string_view"])
+def test_sliced_arrays_read_their_own_rows(histories: list[bytes], type_name: str) -> None:
+    items: list[bytes | None] = [*histories[:12], None, *histories[12:20]]
+    typ = getattr(pa, type_name)()
+    text = "string" in type_name
+    arr = pa.array([(d.decode() if text and d is not None else d) for d in items], type=typ)
+    part = arr.slice(5, 10)  # an offset into the buffers and the validity bitmap
+    check_rows(msgnorm.arrow.normalize_for_api(part).to_pylist(), items[5:15])
+    chunked = pa.chunked_array([arr.slice(0, 7), arr.slice(7)])
+    check_rows(msgnorm.arrow.normalize_for_api(chunked).to_pylist(), items)
