@@ -234,3 +234,17 @@ def test_sliced_arrays_read_their_own_rows(histories: list[bytes], type_name: st
     check_rows(msgnorm.arrow.normalize_for_api(part).to_pylist(), items[5:15])
     chunked = pa.chunked_array([arr.slice(0, 7), arr.slice(7)])
     check_rows(msgnorm.arrow.normalize_for_api(chunked).to_pylist(), items)
+
+
+def test_num_threads_is_honoured(histories: list[bytes]) -> None:
+    from engines import threads_named_msgnorm
+
+    if threads_named_msgnorm() < 0:
+        pytest.skip("needs Linux /proc")
+    before = threads_named_msgnorm()
+    msgnorm.arrow.normalize_for_api(pa.array(histories[:20]), num_threads=6)
+    assert threads_named_msgnorm() - before in (0, 6)  # a pool of 6 (maybe from before)
+    assert threads_named_msgnorm() >= 6
+    before = threads_named_msgnorm()
+    msgnorm.arrow.count_tokens(pa.array(histories[:20]), num_threads=1)
+    assert threads_named_msgnorm() == before  # one thread: the rows run inline
