@@ -222,3 +222,29 @@ def test_polars_series_in(histories: list[bytes]) -> None:
     one = pl.col("h").map_batches(lambda x: pl.Series(msgnorm.arrow.normalize_for_api(x)))
     wide = df.with_columns(one.alias("n")).unnest("n")
     assert wide["normalized"].to_list() == series.struct.field("normalized").to_list()
+
+
+@pytest.mark.parametrize("type_name", ["binary", "large_string", "string_view"])
+def test_sliced_arrays_read_their_own_rows(histories: list[bytes], type_name: str) -> None:
+    items: list[bytes | None] = [*histories[:12], None, *histories[12:20]]
+    typ = getattr(pa, type_name)()
+    text = "string" in type_name
+    arr = pa.array([(d.decode() if text and d is not None else d) for d in items], type=typ)
+    part = arr.slice(5, 10)  # an offset into the buffers and the validity bitmap
+    check_rows(msgnorm.arrow.normalize_for_api(part).to_pylist(), items[5:15])
+    chunked = pa.chunked_array([arr.slice(0, 7), arr.slice(7)])
+    check_rows(msgnorm.arrow.normalize_for_api(chunked).to_pylist(), items)
+
+
+def test_num_threads_is_honoured(histories: list[bytes]) -> None:
+    from engines import threads_named_msgnorm
+
+    if threads_named_msgnorm() < 0:
+        pytest.skip("needs Linux /proc")
+    before = threads_named_msgnorm()
+    msgnorm.arrow.normalize_for_api(pa.array(histories[:20]), num_threads=6)
+    assert threads_named_msgnorm() - before in (0, 6)  # a pool of 6 (maybe from before)
+    assert threads_named_msgnorm() >= 6
+    before = threads_named_msgnorm()
+    msgnorm.arrow.count_tokens(pa.array(histories[:20]), num_threads=1)
+    assert threads_named_msgnorm() == before  # one thread: the rows run inline

@@ -90,22 +90,75 @@ pub fn normalize_batch<'py>(
     let objs = self::items(py, items)?;
     let borrowed = borrow(&objs);
     let n = batch::threads(num_threads);
-    let results = py
-        .detach(|| {
-            batch::map(&borrowed, n, |it| {
-                let it = it.as_ref().map_err(|&i| not_text(i))?;
-                let mut report = Report::default();
-                let out = if session {
-                    on_json::normalize_session(it.data, &opts, &mut report)?
-                } else {
-                    on_json::normalize_for_api(it.data, &opts, &mut report)?
-                };
-                Ok((out, report))
-            })
+    let run = |part: &[Result<Item<'_>, usize>]| {
+        batch::map(part, n, |it| {
+            let it = it.as_ref().map_err(|&i| not_text(i))?;
+            let mut report = Report::default();
+            let out = if session {
+                on_json::normalize_session(it.data, &opts, &mut report)?
+            } else {
+                on_json::normalize_for_api(it.data, &opts, &mut report)?
+            };
+            Ok((out, report))
         })
-        .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+    };
     let out = PyList::empty(py);
-    for (i, (r, it)) in results.into_iter().zip(&borrowed).enumerate() {
+    let parts = pipeline_parts(borrowed.len(), n);
+    if parts <= 1 {
+        let results = py
+            .detach(|| run(&borrowed))
+            .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+        append_outputs(py, &out, 0, results, &borrowed)?;
+        return Ok(out);
+    }
+    // A pipeline: the pool works on part k+1 (driven from a scoped thread) while
+    // this thread, holding the GIL, turns part k into Python objects. The copies
+    // into bytes objects (and the page faults of their fresh memory) then overlap
+    // with the work instead of following it on one core.
+    let size = borrowed.len().div_ceil(parts);
+    let chunks: Vec<&[Result<Item<'_>, usize>]> = borrowed.chunks(size).collect();
+    std::thread::scope(|scope| -> PyResult<()> {
+        let mut pending = Some(scope.spawn(|| run(chunks[0])));
+        for (k, part) in chunks.iter().enumerate() {
+            let Some(handle) = pending.take() else { break };
+            let results = py
+                .detach(|| handle.join())
+                .unwrap_or_else(|_| {
+                    Err(msgnorm_core::Error::value(
+                        "internal error in msgnorm's batch pipeline (please report it)",
+                    ))
+                })
+                .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+            if let Some(next) = chunks.get(k + 1).copied() {
+                pending = Some(scope.spawn(move || run(next)));
+            }
+            append_outputs(py, &out, k * size, results, part)?;
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// How many parts a batch is cut into for the pipeline: 1 (no pipeline) on one
+/// thread or for a few items; else about 16, each at least 4 items per thread.
+fn pipeline_parts(items: usize, threads: usize) -> usize {
+    if threads <= 1 {
+        return 1;
+    }
+    (items / (4 * threads)).clamp(1, 16)
+}
+
+type Normalized = Vec<msgnorm_core::Result<(Vec<u8>, Report)>>;
+
+/// Appends each item's `(output, report)` (or its error, `.item` = `base` + its place).
+fn append_outputs<'py>(
+    py: Python<'py>,
+    out: &Bound<'py, PyList>,
+    base: usize,
+    results: Normalized,
+    items: &[Result<Item<'_>, usize>],
+) -> PyResult<()> {
+    for (i, (r, it)) in results.into_iter().zip(items).enumerate() {
         match r {
             Ok((bytes, report)) => {
                 let value = match it {
@@ -121,10 +174,10 @@ pub fn normalize_batch<'py>(
                 }
                 out.append((value, rep))?;
             }
-            Err(e) => out.append(item_error(py, i, e)?)?,
+            Err(e) => out.append(item_error(py, base + i, e)?)?,
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Each item's per-record token counts, or its error (an exception object with `.item`).
