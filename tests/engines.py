@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,14 @@ def threads_named_msgnorm() -> int:
         except OSError:
             continue
     return sum(n.startswith("msgnorm-") for n in names)
+
+
+def threads_named_msgnorm_at_least(n: int, timeout: float = 10.0) -> int:
+    """The pool's thread count once it reaches ``n`` (a new thread names itself as it
+    starts, a moment after the pool is built), or when ``timeout`` runs out."""
+    deadline = time.monotonic() + timeout
+    while True:
+        count = threads_named_msgnorm()
+        if count >= n or time.monotonic() > deadline:
+            return count
+        time.sleep(0.01)
