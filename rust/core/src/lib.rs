@@ -14,6 +14,7 @@ pub mod error;
 pub mod ids;
 pub mod json;
 pub mod model;
+pub mod provider;
 pub mod render;
 pub mod report;
 pub mod session;
