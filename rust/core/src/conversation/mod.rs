@@ -16,6 +16,10 @@
 //! normalized again on its own, and the point is taken only when that gives the
 //! same output.
 
+mod policy;
+
+pub use policy::{EditEvent, Policy};
+
 use crate::cutoff;
 use crate::error::{Error, Result};
 use crate::json::{read_records, utf8, write_records, Raw, ReadOpts};
@@ -128,6 +132,20 @@ impl Texts {
     fn range(&self, i: usize, j: usize) -> &str {
         &self.text[self.starts[i]..self.starts[j]]
     }
+    /// Keeps the first `n` texts.
+    fn truncate(&mut self, n: usize) {
+        if n < self.len() {
+            self.starts.truncate(n + 1);
+            self.text.truncate(self.end());
+        }
+        self.reseal();
+    }
+    /// Texts `i..j` as a JSON array (output texts only).
+    fn array_of(&self, i: usize, j: usize) -> String {
+        let r = self.range(i, j);
+        let inner = if r.is_empty() { r } else { &r[..r.len() - 1] };
+        format!("[{inner}]")
+    }
     fn clear(&mut self) {
         let lead = self.starts.first().copied().unwrap_or(0);
         self.text.truncate(lead);
@@ -171,6 +189,8 @@ pub struct Conversation {
     marks: Vec<usize>,
     rewrites: usize,
     tail: Option<Tail>,
+    /// The context-editing policy and the edited output, if one is set.
+    edited: Option<Box<policy::Edited>>,
 }
 
 fn options(s: &Settings) -> Result<ApiOptions> {
@@ -269,6 +289,7 @@ impl Conversation {
             marks: Vec::new(),
             rewrites: 0,
             tail: None,
+            edited: None,
         })
     }
 
@@ -291,6 +312,9 @@ impl Conversation {
         }
         if !recs.is_empty() {
             self.tail = None;
+            if let Some(e) = self.edited.as_mut() {
+                e.tail = None;
+            }
         }
         Ok(recs.len())
     }
@@ -334,7 +358,23 @@ impl Conversation {
         Ok(self.tail()?.report.clone())
     }
 
-    /// The output, as `normalize_for_api` gives it on the whole history.
+    /// The output's settled texts, costs, turn starts, tail and cache marks:
+    /// the edited ones when a policy is set.
+    fn parts(&self) -> (&Texts, &[u64], &[bool], Option<&Tail>, &[usize]) {
+        match self.edited.as_deref() {
+            Some(e) => (&e.out, &e.costs, &e.turn, e.tail.as_ref(), &e.marks),
+            None => (
+                &self.out,
+                &self.costs,
+                &self.turn,
+                self.tail.as_ref(),
+                &self.marks,
+            ),
+        }
+    }
+
+    /// The output, as `normalize_for_api` gives it on the whole history
+    /// (edited by the policy, when one is set).
     pub fn for_api(&mut self) -> Result<Vec<u8>> {
         Ok(self.api_bytes()?.to_vec())
     }
@@ -344,26 +384,31 @@ impl Conversation {
     /// takes `&mut self`). The work is the tail's size.
     pub fn api_bytes(&mut self) -> Result<&[u8]> {
         self.update()?;
-        self.out.reseal();
-        if let Some(t) = &self.tail {
-            self.out.text.push_str(&t.out.text);
+        let (out, tail) = match self.edited.as_deref_mut() {
+            Some(e) => (&mut e.out, e.tail.as_ref()),
+            None => (&mut self.out, self.tail.as_ref()),
+        };
+        out.reseal();
+        if let Some(t) = tail {
+            out.text.push_str(&t.out.text);
         }
-        if self.out.text.len() > 1 {
-            self.out.text.pop(); // the last separator
+        if out.text.len() > 1 {
+            out.text.pop(); // the last separator
         }
-        self.out.text.push(']');
-        Ok(self.out.text.as_bytes())
+        out.text.push(']');
+        Ok(out.text.as_bytes())
     }
 
     /// Output records `from..to` as a JSON array.
     pub fn json_range(&self, from: usize, to: usize) -> Vec<u8> {
-        let settled = self.out.len();
+        let (settled_out, _, _, tail, _) = self.parts();
+        let settled = settled_out.len();
         let empty = Texts::default();
-        let tail = self.tail.as_ref().map_or(&empty, |t| &t.out);
+        let tail = tail.map_or(&empty, |t| &t.out);
         let to = to.min(settled + tail.len());
         let from = from.min(to);
         // The separators are there already: two copies at most.
-        let a = self.out.range(from.min(settled), to.min(settled));
+        let a = settled_out.range(from.min(settled), to.min(settled));
         let b = tail.range(from.max(settled) - settled, to.max(settled) - settled);
         let mut out = Vec::with_capacity(a.len() + b.len() + 2);
         out.push(b'[');
@@ -381,29 +426,33 @@ impl Conversation {
 
     /// The JSON of output record `i` (settled, then the tail).
     fn output(&self, i: usize) -> &str {
-        if i < self.out.len() {
-            self.out.get(i)
+        let (out, _, _, tail, _) = self.parts();
+        if i < out.len() {
+            out.get(i)
         } else {
-            self.tail
-                .as_ref()
-                .map_or("", |t| t.out.get(i - self.out.len()))
+            tail.map_or("", |t| t.out.get(i - out.len()))
         }
     }
 
     /// Per output record: its tokens (§6) and whether it starts a turn (§7).
     pub fn costs(&mut self) -> Result<(Vec<u64>, Vec<bool>)> {
-        let tail = self.tail()?.clone();
-        let mut costs = self.costs.clone();
-        costs.extend_from_slice(&tail.costs);
-        let mut turn = self.turn.clone();
-        turn.extend_from_slice(&tail.turn);
+        self.update()?;
+        let (_, c, t, tail, _) = self.parts();
+        let mut costs = c.to_vec();
+        let mut turn = t.to_vec();
+        if let Some(tail) = tail {
+            costs.extend_from_slice(&tail.costs);
+            turn.extend_from_slice(&tail.turn);
+        }
         Ok((costs, turn))
     }
 
     /// Tokens of the whole output (§6).
     pub fn count_tokens(&mut self) -> Result<u64> {
-        let tail: u64 = self.tail()?.costs.iter().sum();
-        Ok(self.costs.iter().sum::<u64>() + tail)
+        self.update()?;
+        let (_, c, _, tail, _) = self.parts();
+        let tail: u64 = tail.map_or(0, |t| t.costs.iter().sum());
+        Ok(c.iter().sum::<u64>() + tail)
     }
 
     /// §7 `trim_to_budget` on the output, from the cached costs: `(k, JSON)`.
@@ -449,7 +498,8 @@ impl Conversation {
     pub fn cache_breakpoints(&mut self) -> Result<Vec<usize>> {
         self.update()?;
         Ok(self
-            .marks
+            .parts()
+            .4
             .iter()
             .rev()
             .filter(|&&m| m > 0)
@@ -460,6 +510,11 @@ impl Conversation {
 
     /// Normalizes the open tail if something was appended since.
     fn update(&mut self) -> Result<()> {
+        self.update_base()?;
+        self.update_edited()
+    }
+
+    fn update_base(&mut self) -> Result<()> {
         if self.tail.is_some() {
             return Ok(());
         }
@@ -702,7 +757,9 @@ impl Conversation {
     }
 }
 
-const MAGIC: &[u8] = b"msgnorm-conversation/1\n";
+const MAGIC: &[u8] = b"msgnorm-conversation/2\n";
+/// Conversations saved before context-editing policies: read as having none.
+const MAGIC_V1: &[u8] = b"msgnorm-conversation/1\n";
 
 /// Little-endian, length-prefixed fields: the conversation's plain data.
 struct Writer(Vec<u8>);
@@ -873,6 +930,7 @@ impl Conversation {
             w.usize(m);
         }
         w.usize(self.rewrites);
+        policy::write(&mut w, self.edited.as_deref());
         let crc = crc32fast::hash(&w.0[MAGIC.len()..]);
         w.u64(u64::from(crc));
         w.0
@@ -880,9 +938,14 @@ impl Conversation {
 
     /// A conversation saved by [`Conversation::to_bytes`]; damaged data is an error.
     pub fn from_bytes(data: &[u8]) -> Result<Conversation> {
-        let body = data
-            .strip_prefix(MAGIC)
-            .ok_or_else(|| corrupt("it does not start with the msgnorm header"))?;
+        let (body, v1) = match data.strip_prefix(MAGIC) {
+            Some(b) => (b, false),
+            None => (
+                data.strip_prefix(MAGIC_V1)
+                    .ok_or_else(|| corrupt("it does not start with the msgnorm header"))?,
+                true,
+            ),
+        };
         let (body, crc) = body
             .split_at_checked(body.len().saturating_sub(8))
             .ok_or_else(|| corrupt("truncated"))?;
@@ -939,6 +1002,9 @@ impl Conversation {
             return Err(corrupt("the settled marks"));
         }
         c.rewrites = r.usize()?;
+        if !v1 {
+            c.edited = policy::read(&mut r, n, c.marks.len(), c.rewrites)?;
+        }
         if r.pos != body.len() {
             return Err(corrupt("data after the end"));
         }
