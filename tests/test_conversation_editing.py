@@ -390,3 +390,18 @@ def test_no_policy_no_edits() -> None:
     conv.append([PROMPT, *tool_loops(50)])
     assert conv.for_api() == msgnorm.normalize_for_api([PROMPT, *tool_loops(50)])
     assert conv.edits == []
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason=f"the shared corpus is absent ({CORPUS})")
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
+def test_corpus_replayed_turn_by_turn_matches_the_model(path: Path) -> None:
+    """Each real transcript's main thread, one record at a time, with a policy that
+    fires at a third of its tokens."""
+    history = msgnorm.load_session(path).records
+    total = msgnorm.count_tokens(msgnorm.normalize_for_api(history))
+    policy = {"trigger": max(total // 3, 1), "keep": 1, "least": 0, "inputs": True, "thinking": 1}
+    run_against_model(history, [1] * len(history), **policy)
