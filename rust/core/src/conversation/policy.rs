@@ -131,6 +131,9 @@ fn has_tool_use(r: &Rec<'_>) -> bool {
 /// Edited records `json` (a JSON array of output records starting at output
 /// position `at`): texts, costs, turn starts and live tool uses. `loop_at` is
 /// the current tool loop's position in the whole output, if known.
+///
+/// Until an event has cleared something the edited records are the normalized
+/// ones: `base` (their costs and turn starts) is taken as it is.
 #[allow(clippy::type_complexity)]
 fn edit_texts(
     e: &Edited,
@@ -138,7 +141,25 @@ fn edit_texts(
     at: usize,
     loop_at: Option<usize>,
     p: &tokens::CountParams,
+    base: (&Texts, usize, usize, &[u64], &[bool]),
 ) -> Result<(Vec<String>, Vec<u64>, Vec<bool>, Vec<u64>)> {
+    if e.sticky.is_empty() {
+        let (texts, i, j, costs, turn) = base;
+        let live = match e.policy.trigger {
+            // Live tool uses are all of them: count them only where the trigger needs it.
+            Trigger::ToolUses(_) => read_records(json, ReadOpts::default())?
+                .iter()
+                .map(|r| live_uses(r, &e.sticky))
+                .collect(),
+            Trigger::InputTokens(_) => vec![0; j - i],
+        };
+        return Ok((
+            (i..j).map(|k| texts.get(k).to_owned()).collect(),
+            costs.to_vec(),
+            turn.to_vec(),
+            live,
+        ));
+    }
     let mut recs = read_records(json, ReadOpts::COUNT)?;
     let answer_at = loop_at
         .map(|i| i + 1)
@@ -225,6 +246,24 @@ impl Conversation {
             return Ok(());
         }
         let json = self.out.array_of(from, to);
+        let base = (
+            &self.out,
+            from,
+            to,
+            &self.costs[from..to],
+            &self.turn[from..to],
+        );
+        if e.sticky.is_empty() {
+            let (texts, costs, turn, live) =
+                edit_texts(e, &json, from, None, &self.settings.count, base)?;
+            for t in &texts {
+                e.out.push(t);
+            }
+            e.costs.extend(costs);
+            e.turn.extend(turn);
+            e.live.extend(live);
+            return Ok(());
+        }
         // The current tool loop: the last record with tool_use in the whole
         // output (the tail's, when it has one).
         let tail_json = self
@@ -237,8 +276,7 @@ impl Conversation {
         } else {
             None
         };
-        let base = read_records(&json, ReadOpts::default())?;
-        let settled_loop = base
+        let settled_loop = read_records(&json, ReadOpts::default())?
             .iter()
             .rposition(has_tool_use)
             .map(|i| i + from)
@@ -249,6 +287,7 @@ impl Conversation {
             from,
             tail_loop.or(settled_loop),
             &self.settings.count,
+            base,
         )?;
         e.last_loop = settled_loop;
         for t in &texts {
@@ -266,13 +305,18 @@ impl Conversation {
         };
         let at = self.out.len();
         let json = t.out.array_of(0, t.out.len());
-        let base = read_records(&json, ReadOpts::default())?;
-        let loop_at = base
-            .iter()
-            .rposition(has_tool_use)
-            .map(|i| i + at)
-            .or(e.last_loop);
-        let (texts, costs, turn, live) = edit_texts(e, &json, at, loop_at, &self.settings.count)?;
+        let loop_at = if e.sticky.is_empty() {
+            None
+        } else {
+            read_records(&json, ReadOpts::default())?
+                .iter()
+                .rposition(has_tool_use)
+                .map(|i| i + at)
+                .or(e.last_loop)
+        };
+        let base = (&t.out, 0, t.out.len(), &t.costs[..], &t.turn[..]);
+        let (texts, costs, turn, live) =
+            edit_texts(e, &json, at, loop_at, &self.settings.count, base)?;
         let mut out = Texts::new(',');
         for t in &texts {
             out.push(t);
