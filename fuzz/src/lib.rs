@@ -638,12 +638,133 @@ pub fn session(data: &[u8]) {
     }
 }
 
+/// `conversation::Conversation`: the input's records appended in chunks (sizes
+/// from the first byte), with a context-editing policy when bit 0 is set.
+/// Without one, the output after every append is the batch `normalize_for_api`
+/// of the records so far, byte for byte; with one, it is a fixed point of
+/// `normalize_for_api` (the §4 guarantees hold) and never has more tokens than
+/// the batch output. Either way the settled output changes only at a counted
+/// rewrite or a recorded event, a saved conversation restores to the same
+/// output, and damaged saved data is refused, never a panic.
+pub fn conversation(data: &[u8]) {
+    use msgnorm_core::conversation::{Conversation, Policy, Settings};
+    use msgnorm_core::editing::{ClearInputs, ThinkingOptions, ToolOptions, Trigger};
+    let (flags, input) = split_first(data);
+    let Ok(src) = utf8(input) else { return };
+    let Ok(recs) = read_records(src, ReadOpts::default()) else {
+        return;
+    };
+    let lines: Vec<&str> = recs.iter().filter_map(|r| r.orig.map(|o| o.text)).collect();
+    let mut conv = Conversation::new(Settings::default()).expect("settings");
+    let policy = flags & 1 == 1;
+    if policy {
+        let trigger = if flags & 2 == 0 {
+            Trigger::InputTokens(u64::from(flags >> 3) * 8)
+        } else {
+            Trigger::ToolUses(u64::from(flags >> 5))
+        };
+        conv.set_policy(Some(Policy {
+            trigger,
+            clear_at_least: u64::from(flags & 4) * 4,
+            tools: Some(ToolOptions {
+                trigger,
+                keep: usize::from(flags >> 6),
+                clear_at_least: 0,
+                exclude_tools: vec!["Keep".into()],
+                clear_inputs: if flags & 16 == 0 {
+                    ClearInputs::None
+                } else {
+                    ClearInputs::All
+                },
+                placeholder: "[cleared]".into(),
+            }),
+            thinking: Some(ThinkingOptions {
+                keep_turns: Some(usize::from(flags >> 7)),
+            }),
+        }))
+        .expect("policy");
+    }
+    let step = 1 + usize::from(flags >> 4);
+    let mut settled: Vec<u8> = Vec::new();
+    let (mut rewrites, mut events) = (0, 0);
+    let mut at = 0;
+    while at < lines.len() {
+        let end = (at + step).min(lines.len());
+        let chunk = format!("[{}]", lines[at..end].join(","));
+        conv.append(chunk.as_bytes())
+            .expect("records read once read again");
+        at = end;
+        let so_far = format!("[{}]", lines[..at].join(","));
+        let batch = on_json::normalize_for_api(
+            so_far.as_bytes(),
+            &ApiOptions::default(),
+            &mut Report::default(),
+        );
+        let out = match (conv.for_api(), batch) {
+            (Ok(o), Ok(b)) => {
+                if !policy {
+                    assert_eq!(o, b, "the conversation differs from the batch call");
+                } else {
+                    let again = on_json::normalize_for_api(
+                        &o,
+                        &ApiOptions::default(),
+                        &mut Report::default(),
+                    )
+                    .expect("the edited output normalizes");
+                    assert_eq!(again, o, "the edited output is not a fixed point");
+                    let p = CountParams::default();
+                    let t = |x: &[u8]| -> u64 {
+                        on_json::count_tokens_per_record(x, &p)
+                            .expect("count")
+                            .iter()
+                            .sum()
+                    };
+                    assert!(t(&o) <= t(&b), "editing raised the token count");
+                }
+                o
+            }
+            (Err(_), Err(_)) => return, // both refuse (the same record)
+            (a, b) => panic!("conversation {:?} but batch {:?}", a.err(), b.err()),
+        };
+        let n = conv.settled_len().expect("settled");
+        let ev = conv.edits().expect("edits").len();
+        let now: Vec<u8> = conv.json_range(0, n);
+        if conv.rewrites() == rewrites && ev == events && !settled.is_empty() {
+            let prefix = &settled[..settled.len() - 1];
+            assert!(
+                now.starts_with(prefix),
+                "the settled output changed without a rewrite or an event"
+            );
+        }
+        rewrites = conv.rewrites();
+        events = ev;
+        settled = now;
+        let saved = conv.to_bytes();
+        let mut back = Conversation::from_bytes(&saved).expect("a saved conversation loads");
+        assert_eq!(
+            back.for_api().expect("restored"),
+            out,
+            "restored differently"
+        );
+        let mut bad = saved.clone();
+        let i = usize::from(flags) * 7919 % bad.len();
+        bad[i] ^= 0x5a;
+        let _ = Conversation::from_bytes(&bad); // an error, never a panic
+        bad.truncate(i);
+        assert!(
+            Conversation::from_bytes(&bad).is_err(),
+            "truncated data loaded"
+        );
+    }
+}
+
 pub const TARGETS: &[(&str, Check)] = &[
     ("normalize_for_api", normalize_for_api),
     ("normalize_messages", normalize_messages),
     ("count_tokens", count_tokens),
     ("budget", budget),
     ("session", session),
+    ("conversation", conversation),
 ];
 
 #[cfg(test)]

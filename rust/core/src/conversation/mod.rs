@@ -124,10 +124,6 @@ impl Texts {
         self.text.push(self.sep);
         self.starts.push(self.text.len());
     }
-    /// Texts `i..` with their separators.
-    fn from(&self, i: usize) -> &str {
-        &self.text[self.starts[i]..]
-    }
     /// Texts `i..j` with their separators.
     fn range(&self, i: usize, j: usize) -> &str {
         &self.text[self.starts[i]..self.starts[j]]
@@ -184,6 +180,10 @@ pub struct Conversation {
     media_last: usize,
     tool_use_ids: AHashSet<String>,
     uuids: AHashSet<String>,
+    /// uuids of the open tail's input records that make the settling point (the
+    /// turn start after the settled part): a tombstone naming one of them may
+    /// leave the settled part's last record the last of all, so it rewrites.
+    point_uuids: Vec<String>,
     tombstoned: Vec<String>,
     /// The settled output's length after each time it grew.
     marks: Vec<usize>,
@@ -204,9 +204,10 @@ fn options(s: &Settings) -> Result<ApiOptions> {
     })
 }
 
-/// The records of JSON Lines text; none for none.
+/// The records of a JSON array of input records ([`Conversation::input_array`]);
+/// none for none.
 fn read_lines(lines: &str) -> Result<Vec<Rec<'_>>> {
-    if lines.is_empty() {
+    if lines == "[]" {
         return Ok(Vec::new());
     }
     read_records(lines, ReadOpts::default())
@@ -276,7 +277,8 @@ impl Conversation {
         Ok(Conversation {
             settings,
             opts,
-            input: Texts::new('\n'),
+            // The inside of a JSON array: a record may span lines.
+            input: Texts::array(),
             settled_in: 0,
             out: Texts::array(),
             costs: Vec::new(),
@@ -285,6 +287,7 @@ impl Conversation {
             media_last: 0,
             tool_use_ids: AHashSet::new(),
             uuids: AHashSet::new(),
+            point_uuids: Vec::new(),
             tombstoned: Vec::new(),
             marks: Vec::new(),
             rewrites: 0,
@@ -317,6 +320,11 @@ impl Conversation {
             }
         }
         Ok(recs.len())
+    }
+
+    /// Input records `from..` as a JSON array.
+    fn input_array(&self, from: usize) -> String {
+        self.input.array_of(from, self.input.len())
     }
 
     /// Input records appended so far.
@@ -543,6 +551,7 @@ impl Conversation {
         self.media_last = 0;
         self.tool_use_ids.clear();
         self.uuids.clear();
+        self.point_uuids.clear();
         self.tombstoned.clear();
         self.marks.clear();
     }
@@ -580,7 +589,7 @@ impl Conversation {
     /// part would change (a rewrite is needed).
     fn normalize_tail(&mut self) -> Result<Option<Tail>> {
         let from = self.settled_in;
-        let lines = self.input.from(from).to_owned();
+        let lines = self.input_array(from);
         let context = self
             .out
             .len()
@@ -648,9 +657,9 @@ impl Conversation {
                         .take(j - from)
                         .filter_map(|r| r.tombstone_of.as_deref().map(str::to_owned)),
                 );
-                let rest = self.input.from(j);
+                let rest = self.input_array(j);
                 let mut again = Report::default();
-                let Ok(check) = self.run(j, Some(&texts[p - 1]), rest, &tombstoned, &mut again)
+                let Ok(check) = self.run(j, Some(&texts[p - 1]), &rest, &tombstoned, &mut again)
                 else {
                     continue;
                 };
@@ -660,6 +669,20 @@ impl Conversation {
                         .zip(&texts[p..])
                         .all(|(r, t)| record_json(r).ok().as_deref() == Some(t.as_str()));
                 if same {
+                    // The input records that make out[p]: from `j` to the first
+                    // that went into a later output record.
+                    let k = out[p + 1..]
+                        .iter()
+                        .map(|r| r.index.min(r.uuid_from))
+                        .filter(|&i| i >= j)
+                        .min()
+                        .unwrap_or(self.input.len());
+                    self.point_uuids = segment
+                        .iter()
+                        .skip(j - from)
+                        .take(k.saturating_sub(j))
+                        .filter_map(|r| r.uuid.as_deref().map(str::to_owned))
+                        .collect();
                     self.settle(from, j, &out[base..p], &texts[base..p])?;
                     return Ok(Some(self.tail_of(&texts[p..], again)?));
                 }
@@ -672,22 +695,28 @@ impl Conversation {
     }
 
     fn tombstones_settled(&self, lines: &str) -> Result<bool> {
-        if self.uuids.is_empty() {
+        if self.uuids.is_empty() && self.point_uuids.is_empty() {
             return Ok(false);
         }
         let recs = read_lines(lines)?;
         Ok(recs.iter().any(|r| {
             r.kind == Kind::Tombstone
-                && r.tombstone_of
-                    .as_deref()
-                    .is_some_and(|u| self.uuids.contains(u))
+                && r.tombstone_of.as_deref().is_some_and(|u| {
+                    self.uuids.contains(u) || self.point_uuids.iter().any(|p| p == u)
+                })
         }))
     }
 
     /// Output records `texts` (from input records `from..to`) become settled.
     fn settle(&mut self, from: usize, to: usize, recs: &[Rec<'_>], texts: &[String]) -> Result<()> {
         for r in recs {
-            for b in r.content.blocks() {
+            // §4 step 5 removes repeated tool_use ids of assistant records only.
+            let blocks = if r.kind == Kind::Assistant {
+                r.content.blocks()
+            } else {
+                &[]
+            };
+            for b in blocks {
                 if b.kind == BlockKind::ToolUse {
                     if let Some(id) = b.id.as_deref() {
                         self.tool_use_ids.insert(id.to_owned());
@@ -703,7 +732,7 @@ impl Conversation {
         for t in texts {
             self.out.push(t);
         }
-        let lines = self.input.from(from).to_owned();
+        let lines = self.input_array(from);
         let recs = read_lines(&lines)?;
         // A record a tombstone already names is out of the output for good: a
         // later tombstone naming it changes nothing settled.
@@ -924,6 +953,7 @@ impl Conversation {
         w.usize(self.media_last);
         w.strings(self.tool_use_ids.iter());
         w.strings(self.uuids.iter());
+        w.strings(self.point_uuids.iter());
         w.strings(self.tombstoned.iter());
         w.usize(self.marks.len());
         for &m in &self.marks {
@@ -979,7 +1009,17 @@ impl Conversation {
             count,
         };
         let mut c = Conversation::new(settings)?;
-        c.input = r.texts('\n')?;
+        c.input = if v1 {
+            // Saved as JSON Lines: each record on its own line.
+            let lines = r.texts('\n')?;
+            let mut t = Texts::array();
+            for i in 0..lines.len() {
+                t.push(lines.get(i));
+            }
+            t
+        } else {
+            r.texts(',')?
+        };
         c.settled_in = r.usize()?;
         c.out = r.texts(',')?;
         let n = c.out.len();
@@ -995,6 +1035,9 @@ impl Conversation {
         c.media_last = r.usize()?;
         c.tool_use_ids = r.strings()?.into_iter().collect();
         c.uuids = r.strings()?.into_iter().collect();
+        if !v1 {
+            c.point_uuids = r.strings()?;
+        }
         c.tombstoned = r.strings()?;
         let nm = r.count(8)?;
         c.marks = (0..nm).map(|_| r.usize()).collect::<Result<_>>()?;
