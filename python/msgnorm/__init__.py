@@ -42,7 +42,9 @@ from .errors import (
     JSONDecodeError,
     MsgnormError,
     PairingError,
+    ProviderRuleError,
 )
+from .provider_rules import Violation, check, validate
 from .model import (
     CANCEL_MESSAGE,
     INTERRUPT_MESSAGE,
@@ -129,6 +131,7 @@ __all__ = [
     "TOOL_RESULT_MISSING",
     "TOOL_USE_INTERRUPTED",
     "UNSET",
+    "Violation",
     "AssistantMessage",
     "AssistantPayload",
     "AttachmentMessage",
@@ -151,6 +154,7 @@ __all__ = [
     "Message",
     "MsgnormError",
     "PairingError",
+    "ProviderRuleError",
     "ProgressMessage",
     "Record",
     "RedactedThinkingBlock",
@@ -208,4 +212,6 @@ __all__ = [
     "to_anthropic",
     "to_builtins",
     "trim_to_budget",
+    "validate",
+    "check",
 ]
