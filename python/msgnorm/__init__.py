@@ -44,7 +44,6 @@ from .errors import (
     PairingError,
     ProviderRuleError,
 )
-from .provider_rules import Violation, check, validate
 from .model import (
     CANCEL_MESSAGE,
     INTERRUPT_MESSAGE,
@@ -106,6 +105,7 @@ from .model import (
     is_synthetic_message,
     to_builtins,
 )
+from .provider_rules import Violation, check, validate
 from .session import (
     LineIssue,
     LoadReport,
@@ -131,7 +131,6 @@ __all__ = [
     "TOOL_RESULT_MISSING",
     "TOOL_USE_INTERRUPTED",
     "UNSET",
-    "Violation",
     "AssistantMessage",
     "AssistantPayload",
     "AttachmentMessage",
@@ -154,8 +153,8 @@ __all__ = [
     "Message",
     "MsgnormError",
     "PairingError",
-    "ProviderRuleError",
     "ProgressMessage",
+    "ProviderRuleError",
     "Record",
     "RedactedThinkingBlock",
     "ServerToolUseBlock",
@@ -174,10 +173,12 @@ __all__ = [
     "UnsetType",
     "UserMessage",
     "UserPayload",
+    "Violation",
     "WebFetchToolResultBlock",
     "WebSearchToolResultBlock",
     "__version__",
     "arrow",
+    "check",
     "clear_thinking",
     "clear_thinking_report",
     "clear_tool_results",
@@ -213,5 +214,4 @@ __all__ = [
     "to_builtins",
     "trim_to_budget",
     "validate",
-    "check",
 ]

@@ -71,4 +71,6 @@ class ProviderRuleError(MsgnormError):
         if more > 0:
             lines.append(f"... and {more} more")
         n = len(self.violations)
-        super().__init__(f"{n} provider rule violation{'s' if n != 1 else ''}:\n" + "\n".join(lines))
+        super().__init__(
+            f"{n} provider rule violation{'s' if n != 1 else ''}:\n" + "\n".join(lines)
+        )

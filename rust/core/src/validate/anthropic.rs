@@ -8,7 +8,7 @@ use ahash::AHashSet;
 pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic/invalid-role",
-        text: "messages.{i}.role: Input should be 'user' or 'assistant'",
+        text: "messages.{i}.role: Input should be 'user', 'assistant' or 'system'",
         repair: "SPEC §4 returns only user and assistant records (step 3 drops system records, step 4 folds local commands into user turns); to_anthropic maps each to its role",
         check: invalid_role,
     },
@@ -44,13 +44,13 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         id: "anthropic/tool-result-without-use",
-        text: "messages.{i}: unexpected `tool_use_id` found in `tool_result` blocks: {x}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+        text: "{p}: unexpected `tool_use_id` found in `tool_result` blocks: {x}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
         repair: "SPEC §4 step 6 (tool pairing) removes `tool_result` blocks with no `tool_use` in the previous message",
         check: tool_result_without_use,
     },
     Rule {
         id: "anthropic/tool-use-unique",
-        text: "messages.{i}: `tool_use` ids must be unique",
+        text: "{p}: `tool_use` ids must be unique",
         repair: "SPEC §4 step 5 (assistant clean-up) removes a repeated `tool_use` id (the first wins)",
         check: tool_use_unique,
     },
@@ -80,19 +80,19 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         id: "anthropic/tool-use-id-pattern",
-        text: "messages.{i}: String should match pattern '^[a-zA-Z0-9_-]+$' ({x})",
+        text: "{p}: String should match pattern '^[a-zA-Z0-9_-]+$'",
         repair: "none: ids pass through normalize_for_api unchanged (the other providers' output functions map ids)",
         check: id_pattern,
     },
     Rule {
         id: "anthropic/tool-name-pattern",
-        text: "String should match pattern '^[a-zA-Z0-9_-]{1,64}$' ({x})",
+        text: "{p}: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
         repair: "none: tool names are the caller's",
         check: name_pattern,
     },
     Rule {
         id: "anthropic/tool-use-input-object",
-        text: "messages.{i}: `tool_use.input`: Input should be a valid dictionary",
+        text: "{p}: Input should be a valid dictionary",
         repair: "none: tool inputs are kept as given",
         check: input_object,
     },
@@ -108,20 +108,20 @@ pub static RULES: &[Rule] = &[
 pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v, 'a> {
     let mut msgs = Vec::with_capacity(items.len());
     for (index, raw) in items.iter().enumerate() {
-        if raw.get("role").is_none() {
-            if let (Some(t), Some(m)) = (raw.type_(), raw.get("message")) {
-                if m.is_object() {
-                    if t == "user" || t == "assistant" {
-                        msgs.push(Msg {
-                            index,
-                            raw: m,
-                            role: Some(if t == "user" { "user" } else { "assistant" }),
-                            blocks: m.list_at("content"),
-                            path: PathBase::Record,
-                        });
-                    }
-                    continue;
+        // A msgnorm record (SPEC §1): `type`, no `role`/`content` of its own.
+        if raw.get("role").is_none() && raw.get("content").is_none() {
+            if let Some(t) = raw.type_() {
+                let m = raw.get("message").filter(|m| m.is_object());
+                if let (Some(m), "user" | "assistant") = (m, t) {
+                    msgs.push(Msg {
+                        index,
+                        raw: m,
+                        role: Some(if t == "user" { "user" } else { "assistant" }),
+                        blocks: m.list_at("content"),
+                        path: PathBase::Record,
+                    });
                 }
+                continue; // other record types are not sent (SPEC §4 step 3)
             }
         }
         msgs.push(Msg {
@@ -143,14 +143,21 @@ pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v
 
 fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
-        if !matches!(m.role, Some("user" | "assistant")) {
+        if !matches!(m.role, Some("user" | "assistant" | "system")) {
             out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
         }
     }
 }
 
+/// The user and assistant messages (system messages in `messages` take no part in turns).
+fn turns<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>) -> impl Iterator<Item = &'c Msg<'v, 'a>> {
+    c.msgs
+        .iter()
+        .filter(|m| matches!(m.role, Some("user" | "assistant")))
+}
+
 fn first_user(c: &Ctx, out: &mut Vec<Hit>) {
-    if let Some(m) = c.msgs.first() {
+    if let Some(m) = turns(c).next() {
         if m.role == Some("assistant") {
             out.push(Hit::at(m, ".role", "assistant"));
         }
@@ -158,12 +165,12 @@ fn first_user(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn roles_alternate(c: &Ctx, out: &mut Vec<Hit>) {
-    for w in c.msgs.windows(2) {
-        if let (Some(a), Some(b)) = (w[0].role, w[1].role) {
-            if a == b && matches!(a, "user" | "assistant") {
-                out.push(Hit::at(&w[1], ".role", a));
-            }
+    let mut prev: Option<&str> = None;
+    for m in turns(c) {
+        if prev == m.role {
+            out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
         }
+        prev = m.role;
     }
 }
 
@@ -278,7 +285,7 @@ fn tool_use_unique(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
         for (j, id) in tool_use_ids(m) {
             if !seen.insert(id) {
-                out.push(Hit::at(m, format_args!(".content[{j}].id"), id));
+                out.push(Hit::at(m, format_args!(".content[{j}]"), id));
             }
         }
     }
@@ -377,19 +384,15 @@ fn id_pattern(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
         for (j, id) in tool_use_ids(m) {
             if !id_like(id, 1, usize::MAX) {
-                out.push(Hit::at(
-                    m,
-                    format_args!(".content[{j}].id"),
-                    format!("tool_use.id {id:?}"),
-                ));
+                out.push(Hit::at(m, format_args!(".content[{j}].tool_use.id"), id));
             }
         }
         for (j, id) in tool_result_ids(m) {
             if !id_like(id, 1, usize::MAX) {
                 out.push(Hit::at(
                     m,
-                    format_args!(".content[{j}].tool_use_id"),
-                    format!("tool_result.tool_use_id {id:?}"),
+                    format_args!(".content[{j}].tool_result.tool_use_id"),
+                    id,
                 ));
             }
         }
@@ -402,11 +405,7 @@ fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
         if matches!(t.type_(), None | Some("custom")) {
             let name = t.str_at("name").unwrap_or("");
             if !id_like(name, 1, 64) {
-                out.push(Hit {
-                    index: None,
-                    path: format!("tools[{k}].name"),
-                    detail: format!("tools.{k}.name {name:?}"),
-                });
+                out.push(Hit::param(format!("tools[{k}].name"), name));
             }
         }
     }
@@ -417,8 +416,8 @@ fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
                 if !id_like(name, 1, 64) {
                     out.push(Hit::at(
                         m,
-                        format_args!(".content[{j}].name"),
-                        format!("tool_use.name {name:?}"),
+                        format_args!(".content[{j}].tool_use.name"),
+                        name,
                     ));
                 }
             }
@@ -430,7 +429,7 @@ fn input_object(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
         for (j, b) in m.blocks.iter().enumerate() {
             if b.type_() == Some("tool_use") && !b.get("input").is_some_and(Value::is_object) {
-                out.push(Hit::at(m, format_args!(".content[{j}].input"), ""));
+                out.push(Hit::at(m, format_args!(".content[{j}].tool_use.input"), ""));
             }
         }
     }
@@ -481,10 +480,12 @@ fn cache_control_limit(c: &Ctx, out: &mut Vec<Hit>) {
         }
     }
     if let Some((index, path)) = fifth {
+        let loc = path.replace('[', ".").replace(']', "");
         out.push(Hit {
             index,
             path,
             detail: n.to_string(),
+            loc,
         });
     }
 }

@@ -48,9 +48,15 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         id: "bedrock/duplicate-tool-use-id",
-        text: "messages.{i}.content: toolUse ids must be unique; found {x} more than once",
+                text: "The toolUse blocks at messages.{i}.content contain duplicate Ids: {x}",
         repair: "SPEC §4 step 5 (assistant clean-up) removes a repeated tool use id (the first wins)",
-        check: duplicate_id,
+        check: duplicate_use_id,
+    },
+    Rule {
+        id: "bedrock/duplicate-tool-result-id",
+        text: "The toolResult blocks at messages.{i}.content contain duplicate Ids: {x}",
+        repair: "SPEC §4 step 6 (tool pairing) removes repeated results for an id",
+        check: duplicate_result_id,
     },
     Rule {
         id: "bedrock/tool-use-id-pattern",
@@ -162,19 +168,27 @@ fn result_count(c: &Ctx, out: &mut Vec<Hit>) {
     }
 }
 
-fn duplicate_id(c: &Ctx, out: &mut Vec<Hit>) {
-    let mut seen = AHashSet::new();
+fn duplicates(c: &Ctx, key: &str, out: &mut Vec<Hit>) {
     for m in &c.msgs {
-        for (j, id) in ids_of(m, "toolUse") {
+        let mut seen = AHashSet::new();
+        for (j, id) in ids_of(m, key) {
             if !seen.insert(id) {
                 out.push(Hit::at(
                     m,
-                    format_args!(".content[{j}].toolUse.toolUseId"),
+                    format_args!(".content[{j}].{key}.toolUseId"),
                     id,
                 ));
             }
         }
     }
+}
+
+fn duplicate_use_id(c: &Ctx, out: &mut Vec<Hit>) {
+    duplicates(c, "toolUse", out);
+}
+
+fn duplicate_result_id(c: &Ctx, out: &mut Vec<Hit>) {
+    duplicates(c, "toolResult", out);
 }
 
 fn id_pattern(c: &Ctx, out: &mut Vec<Hit>) {
@@ -212,11 +226,10 @@ fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
         if let Some(spec) = t.get("toolSpec") {
             let name = spec.str_at("name").unwrap_or("");
             if !id_like(name, 1, 64) {
-                out.push(Hit {
-                    index: None,
-                    path: format!("toolConfig.tools[{k}].toolSpec.name"),
-                    detail: format!("{name:?}"),
-                });
+                out.push(Hit::param(
+                    format!("toolConfig.tools[{k}].toolSpec.name"),
+                    format!("{name:?}"),
+                ));
             }
         }
     }

@@ -184,11 +184,10 @@ fn function_name(c: &Ctx, out: &mut Vec<Hit>) {
         {
             let name = f.str_at("name").unwrap_or("");
             if !name_ok(name) {
-                out.push(Hit {
-                    index: None,
-                    path: format!("tools[{k}].function_declarations[{j}].name"),
-                    detail: format!("{name:?}"),
-                });
+                out.push(Hit::param(
+                    format!("tools[{k}].function_declarations[{j}].name"),
+                    format!("{name:?}"),
+                ));
             }
         }
     }

@@ -53,9 +53,9 @@ pub static RULES: &[Rule] = &[
         check: tool_call_id_length,
     },
     Rule {
-        id: "openai-chat/duplicate-tool-call-id",
-        text: "Invalid parameter: Duplicate value for 'tool_call_id' of {x} in message[{i}]. Please ensure each tool_call_id is unique.",
-        repair: "SPEC §4 step 5 (assistant clean-up) removes a repeated call id (the first wins)",
+        id: "openai-chat/duplicate-tool-response",
+        text: "Invalid parameter: Duplicate value for 'tool_call_id' of {x} and messages[{i}].",
+        repair: "SPEC §4 step 6 (tool pairing) removes repeated results for an id",
         check: duplicate_call_id,
     },
     Rule {
@@ -68,11 +68,7 @@ pub static RULES: &[Rule] = &[
 
 fn empty_messages(c: &Ctx, out: &mut Vec<Hit>) {
     if c.len == 0 {
-        out.push(Hit {
-            index: None,
-            path: "messages".into(),
-            detail: String::new(),
-        });
+        out.push(Hit::param("messages", ""));
     }
 }
 
@@ -202,11 +198,21 @@ fn tool_call_id_length(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn duplicate_call_id(c: &Ctx, out: &mut Vec<Hit>) {
-    let mut seen = AHashSet::new();
+    // Tool messages answering the same id (the first one's index is named).
+    let mut seen = ahash::AHashMap::new();
     for m in &c.msgs {
-        for (j, id) in call_ids(m.raw) {
-            if !seen.insert(id) {
-                out.push(Hit::at(m, format_args!(".tool_calls[{j}].id"), id));
+        if m.role != Some("tool") {
+            continue;
+        }
+        if let Some(id) = m.raw.str_at("tool_call_id") {
+            if let Some(first) = seen.get(id) {
+                out.push(Hit::at(
+                    m,
+                    ".tool_call_id",
+                    format!("'{id}', in messages[{first}]"),
+                ));
+            } else {
+                seen.insert(id, m.index);
             }
         }
     }
@@ -217,11 +223,10 @@ fn function_name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
         if let Some(f) = t.get("function") {
             let name = f.str_at("name").unwrap_or("");
             if !id_like(name, 1, 64) {
-                out.push(Hit {
-                    index: None,
-                    path: format!("tools[{k}].function.name"),
-                    detail: format!("{name:?}"),
-                });
+                out.push(Hit::param(
+                    format!("tools[{k}].function.name"),
+                    format!("{name:?}"),
+                ));
             }
         }
     }
