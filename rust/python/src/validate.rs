@@ -3,7 +3,7 @@
 
 use crate::read::Failure;
 use crate::{guard, to_pyerr};
-use msgnorm_core::validate::{self as v, Kind, Value, MAX_DEPTH, SKIPPED_KEYS};
+use msgnorm_core::validate::{self as v, key_use, KeyUse, Kind, Value, MAX_DEPTH};
 use msgnorm_core::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -50,13 +50,13 @@ pub fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value<'static>
             let Ok(k) = k.cast::<PyString>() else {
                 continue;
             };
-            let key = text(k);
-            let val = if SKIPPED_KEYS.contains(&key.as_str()) {
-                Value::Skipped(kind_of(&val))
-            } else {
-                to_value(&val, depth + 1)?
+            let Ok(key) = k.to_str() else { continue };
+            let val = match key_use(key) {
+                KeyUse::Read => to_value(&val, depth + 1)?,
+                KeyUse::Kind => Value::Skipped(kind_of(&val)),
+                KeyUse::Drop => continue,
             };
-            kv.push((Cow::Owned(key), val));
+            kv.push((Cow::Owned(key.to_owned()), val));
         }
         return Ok(Value::Object(kv));
     }

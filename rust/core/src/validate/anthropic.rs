@@ -118,6 +118,7 @@ pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v
                         raw: m,
                         role: Some(if t == "user" { "user" } else { "assistant" }),
                         blocks: m.list_at("content"),
+                        kinds: kinds(m.list_at("content")),
                         path: PathBase::Record,
                     });
                 }
@@ -129,6 +130,7 @@ pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v
             raw,
             role: raw.str_at("role"),
             blocks: raw.list_at("content"),
+            kinds: kinds(raw.list_at("content")),
             path: PathBase::Item("messages"),
         });
     }
@@ -139,6 +141,28 @@ pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v
         len: items.len(),
         list_name: "messages",
     }
+}
+
+/// The block types of a content list, in one pass ([`Msg::kinds`]).
+fn kinds(blocks: &[Value]) -> u8 {
+    let mut k = 0;
+    for b in blocks {
+        k |= match b.type_() {
+            Some("tool_use") => Msg::TOOL_USE,
+            Some("tool_result") => {
+                let inner = b.list_at("content");
+                let cached = inner.iter().any(|i| i.has("cache_control"));
+                Msg::TOOL_RESULT | if cached { Msg::CACHE } else { 0 }
+            }
+            Some("text") => Msg::TEXT,
+            Some("thinking" | "redacted_thinking") => Msg::THINKING,
+            _ => 0,
+        };
+        if b.has("cache_control") {
+            k |= Msg::CACHE;
+        }
+    }
+    k
 }
 
 fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
@@ -216,7 +240,13 @@ fn blocks_of<'v>(
 
 fn tool_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, m) in c.msgs.iter().enumerate() {
+        if !m.may_have(Msg::TOOL_USE) {
+            continue;
+        }
         if m.role != Some("assistant") {
+            continue;
+        }
+        if tool_use_ids(m).next().is_none() {
             continue;
         }
         let next = c.msgs.get(k + 1).filter(|n| n.role == Some("user"));
@@ -243,6 +273,9 @@ fn tool_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
 
 fn tool_result_not_first(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
+        if !m.may_have(Msg::TOOL_RESULT) {
+            continue;
+        }
         if m.role != Some("user") {
             continue;
         }
@@ -265,6 +298,12 @@ fn tool_result_not_first(c: &Ctx, out: &mut Vec<Hit>) {
 
 fn tool_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, m) in c.msgs.iter().enumerate() {
+        if !m.may_have(Msg::TOOL_RESULT) {
+            continue;
+        }
+        if tool_result_ids(m).next().is_none() {
+            continue;
+        }
         let prev = k
             .checked_sub(1)
             .map(|p| &c.msgs[p])
@@ -283,6 +322,9 @@ fn tool_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
 fn tool_use_unique(c: &Ctx, out: &mut Vec<Hit>) {
     let mut seen = AHashSet::new();
     for m in &c.msgs {
+        if !m.may_have(Msg::TOOL_USE) {
+            continue;
+        }
         for (j, id) in tool_use_ids(m) {
             if !seen.insert(id) {
                 out.push(Hit::at(m, format_args!(".content[{j}]"), id));
@@ -292,19 +334,31 @@ fn tool_use_unique(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 /// Text blocks of a content list and of the lists inside its tool results.
-fn each_text<'v>(m: &Msg<'v, '_>, mut f: impl FnMut(String, &'v str, bool)) {
+/// Where a text block is: its position, and its position inside a tool result's list.
+struct TextAt(usize, Option<usize>);
+
+impl std::fmt::Display for TextAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            None => write!(f, ".content[{}]", self.0),
+            Some(k) => write!(f, ".content[{}].content[{k}]", self.0),
+        }
+    }
+}
+
+fn each_text<'v>(m: &Msg<'v, '_>, mut f: impl FnMut(TextAt, &'v str, bool)) {
     for (j, b) in m.blocks.iter().enumerate() {
         match b.type_() {
             Some("text") => {
                 if let Some(t) = b.str_at("text") {
-                    f(format!(".content[{j}]"), t, true);
+                    f(TextAt(j, None), t, true);
                 }
             }
             Some("tool_result") => {
                 for (k, inner) in b.list_at("content").iter().enumerate() {
                     if inner.type_() == Some("text") {
                         if let Some(t) = inner.str_at("text") {
-                            f(format!(".content[{j}].content[{k}]"), t, false);
+                            f(TextAt(j, Some(k)), t, false);
                         }
                     }
                 }
@@ -316,6 +370,9 @@ fn each_text<'v>(m: &Msg<'v, '_>, mut f: impl FnMut(String, &'v str, bool)) {
 
 fn empty_text(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
+        if !m.may_have(Msg::TEXT | Msg::TOOL_RESULT) {
+            continue;
+        }
         each_text(m, |path, t, _| {
             if t.is_empty() {
                 out.push(Hit::at(m, path, ""));
@@ -369,6 +426,9 @@ fn is_thinking(b: &Value) -> bool {
 
 fn thinking_first(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
+        if !m.may_have(Msg::THINKING) {
+            continue;
+        }
         if m.role != Some("assistant") {
             continue;
         }
@@ -382,6 +442,9 @@ fn thinking_first(c: &Ctx, out: &mut Vec<Hit>) {
 
 fn id_pattern(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
+        if !m.may_have(Msg::TOOL_USE | Msg::TOOL_RESULT) {
+            continue;
+        }
         for (j, id) in tool_use_ids(m) {
             if !id_like(id, 1, usize::MAX) {
                 out.push(Hit::at(m, format_args!(".content[{j}].tool_use.id"), id));
@@ -410,6 +473,9 @@ fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
         }
     }
     for m in &c.msgs {
+        if !m.may_have(Msg::TOOL_USE) {
+            continue;
+        }
         for (j, b) in m.blocks.iter().enumerate() {
             if b.type_() == Some("tool_use") {
                 let name = b.str_at("name").unwrap_or("");
@@ -427,6 +493,9 @@ fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
 
 fn input_object(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
+        if !m.may_have(Msg::TOOL_USE) {
+            continue;
+        }
         for (j, b) in m.blocks.iter().enumerate() {
             if b.type_() == Some("tool_use") && !b.get("input").is_some_and(Value::is_object) {
                 out.push(Hit::at(m, format_args!(".content[{j}].tool_use.input"), ""));

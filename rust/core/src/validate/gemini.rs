@@ -68,8 +68,14 @@ fn responses(m: &Msg) -> usize {
 }
 
 fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
+    // A single-turn request may leave the role out (it is the user's).
+    let single = c.msgs.len() == 1;
     for m in &c.msgs {
-        if !matches!(m.role, Some("user" | "model")) {
+        let ok = match m.role {
+            Some(r) => matches!(r, "user" | "model"),
+            None => single && !m.raw.has("role"),
+        };
+        if !ok {
             out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
         }
     }

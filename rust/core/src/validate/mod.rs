@@ -22,24 +22,68 @@ use std::borrow::Cow;
 /// at messages, blocks and the blocks nested in tool results, not deeper.
 pub const MAX_DEPTH: usize = 48;
 
-/// Keys whose values no rule reads past their kind (tool inputs, base64 data,
-/// signatures, schemas): they are skipped, not copied.
-pub const SKIPPED_KEYS: &[&str] = &[
+/// The keys whose values some rule reads. The value of a [`KIND_KEYS`] key is
+/// skipped, keeping its kind; any other key is skipped and left out (tool
+/// inputs, base64 data, schemas, every field of a transcript record besides
+/// `type` and `message`): the tree holds only what the rules look at.
+pub const READ_KEYS: &[&str] = &[
+    "role",
+    "content",
+    "type",
+    "text",
+    "id",
+    "name",
+    "tool_use_id",
+    "message",
+    "tool_calls",
+    "function",
+    "tool_call_id",
+    "call_id",
+    "parts",
+    "functionCall",
+    "function_call",
+    "functionResponse",
+    "function_response",
+    "toolUse",
+    "toolResult",
+    "toolUseId",
+    "tools",
+    "toolSpec",
+    "functionDeclarations",
+    "function_declarations",
+];
+
+/// The keys whose presence (and kind) some rule reads, but not their value.
+pub const KIND_KEYS: &[&str] = &[
     "input",
-    "arguments",
-    "args",
-    "data",
-    "bytes",
-    "signature",
+    "cache_control",
     "thoughtSignature",
     "thought_signature",
-    "encrypted_content",
-    "input_schema",
-    "inputSchema",
-    "parameters",
-    "response",
-    "json",
+    "refusal",
+    "audio",
 ];
+
+/// What the tree keeps of a key's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyUse {
+    /// The value (a rule reads it).
+    Read,
+    /// Its kind only ([`Value::Skipped`]).
+    Kind,
+    /// Nothing: no rule looks at the key.
+    Drop,
+}
+
+/// What the tree keeps of the value of `key`.
+pub fn key_use(key: &str) -> KeyUse {
+    if READ_KEYS.contains(&key) {
+        KeyUse::Read
+    } else if KIND_KEYS.contains(&key) {
+        KeyUse::Kind
+    } else {
+        KeyUse::Drop
+    }
+}
 
 /// What kind of JSON value a skipped value was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +108,7 @@ pub enum Value<'a> {
     Str(Cow<'a, str>),
     Array(Vec<Value<'a>>),
     Object(Vec<(Cow<'a, str>, Value<'a>)>),
-    /// Present but not read (a [`SKIPPED_KEYS`] value or one beyond [`MAX_DEPTH`]).
+    /// Present but not read (the value of a [`KIND_KEYS`] key, or one beyond [`MAX_DEPTH`]).
     Skipped(Kind),
 }
 
@@ -124,7 +168,7 @@ impl<'a> Value<'a> {
 
     /// Whether `key` is present and not null.
     pub fn has(&self, key: &str) -> bool {
-        !matches!(self.get(key), None | Some(Value::Null))
+        self.get(key).is_some_and(|v| v.kind() != Kind::Null)
     }
 
     /// The elements of `self[key]` when it is a list (else none).
@@ -135,6 +179,18 @@ impl<'a> Value<'a> {
 
 /// One JSON value from the parser, skipping what no rule reads.
 pub fn parse_value<'a>(p: &mut Parser<'a>, depth: usize) -> Result<Value<'a>> {
+    parse_in(p, depth, &mut Scratch::default())
+}
+
+/// Stacks the elements of the open containers, so that each container is
+/// allocated once, at its exact size, when it closes.
+#[derive(Default)]
+struct Scratch<'a> {
+    kv: Vec<(Cow<'a, str>, Value<'a>)>,
+    items: Vec<Value<'a>>,
+}
+
+fn parse_in<'a>(p: &mut Parser<'a>, depth: usize, s: &mut Scratch<'a>) -> Result<Value<'a>> {
     let peek = p.peek()?;
     if depth >= MAX_DEPTH && matches!(peek, Peek::Object | Peek::Array) {
         p.skip_value()?;
@@ -143,28 +199,35 @@ pub fn parse_value<'a>(p: &mut Parser<'a>, depth: usize) -> Result<Value<'a>> {
     Ok(match peek {
         Peek::Object => {
             p.begin_object()?;
-            let mut kv = Vec::new();
+            let start = s.kv.len();
             let mut first = true;
             while let Some((_, key)) = p.next_key(&mut first)? {
-                let v = if SKIPPED_KEYS.contains(&key.as_ref()) {
-                    let k = peek_kind(p.peek()?);
-                    p.skip_value()?;
-                    Value::Skipped(k)
-                } else {
-                    parse_value(p, depth + 1)?
-                };
-                kv.push((key, v));
+                match key_use(&key) {
+                    KeyUse::Read => {
+                        let v = parse_in(p, depth + 1, s)?;
+                        s.kv.push((key, v));
+                    }
+                    KeyUse::Kind => {
+                        let k = peek_kind(p.peek()?);
+                        p.skip_value()?;
+                        s.kv.push((key, Value::Skipped(k)));
+                    }
+                    KeyUse::Drop => {
+                        p.skip_value()?;
+                    }
+                }
             }
-            Value::Object(kv)
+            Value::Object(s.kv.drain(start..).collect())
         }
         Peek::Array => {
             p.begin_array()?;
-            let mut items = Vec::new();
+            let start = s.items.len();
             let mut first = true;
             while p.next_elem(&mut first)? {
-                items.push(parse_value(p, depth + 1)?);
+                let v = parse_in(p, depth + 1, s)?;
+                s.items.push(v);
             }
-            Value::Array(items)
+            Value::Array(s.items.drain(start..).collect())
         }
         Peek::String => Value::Str(p.string()?),
         Peek::Number => {
@@ -197,18 +260,19 @@ fn peek_kind(p: Peek) -> Kind {
 pub fn parse_items(src: &str) -> Result<Vec<Value<'_>>> {
     let mut p = Parser::new(src);
     let mut items = Vec::new();
+    let mut scratch = Scratch::default();
     if p.peek()? == Peek::Array {
         p.begin_array()?;
         let mut first = true;
         while p.next_elem(&mut first)? {
-            items.push(parse_value(&mut p, 1)?);
+            items.push(parse_in(&mut p, 1, &mut scratch)?);
         }
         if !p.at_end() {
             return Err(p.err("unexpected data after the JSON array"));
         }
     } else {
         while !p.at_end() {
-            items.push(parse_value(&mut p, 1)?);
+            items.push(parse_in(&mut p, 1, &mut scratch)?);
         }
     }
     Ok(items)
@@ -224,6 +288,9 @@ pub struct Msg<'v, 'a> {
     pub role: Option<&'v str>,
     /// The content blocks (`content` or `parts`) when they are a list.
     pub blocks: &'v [Value<'a>],
+    /// Which block types [`Msg::blocks`] holds (`Msg::ANY`: not summed up), so
+    /// that rules skip messages without the blocks they look at.
+    pub kinds: u8,
     /// The path of the message itself, e.g. `messages[3]` or `records[3].message`.
     pub path: PathBase,
 }
@@ -238,6 +305,19 @@ pub enum PathBase {
 }
 
 impl Msg<'_, '_> {
+    pub const TOOL_USE: u8 = 1;
+    pub const TOOL_RESULT: u8 = 2;
+    pub const TEXT: u8 = 4;
+    pub const THINKING: u8 = 8;
+    /// A block (or a block in a tool result's list) with `cache_control`.
+    pub const CACHE: u8 = 16;
+    pub const ANY: u8 = u8::MAX;
+
+    /// Whether the message may hold a block of one of `kinds`.
+    pub fn may_have(&self, kinds: u8) -> bool {
+        self.kinds & kinds != 0
+    }
+
     /// The path of this message followed by `rest` (e.g. `.content[1]`).
     pub fn path(&self, rest: impl std::fmt::Display) -> String {
         match self.path {
@@ -437,10 +517,32 @@ pub fn provider(name: &str) -> Result<Provider> {
 }
 
 fn render(text: &str, index: Option<usize>, loc: &str, detail: &str) -> String {
-    let i = index.map_or_else(|| "-".to_string(), |i| i.to_string());
-    text.replace("{i}", &i)
-        .replace("{p}", loc)
-        .replace("{x}", detail)
+    use std::fmt::Write;
+    let mut out = String::with_capacity(text.len() + loc.len() + detail.len());
+    let mut rest = text;
+    while let Some(k) = rest.find('{') {
+        out.push_str(&rest[..k]);
+        let tail = &rest[k..];
+        if tail.starts_with("{i}") {
+            match index {
+                Some(i) => {
+                    let _ = write!(out, "{i}");
+                }
+                None => out.push('-'),
+            }
+        } else if tail.starts_with("{p}") {
+            out.push_str(loc);
+        } else if tail.starts_with("{x}") {
+            out.push_str(detail);
+        } else {
+            out.push('{');
+            rest = &tail[1..];
+            continue;
+        }
+        rest = &tail[3..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Messages of a provider whose list items are the messages themselves.
@@ -458,6 +560,7 @@ fn prepare_plain<'v, 'a>(
             raw,
             role: raw.str_at("role"),
             blocks: raw.list_at(blocks_key),
+            kinds: Msg::ANY,
             path: PathBase::Item(list_name),
         })
         .collect();
@@ -519,10 +622,14 @@ mod tests {
 
     #[test]
     fn parses_and_skips() {
-        let v = parse_items(r#"[{"a": [1, true, null, "x\n"], "input": {"deep": [1]}}]"#).unwrap();
+        let v = parse_items(
+            r#"[{"content": [1, true, null, "x\n"], "input": {"deep": [1]}, "uuid": "u"}]"#,
+        )
+        .unwrap();
         assert_eq!(v.len(), 1);
         assert_eq!(v[0].get("input"), Some(&Value::Skipped(Kind::Object)));
-        let a = v[0].list_at("a");
+        assert_eq!(v[0].get("uuid"), None);
+        let a = v[0].list_at("content");
         assert_eq!(a[1], Value::Bool(true));
         assert_eq!(a[3].as_str(), Some("x\n"));
     }
