@@ -9,8 +9,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
 
-type Row = (Option<usize>, String, &'static str, String, &'static str);
-
 fn kind_of(obj: &Bound<'_, PyAny>) -> Kind {
     if obj.is_none() {
         Kind::Null
@@ -109,10 +107,27 @@ pub fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value<'static>
     Ok(Value::Skipped(Kind::Other))
 }
 
-fn rows(vs: Vec<v::Violation>) -> Vec<Row> {
-    vs.into_iter()
-        .map(|x| (x.index, x.path, x.rule, x.message, x.repair))
-        .collect()
+/// `[(index, path, rule, message, repair), ...]`, each rule's id and repair
+/// made into a Python str once.
+fn rows<'py>(py: Python<'py>, vs: Vec<v::Violation>) -> PyResult<Bound<'py, PyList>> {
+    let mut strs: ahash::AHashMap<usize, Bound<'py, PyString>> = ahash::AHashMap::new();
+    let mut intern = |s: &'static str| {
+        strs.entry(s.as_ptr() as usize)
+            .or_insert_with(|| PyString::new(py, s))
+            .clone()
+    };
+    let list = PyList::empty(py);
+    for x in vs {
+        let row = (
+            x.index,
+            PyString::new(py, &x.path),
+            intern(x.rule),
+            PyString::new(py, &x.message),
+            intern(x.repair),
+        );
+        list.append(row)?;
+    }
+    Ok(list)
 }
 
 /// `[(index, path, rule, message, repair), ...]`.
@@ -124,7 +139,7 @@ pub fn validate<'py>(
     provider: &str,
     system: Option<&Bound<'py, PyAny>>,
     tools: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Vec<Row>> {
+) -> PyResult<Bound<'py, PyList>> {
     let p = v::provider(provider).map_err(|e| to_pyerr(py, Failure::Core(e)))?;
     let opt = |o: Option<&Bound<'py, PyAny>>| -> PyResult<Option<Value<'static>>> {
         match o {
@@ -160,7 +175,8 @@ pub fn validate<'py>(
                 Ok(v::validate(p, &items, params))
             })
         });
-        return r.map(rows).map_err(|e| to_pyerr(py, e));
+        let vs = r.map_err(|e| to_pyerr(py, e))?;
+        return rows(py, vs);
     }
     let items: Vec<Value<'static>> = if let Ok(l) = messages.cast::<PyList>() {
         let mut items = Vec::with_capacity(l.len());
@@ -177,7 +193,8 @@ pub fn validate<'py>(
         return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
     };
     let r = py.detach(|| guard(|| Ok(v::validate(p, &items, params))));
-    r.map(rows).map_err(|e| to_pyerr(py, e))
+    let vs = r.map_err(|e| to_pyerr(py, e))?;
+    rows(py, vs)
 }
 
 /// Every rule: `[(provider, id, text, repair), ...]` in table order.
