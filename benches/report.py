@@ -255,6 +255,35 @@ class Report:
         gc.unfreeze()
         gc.collect()
 
+    def validate(self) -> None:
+        n = self.plan.size
+        mn = self.mn
+        if mn is None:
+            self.skip(f"validate vs normalize_for_api ({fmt_n(n)})", "≤ 1×", "msgnorm")
+            return
+        data = generate.generate_bytes(n)
+        records = generate.generate(n)
+        c = {
+            "v_dicts": Contender("ours validate dicts", lambda: mn.validate(records, "anthropic")),
+            "n_dicts": Contender(
+                "ours normalize_for_api dicts", lambda: mn.normalize_for_api(records)
+            ),
+            "v_bytes": Contender("ours validate bytes", lambda: mn.validate(data, "anthropic")),
+            "n_bytes": Contender(
+                "ours normalize_for_api bytes", lambda: mn.normalize_for_api(data)
+            ),
+        }
+        self.log(f"validate, {fmt_n(n)} records")
+        self.race(list(c.values()))
+        for kind in ("dicts", "bytes"):
+            self.ratio_row(
+                f"validate {kind} vs normalize_for_api {kind} ({fmt_n(n)})",
+                c[f"v_{kind}"],
+                c[f"n_{kind}"],
+                target=1,
+                faster=False,
+            )
+
     def normalize_structs(self) -> None:
         n = self.plan.size
         mn = self.mn
@@ -916,6 +945,7 @@ def main(argv: list[str] | None = None) -> int:
                 getattr(rep, name.strip())()
         elif not args.only_scale:
             rep.normalize()
+            rep.validate()
             rep.tokens()
             rep.editing()
             rep.sessions()

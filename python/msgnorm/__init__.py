@@ -42,6 +42,7 @@ from .errors import (
     JSONDecodeError,
     MsgnormError,
     PairingError,
+    ProviderRuleError,
 )
 from .model import (
     CANCEL_MESSAGE,
@@ -104,6 +105,7 @@ from .model import (
     is_synthetic_message,
     to_builtins,
 )
+from .provider_rules import Violation, check, validate
 from .session import (
     LineIssue,
     LoadReport,
@@ -152,6 +154,7 @@ __all__ = [
     "MsgnormError",
     "PairingError",
     "ProgressMessage",
+    "ProviderRuleError",
     "Record",
     "RedactedThinkingBlock",
     "ServerToolUseBlock",
@@ -170,10 +173,12 @@ __all__ = [
     "UnsetType",
     "UserMessage",
     "UserPayload",
+    "Violation",
     "WebFetchToolResultBlock",
     "WebSearchToolResultBlock",
     "__version__",
     "arrow",
+    "check",
     "clear_thinking",
     "clear_thinking_report",
     "clear_tool_results",
@@ -208,4 +213,5 @@ __all__ = [
     "to_anthropic",
     "to_builtins",
     "trim_to_budget",
+    "validate",
 ]

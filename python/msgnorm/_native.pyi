@@ -25,9 +25,12 @@ __all__ = [
     "normalize_for_api",
     "normalize_messages",
     "render_attachment",
+    "rules",
+    "rules_markdown",
     "split_for_summary",
     "to_anthropic",
     "trim_to_budget",
+    "validate",
 ]
 
 __version__: str
@@ -64,6 +67,14 @@ def split_for_summary(
     counting: tuple[float, int, int, int],
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
+def validate(
+    messages: Any,
+    provider: str,
+    system: Any = None,
+    tools: Any = None,
+) -> list[tuple[int | None, str, str, str, str]]: ...
+def rules() -> list[tuple[str, str, str, str]]: ...
+def rules_markdown() -> str: ...
 def clear_context(
     records: Any,
     tools: bool,

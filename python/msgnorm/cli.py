@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from . import _api, _tree, session
+from . import _api, _tree, provider_rules, session
 from ._native import __version__
 from .conversation import Conversation
 from .editing import clear_thinking_report, clear_tool_results_report
@@ -445,6 +445,52 @@ def _tree_options(g: Any) -> None:
     g.add_argument("--glob", default="*.jsonl", help="which files (default: *.jsonl)")
 
 
+def _request(data: bytes) -> tuple[Any, Any, Any]:
+    """``(messages, system, tools)`` of a file: a message list (JSON array or JSON
+    Lines), or a request body holding one (``messages``, ``input`` or ``contents``)."""
+    if data.lstrip().startswith(b"{"):
+        try:
+            body = msgspec.json.decode(data)
+        except msgspec.DecodeError:
+            body = None  # JSON Lines: the core reads it
+        if isinstance(body, dict):
+            tools = body.get("toolConfig", body.get("tools"))
+            if "messages" in body:
+                return body["messages"], body.get("system"), tools
+            if "input" in body:
+                return body["input"], None, tools
+            if "contents" in body:
+                system = body.get("system_instruction", body.get("systemInstruction"))
+                return body["contents"], system, tools
+    return data, None, None
+
+
+def _check(args: argparse.Namespace) -> int:
+    messages, system, tools = _request(_read(args.path))
+    if args.tools is not None:
+        tools = msgspec.json.decode(_read(args.tools))
+    if args.system is not None:
+        system = msgspec.json.decode(_read(args.system))
+    found = provider_rules.validate(messages, args.provider, system=system, tools=tools)
+    out = sys.stdout
+    for v in found:
+        index = "-" if v.index is None else v.index
+        out.write(f"{index}\t{v.path}\t{v.rule}\t{v.message}\n")
+    n = len(found)
+    what = f"{n} violation{'s' if n != 1 else ''}" if n else "no violations"
+    print(f"msgnorm: {what} of the {args.provider} rules", file=sys.stderr)
+    return 1 if found else 0
+
+
+def _rules(args: argparse.Namespace) -> int:
+    if args.markdown:
+        sys.stdout.write(provider_rules.rules_markdown())
+        return 0
+    for r in provider_rules.rules(args.provider):
+        sys.stdout.write(f"{r['rule']}\t{r['message']}\t{r['repair']}\n")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="msgnorm",
@@ -566,6 +612,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     _tree_options(g)
     c.set_defaults(func=_count)
+
+    k = sub.add_parser(
+        "check",
+        help="the provider rules a message list breaks: index, path, rule, provider's error "
+        "(exit 1 when any)",
+    )
+    k.add_argument(
+        "path",
+        help="messages (JSON array or JSON Lines) or a request body holding them, or - for stdin",
+    )
+    k.add_argument("--provider", choices=provider_rules.PROVIDERS, default="anthropic")
+    k.add_argument("--system", default=None, help="JSON file of the system parameter")
+    k.add_argument("--tools", default=None, help="JSON file of the tools (Bedrock: the toolConfig)")
+    k.set_defaults(func=_check)
+
+    r = sub.add_parser("rules", help="the provider rules msgnorm checks, and its repairs")
+    r.add_argument("--provider", choices=provider_rules.PROVIDERS, default=None)
+    r.add_argument("--markdown", action="store_true", help="every table as docs/RULES.md")
+    r.set_defaults(func=_rules)
     return p
 
 

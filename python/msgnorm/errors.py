@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "BudgetError",
     "InvalidRecordError",
     "JSONDecodeError",
     "MsgnormError",
     "PairingError",
+    "ProviderRuleError",
 ]
 
 
@@ -49,3 +52,25 @@ class PairingError(MsgnormError):
 
 class BudgetError(MsgnormError):
     """No safe suffix of the history fits the token budget (SPEC §7)."""
+
+
+class ProviderRuleError(MsgnormError):
+    """A history breaks provider rules (``msgnorm.check``).
+
+    ``violations`` lists every one (:class:`msgnorm.Violation`); ``index`` and
+    ``path`` are the first one's.
+    """
+
+    def __init__(self, violations: list[Any]) -> None:
+        self.violations = list(violations)
+        first = self.violations[0] if self.violations else None
+        self.index: int | None = first.index if first is not None else None
+        self.path: str = first.path if first is not None else ""
+        lines = [f"{v.path}: {v.rule}: {v.message}" for v in self.violations[:5]]
+        more = len(self.violations) - len(lines)
+        if more > 0:
+            lines.append(f"... and {more} more")
+        n = len(self.violations)
+        super().__init__(
+            f"{n} provider rule violation{'s' if n != 1 else ''}:\n" + "\n".join(lines)
+        )

@@ -21,6 +21,7 @@ pub mod session;
 pub mod split;
 pub mod steps;
 pub mod tokens;
+pub mod validate;
 
 pub use error::{Error, Result};
 pub use render::Templates;

@@ -6,6 +6,7 @@ mod batch;
 mod conversation;
 mod read;
 mod session;
+mod validate;
 mod view;
 mod write;
 
@@ -689,6 +690,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<conversation::Conversation>()?;
     m.add_function(wrap_pyfunction!(arrow::arrow_normalize, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::arrow_count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(validate::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(validate::rules, m)?)?;
+    m.add_function(wrap_pyfunction!(validate::rules_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(_force_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

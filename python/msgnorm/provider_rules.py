@@ -1,0 +1,89 @@
+"""Provider rules: which rule a history breaks, named before the provider answers 400.
+
+Every provider's rules live in one table in the Rust core (docs/RULES.md lists
+them); :func:`validate` reports every violation without changing anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from . import _native
+from .errors import ProviderRuleError
+
+__all__ = ["PROVIDERS", "Provider", "Violation", "check", "rules", "rules_markdown", "validate"]
+
+Provider = Literal["anthropic", "openai-chat", "openai-responses", "gemini", "bedrock"]
+PROVIDERS: tuple[str, ...] = ("anthropic", "openai-chat", "openai-responses", "gemini", "bedrock")
+
+
+class Violation(msgspec.Struct, frozen=True):
+    """One place where a history breaks a provider rule.
+
+    ``index`` is the message's position in the input (``None`` for the
+    ``system``/``tools`` parameters or the list as a whole), ``path`` the place,
+    e.g. ``messages[3].content[1]``, ``rule`` the rule id, ``message`` the
+    provider's own error text and ``repair`` what msgnorm does about it
+    ("none: ..." when the history must be fixed at its source).
+    """
+
+    index: int | None
+    path: str
+    rule: str
+    message: str
+    repair: str
+
+
+def validate(
+    messages: Any,
+    provider: Provider | str = "anthropic",
+    *,
+    system: Any = None,
+    tools: Any = None,
+) -> list[Violation]:
+    """Every rule of ``provider`` that ``messages`` break, in message order.
+
+    ``messages`` is the provider's own message list (Anthropic Messages
+    ``{"role", "content"}`` dicts, OpenAI Chat messages, OpenAI Responses input
+    items, Gemini ``contents``, Bedrock Converse messages), a list of msgnorm
+    records for ``"anthropic"`` (read as :func:`msgnorm.to_anthropic` sends
+    them), or JSON ``bytes``/``str`` of such a list. Pydantic models (e.g.
+    ``google.genai.types.Content``) and msgspec Structs are read as their dicts.
+    ``system`` and ``tools`` are the request's other parameters (for Bedrock,
+    ``tools`` is the ``toolConfig`` or its ``tools`` list). Nothing is changed.
+    """
+    rows = _native.validate(messages, provider, system, tools)
+    return [Violation(*row) for row in rows]
+
+
+def check(
+    messages: Any,
+    provider: Provider | str = "anthropic",
+    *,
+    system: Any = None,
+    tools: Any = None,
+) -> None:
+    """:func:`validate`, raising :class:`ProviderRuleError` when anything breaks a rule."""
+    found = validate(messages, provider, system=system, tools=tools)
+    if found:
+        raise ProviderRuleError(found)
+
+
+def rules(provider: Provider | str | None = None) -> list[dict[str, str]]:
+    """The rule table: ``{"provider", "rule", "message", "repair"}`` per rule."""
+    out = [
+        {"provider": p, "rule": rule, "message": text, "repair": repair}
+        for p, rule, text, repair in _native.rules()
+    ]
+    if provider is not None:
+        if provider not in PROVIDERS:
+            validate([], provider)  # raises the error naming the known providers
+        out = [r for r in out if r["provider"] == provider]
+    return out
+
+
+def rules_markdown() -> str:
+    """docs/RULES.md: every provider's rule table in Markdown."""
+    return _native.rules_markdown()

@@ -1,0 +1,560 @@
+//! Anthropic Messages API rules. Messages are `{"role", "content"}` objects;
+//! msgnorm records (`{"type": "user"|"assistant", "message": {...}}`) are read
+//! as `to_anthropic` would send them (other record types are not messages).
+
+use super::{blank, id_like, Ctx, Hit, Msg, Params, PathBase, Rule, Value};
+use ahash::AHashSet;
+
+pub static RULES: &[Rule] = &[
+    Rule {
+        id: "anthropic/invalid-role",
+        text: "messages.{i}.role: Input should be 'user', 'assistant' or 'system'",
+        repair: "SPEC §4 returns only user and assistant records (step 3 drops system records, step 4 folds local commands into user turns); to_anthropic maps each to its role",
+        check: invalid_role,
+    },
+    Rule {
+        id: "anthropic/first-user",
+        text: "messages: first message must use the \"user\" role",
+        repair: "SPEC §4 step 10 (user first) puts a meta user record `(no content)` before a leading assistant",
+        check: first_user,
+    },
+    Rule {
+        id: "anthropic/roles-alternate",
+        text: "messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"{x}\" roles in a row",
+        repair: "SPEC §4 step 4 (fold) merges adjacent user records and joins an assistant's streamed records by message.id",
+        check: roles_alternate,
+    },
+    Rule {
+        id: "anthropic/empty-content",
+        text: "messages.{i}: all messages must have non-empty content except for the optional final assistant message",
+        repair: "SPEC §4 step 7 (empty user content becomes `(no content)`) and step 9 (an empty non-final assistant gets `(no content)`)",
+        check: empty_content,
+    },
+    Rule {
+        id: "anthropic/tool-use-without-result",
+        text: "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {x}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+        repair: "SPEC §4 step 6 (tool pairing) inserts a `[Tool result missing due to internal error]` result for each unanswered id",
+        check: tool_use_without_result,
+    },
+    Rule {
+        id: "anthropic/tool-result-not-first",
+        text: "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {x}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+        repair: "SPEC §4 step 4 (user merge) and step 6 (tool pairing) move `tool_result` blocks to the front of the user content",
+        check: tool_result_not_first,
+    },
+    Rule {
+        id: "anthropic/tool-result-without-use",
+        text: "{p}: unexpected `tool_use_id` found in `tool_result` blocks: {x}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+        repair: "SPEC §4 step 6 (tool pairing) removes `tool_result` blocks with no `tool_use` in the previous message",
+        check: tool_result_without_use,
+    },
+    Rule {
+        id: "anthropic/tool-use-unique",
+        text: "{p}: `tool_use` ids must be unique",
+        repair: "SPEC §4 step 5 (assistant clean-up) removes a repeated `tool_use` id (the first wins)",
+        check: tool_use_unique,
+    },
+    Rule {
+        id: "anthropic/empty-text",
+        text: "messages: text content blocks must be non-empty",
+        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks",
+        check: empty_text,
+    },
+    Rule {
+        id: "anthropic/whitespace-text",
+        text: "messages: text content blocks must contain non-whitespace text",
+        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks (a blank user string becomes `(no content)`)",
+        check: whitespace_text,
+    },
+    Rule {
+        id: "anthropic/final-assistant-trailing-whitespace",
+        text: "messages: final assistant content cannot end with trailing whitespace",
+        repair: "SPEC §4 step 8 (final assistant) strips trailing whitespace from the trailing text block",
+        check: final_trailing_whitespace,
+    },
+    Rule {
+        id: "anthropic/thinking-first",
+        text: "messages.{i}.content.0.type: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking (found `{x}`)",
+        repair: "none: signed thinking blocks are kept byte-identical and in place (SPEC §4 step 4 keeps the streamed block order)",
+        check: thinking_first,
+    },
+    Rule {
+        id: "anthropic/tool-use-id-pattern",
+        text: "{p}: String should match pattern '^[a-zA-Z0-9_-]+$'",
+        repair: "none: ids pass through normalize_for_api unchanged (the other providers' output functions map ids)",
+        check: id_pattern,
+    },
+    Rule {
+        id: "anthropic/tool-name-pattern",
+        text: "{p}: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
+        repair: "none: tool names are the caller's",
+        check: name_pattern,
+    },
+    Rule {
+        id: "anthropic/tool-use-input-object",
+        text: "{p}: Input should be a valid dictionary",
+        repair: "none: tool inputs are kept as given",
+        check: input_object,
+    },
+    Rule {
+        id: "anthropic/cache-control-limit",
+        text: "A maximum of 4 blocks with cache_control may be provided. Found {x}.",
+        repair: "none: msgnorm adds no cache_control (Conversation.cache_breakpoints() proposes at most 4)",
+        check: cache_control_limit,
+    },
+];
+
+/// Messages from `{"role", "content"}` objects or msgnorm records.
+pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v, 'a> {
+    let mut msgs = Vec::with_capacity(items.len());
+    for (index, raw) in items.iter().enumerate() {
+        // A msgnorm record (SPEC §1): `type`, no `role`/`content` of its own.
+        if raw.get("role").is_none() && raw.get("content").is_none() {
+            if let Some(t) = raw.type_() {
+                let m = raw.get("message").filter(|m| m.is_object());
+                if let (Some(m), "user" | "assistant") = (m, t) {
+                    msgs.push(Msg {
+                        index,
+                        raw: m,
+                        role: Some(if t == "user" { "user" } else { "assistant" }),
+                        blocks: m.list_at("content"),
+                        kinds: kinds(m.list_at("content")),
+                        path: PathBase::Record,
+                    });
+                }
+                continue; // other record types are not sent (SPEC §4 step 3)
+            }
+        }
+        msgs.push(Msg {
+            index,
+            raw,
+            role: raw.str_at("role"),
+            blocks: raw.list_at("content"),
+            kinds: kinds(raw.list_at("content")),
+            path: PathBase::Item("messages"),
+        });
+    }
+    Ctx {
+        msgs,
+        system: params.system,
+        tools: params.tools,
+        len: items.len(),
+        list_name: "messages",
+    }
+}
+
+/// The block types of a content list, in one pass ([`Msg::kinds`]).
+fn kinds(blocks: &[Value]) -> u8 {
+    let mut k = 0;
+    for b in blocks {
+        k |= match b.type_() {
+            Some("tool_use") => Msg::TOOL_USE,
+            Some("tool_result") => {
+                let inner = b.list_at("content");
+                let cached = inner.iter().any(|i| i.has("cache_control"));
+                Msg::TOOL_RESULT | if cached { Msg::CACHE } else { 0 }
+            }
+            Some("text") => Msg::TEXT,
+            Some("thinking" | "redacted_thinking") => Msg::THINKING,
+            _ => 0,
+        };
+        if b.has("cache_control") {
+            k |= Msg::CACHE;
+        }
+    }
+    k
+}
+
+fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if !matches!(m.role, Some("user" | "assistant" | "system")) {
+            out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
+        }
+    }
+}
+
+/// The user and assistant messages (system messages in `messages` take no part in turns).
+fn turns<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>) -> impl Iterator<Item = &'c Msg<'v, 'a>> {
+    c.msgs
+        .iter()
+        .filter(|m| matches!(m.role, Some("user" | "assistant")))
+}
+
+fn first_user(c: &Ctx, out: &mut Vec<Hit>) {
+    if let Some(m) = turns(c).next() {
+        if m.role == Some("assistant") {
+            out.push(Hit::at(m, ".role", "assistant"));
+        }
+    }
+}
+
+fn roles_alternate(c: &Ctx, out: &mut Vec<Hit>) {
+    let mut prev: Option<&str> = None;
+    for m in turns(c) {
+        if prev == m.role {
+            out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
+        }
+        prev = m.role;
+    }
+}
+
+fn content_empty(m: &Msg) -> bool {
+    match m.raw.get("content") {
+        None | Some(Value::Null) => true,
+        Some(Value::Str(s)) => s.is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        _ => false,
+    }
+}
+
+fn empty_content(c: &Ctx, out: &mut Vec<Hit>) {
+    let n = c.msgs.len();
+    for (k, m) in c.msgs.iter().enumerate() {
+        let final_assistant = k + 1 == n && m.role == Some("assistant");
+        if !final_assistant && content_empty(m) {
+            out.push(Hit::at(m, ".content", ""));
+        }
+    }
+}
+
+fn tool_use_ids<'v>(m: &Msg<'v, '_>) -> impl Iterator<Item = (usize, &'v str)> {
+    blocks_of(m, "tool_use", "id")
+}
+
+fn tool_result_ids<'v>(m: &Msg<'v, '_>) -> impl Iterator<Item = (usize, &'v str)> {
+    blocks_of(m, "tool_result", "tool_use_id")
+}
+
+/// `(position, block[key])` of the blocks of one type.
+fn blocks_of<'v>(
+    m: &Msg<'v, '_>,
+    ty: &'static str,
+    key: &'static str,
+) -> impl Iterator<Item = (usize, &'v str)> {
+    m.blocks
+        .iter()
+        .enumerate()
+        .filter(move |(_, b)| b.type_() == Some(ty))
+        .map(move |(j, b)| (j, b.str_at(key).unwrap_or("")))
+}
+
+fn tool_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, m) in c.msgs.iter().enumerate() {
+        if !m.may_have(Msg::TOOL_USE) {
+            continue;
+        }
+        if m.role != Some("assistant") {
+            continue;
+        }
+        if tool_use_ids(m).next().is_none() {
+            continue;
+        }
+        let next = c.msgs.get(k + 1).filter(|n| n.role == Some("user"));
+        let answered: AHashSet<&str> = next
+            .map(|n| tool_result_ids(n).map(|(_, id)| id).collect())
+            .unwrap_or_default();
+        let mut missing = Vec::new();
+        let mut first = None;
+        for (j, id) in tool_use_ids(m) {
+            if !answered.contains(id) {
+                first.get_or_insert(j);
+                missing.push(id);
+            }
+        }
+        if let Some(j) = first {
+            out.push(Hit::at(
+                m,
+                format_args!(".content[{j}]"),
+                missing.join(", "),
+            ));
+        }
+    }
+}
+
+fn tool_result_not_first(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if !m.may_have(Msg::TOOL_RESULT) {
+            continue;
+        }
+        if m.role != Some("user") {
+            continue;
+        }
+        let mut other = false;
+        for (j, b) in m.blocks.iter().enumerate() {
+            if b.type_() == Some("tool_result") {
+                if other {
+                    out.push(Hit::at(
+                        m,
+                        format_args!(".content[{j}]"),
+                        b.str_at("tool_use_id").unwrap_or(""),
+                    ));
+                }
+            } else {
+                other = true;
+            }
+        }
+    }
+}
+
+fn tool_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, m) in c.msgs.iter().enumerate() {
+        if !m.may_have(Msg::TOOL_RESULT) {
+            continue;
+        }
+        if tool_result_ids(m).next().is_none() {
+            continue;
+        }
+        let prev = k
+            .checked_sub(1)
+            .map(|p| &c.msgs[p])
+            .filter(|p| p.role == Some("assistant"));
+        let calls: AHashSet<&str> = prev
+            .map(|p| tool_use_ids(p).map(|(_, id)| id).collect())
+            .unwrap_or_default();
+        for (j, id) in tool_result_ids(m) {
+            if m.role != Some("user") || !calls.contains(id) {
+                out.push(Hit::at(m, format_args!(".content[{j}]"), id));
+            }
+        }
+    }
+}
+
+fn tool_use_unique(c: &Ctx, out: &mut Vec<Hit>) {
+    let mut seen = AHashSet::new();
+    for m in &c.msgs {
+        if !m.may_have(Msg::TOOL_USE) {
+            continue;
+        }
+        for (j, id) in tool_use_ids(m) {
+            if !seen.insert(id) {
+                out.push(Hit::at(m, format_args!(".content[{j}]"), id));
+            }
+        }
+    }
+}
+
+/// Text blocks of a content list and of the lists inside its tool results.
+/// Where a text block is: its position, and its position inside a tool result's list.
+struct TextAt(usize, Option<usize>);
+
+impl std::fmt::Display for TextAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            None => write!(f, ".content[{}]", self.0),
+            Some(k) => write!(f, ".content[{}].content[{k}]", self.0),
+        }
+    }
+}
+
+fn each_text<'v>(m: &Msg<'v, '_>, mut f: impl FnMut(TextAt, &'v str, bool)) {
+    for (j, b) in m.blocks.iter().enumerate() {
+        match b.type_() {
+            Some("text") => {
+                if let Some(t) = b.str_at("text") {
+                    f(TextAt(j, None), t, true);
+                }
+            }
+            Some("tool_result") => {
+                for (k, inner) in b.list_at("content").iter().enumerate() {
+                    if inner.type_() == Some("text") {
+                        if let Some(t) = inner.str_at("text") {
+                            f(TextAt(j, Some(k)), t, false);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn empty_text(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if !m.may_have(Msg::TEXT | Msg::TOOL_RESULT) {
+            continue;
+        }
+        each_text(m, |path, t, _| {
+            if t.is_empty() {
+                out.push(Hit::at(m, path, ""));
+            }
+        });
+    }
+}
+
+fn whitespace_text(c: &Ctx, out: &mut Vec<Hit>) {
+    let n = c.msgs.len();
+    for (k, m) in c.msgs.iter().enumerate() {
+        // The final assistant message has its own rule (trailing white space).
+        if k + 1 == n && m.role == Some("assistant") {
+            continue;
+        }
+        if let Some(Value::Str(s)) = m.raw.get("content") {
+            if !s.is_empty() && blank(s) {
+                out.push(Hit::at(m, ".content", ""));
+            }
+        }
+        each_text(m, |path, t, top| {
+            if top && !t.is_empty() && blank(t) {
+                out.push(Hit::at(m, path, ""));
+            }
+        });
+    }
+}
+
+fn final_trailing_whitespace(c: &Ctx, out: &mut Vec<Hit>) {
+    let Some(m) = c.msgs.last() else { return };
+    if m.role != Some("assistant") {
+        return;
+    }
+    let ends_ws = |s: &str| s.chars().next_back().is_some_and(char::is_whitespace);
+    match m.raw.get("content") {
+        Some(Value::Str(s)) if ends_ws(s) => out.push(Hit::at(m, ".content", "")),
+        Some(Value::Array(a)) => {
+            if let Some(b) = a.last() {
+                if b.type_() == Some("text") && b.str_at("text").is_some_and(ends_ws) {
+                    out.push(Hit::at(m, format_args!(".content[{}]", a.len() - 1), ""));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn is_thinking(b: &Value) -> bool {
+    matches!(b.type_(), Some("thinking" | "redacted_thinking"))
+}
+
+fn thinking_first(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if !m.may_have(Msg::THINKING) {
+            continue;
+        }
+        if m.role != Some("assistant") {
+            continue;
+        }
+        if let Some(first) = m.blocks.first() {
+            if !is_thinking(first) && m.blocks.iter().any(is_thinking) {
+                out.push(Hit::at(m, ".content[0]", first.type_().unwrap_or("")));
+            }
+        }
+    }
+}
+
+fn id_pattern(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if !m.may_have(Msg::TOOL_USE | Msg::TOOL_RESULT) {
+            continue;
+        }
+        for (j, id) in tool_use_ids(m) {
+            if !id_like(id, 1, usize::MAX) {
+                out.push(Hit::at(m, format_args!(".content[{j}].tool_use.id"), id));
+            }
+        }
+        for (j, id) in tool_result_ids(m) {
+            if !id_like(id, 1, usize::MAX) {
+                out.push(Hit::at(
+                    m,
+                    format_args!(".content[{j}].tool_result.tool_use_id"),
+                    id,
+                ));
+            }
+        }
+    }
+}
+
+fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, t) in c.tool_list().iter().enumerate() {
+        // Server tools (`web_search_20250305`, ...) have fixed names of their own.
+        if matches!(t.type_(), None | Some("custom")) {
+            let name = t.str_at("name").unwrap_or("");
+            if !id_like(name, 1, 64) {
+                out.push(Hit::param(format!("tools[{k}].name"), name));
+            }
+        }
+    }
+    for m in &c.msgs {
+        if !m.may_have(Msg::TOOL_USE) {
+            continue;
+        }
+        for (j, b) in m.blocks.iter().enumerate() {
+            if b.type_() == Some("tool_use") {
+                let name = b.str_at("name").unwrap_or("");
+                if !id_like(name, 1, 64) {
+                    out.push(Hit::at(
+                        m,
+                        format_args!(".content[{j}].tool_use.name"),
+                        name,
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn input_object(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if !m.may_have(Msg::TOOL_USE) {
+            continue;
+        }
+        for (j, b) in m.blocks.iter().enumerate() {
+            if b.type_() == Some("tool_use") && !b.get("input").is_some_and(Value::is_object) {
+                out.push(Hit::at(m, format_args!(".content[{j}].tool_use.input"), ""));
+            }
+        }
+    }
+}
+
+fn has_cc(b: &Value) -> bool {
+    b.has("cache_control")
+}
+
+fn cache_control_limit(c: &Ctx, out: &mut Vec<Hit>) {
+    // Where the 5th one is, and how many there are.
+    let mut n = 0usize;
+    let mut fifth: Option<(Option<usize>, String)> = None;
+    let mut see = |index: Option<usize>, path: &dyn Fn() -> String| {
+        n += 1;
+        if n == 5 {
+            fifth = Some((index, path()));
+        }
+    };
+    for (k, t) in c.tool_list().iter().enumerate() {
+        if has_cc(t) {
+            see(None, &|| format!("tools[{k}].cache_control"));
+        }
+    }
+    if let Some(Value::Array(sys)) = c.system {
+        for (k, b) in sys.iter().enumerate() {
+            if has_cc(b) {
+                see(None, &|| format!("system[{k}].cache_control"));
+            }
+        }
+    }
+    for m in &c.msgs {
+        for (j, b) in m.blocks.iter().enumerate() {
+            if has_cc(b) {
+                see(Some(m.index), &|| {
+                    m.path(format_args!(".content[{j}].cache_control"))
+                });
+            }
+            if b.type_() == Some("tool_result") {
+                for (k, inner) in b.list_at("content").iter().enumerate() {
+                    if has_cc(inner) {
+                        see(Some(m.index), &|| {
+                            m.path(format_args!(".content[{j}].content[{k}].cache_control"))
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if let Some((index, path)) = fifth {
+        let loc = path.replace('[', ".").replace(']', "");
+        out.push(Hit {
+            index,
+            path,
+            detail: n.to_string(),
+            loc,
+        });
+    }
+}

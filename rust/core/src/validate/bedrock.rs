@@ -1,0 +1,236 @@
+//! Amazon Bedrock Converse `messages` rules (`toolConfig` passed as `tools`).
+
+use super::{blank, id_like, Ctx, Hit, Msg, Rule, Value};
+use ahash::AHashSet;
+
+pub static RULES: &[Rule] = &[
+    Rule {
+        id: "bedrock/invalid-role",
+        text: "Value '{x}' at 'messages.{i}.member.role' failed to satisfy constraint: Member must satisfy enum value set: [user, assistant]",
+        repair: "to_bedrock writes only user and assistant messages and puts system text in `system` (adapter rule: roles)",
+        check: invalid_role,
+    },
+    Rule {
+        id: "bedrock/first-user",
+        text: "A conversation must start with a user message. Try again with a conversation that starts with a user message.",
+        repair: "SPEC §4 step 10 (user first) puts a meta user record `(no content)` before a leading assistant",
+        check: first_user,
+    },
+    Rule {
+        id: "bedrock/roles-alternate",
+        text: "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
+        repair: "SPEC §4 step 4 (fold) merges adjacent user records and joins streamed assistant records; to_bedrock merges adjacent assistant messages",
+        check: roles_alternate,
+    },
+    Rule {
+        id: "bedrock/empty-content",
+        text: "The content field in the Message object at messages.{i} is empty. Add a ContentBlock object to the content field and try again.",
+        repair: "SPEC §4 step 7 (empty user content becomes `(no content)`) and steps 8-9 (an empty assistant gets text)",
+        check: empty_content,
+    },
+    Rule {
+        id: "bedrock/blank-text",
+        text: "The text field in the ContentBlock object at messages.{i}.content.{x} is blank. Add text to the text field, and try again.",
+        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks",
+        check: blank_text,
+    },
+    Rule {
+        id: "bedrock/tool-use-without-result",
+        text: "Expected toolResult blocks at messages.{i}.content for the following Ids: {x}",
+        repair: "SPEC §4 step 6 (tool pairing) inserts a missing result for each unanswered toolUse",
+        check: use_without_result,
+    },
+    Rule {
+        id: "bedrock/tool-result-count",
+        text: "The number of toolResult blocks at messages.{i}.content exceeds the number of toolUse blocks of previous turn.",
+        repair: "SPEC §4 step 6 (tool pairing) removes results for ids the previous turn did not use, and repeats",
+        check: result_count,
+    },
+    Rule {
+        id: "bedrock/duplicate-tool-use-id",
+                text: "The toolUse blocks at messages.{i}.content contain duplicate Ids: {x}",
+        repair: "SPEC §4 step 5 (assistant clean-up) removes a repeated tool use id (the first wins)",
+        check: duplicate_use_id,
+    },
+    Rule {
+        id: "bedrock/duplicate-tool-result-id",
+        text: "The toolResult blocks at messages.{i}.content contain duplicate Ids: {x}",
+        repair: "SPEC §4 step 6 (tool pairing) removes repeated results for an id",
+        check: duplicate_result_id,
+    },
+    Rule {
+        id: "bedrock/tool-use-id-pattern",
+        text: "Value at 'messages.{i}.member.content.member.{x}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+ and have length between 1 and 64",
+        repair: "to_bedrock maps ids to 1-64 characters of [a-zA-Z0-9_-], the same way for toolUse and toolResult (adapter rule: tool ids)",
+        check: id_pattern,
+    },
+    Rule {
+        id: "bedrock/tool-config-required",
+        text: "The toolConfig field must be defined when using toolUse and toolResult content blocks.",
+        repair: "none: pass the tools (`toolConfig`) with a history that holds tool blocks",
+        check: tool_config_required,
+    },
+    Rule {
+        id: "bedrock/tool-name-pattern",
+        text: "Value at 'toolConfig.tools.member.toolSpec.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+ and have length between 1 and 64 ({x})",
+        repair: "none: tool names are the caller's",
+        check: name_pattern,
+    },
+];
+
+fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if !matches!(m.role, Some("user" | "assistant")) {
+            out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
+        }
+    }
+}
+
+fn first_user(c: &Ctx, out: &mut Vec<Hit>) {
+    if let Some(m) = c.msgs.first() {
+        if m.role != Some("user") {
+            out.push(Hit::at(m, ".role", ""));
+        }
+    }
+}
+
+fn roles_alternate(c: &Ctx, out: &mut Vec<Hit>) {
+    for w in c.msgs.windows(2) {
+        if w[0].role.is_some() && w[0].role == w[1].role {
+            out.push(Hit::at(&w[1], ".role", ""));
+        }
+    }
+}
+
+fn empty_content(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if m.blocks.is_empty() {
+            out.push(Hit::at(m, ".content", ""));
+        }
+    }
+}
+
+fn blank_text(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        for (j, b) in m.blocks.iter().enumerate() {
+            if b.str_at("text").is_some_and(blank) {
+                out.push(Hit::at(
+                    m,
+                    format_args!(".content[{j}].text"),
+                    j.to_string(),
+                ));
+            }
+        }
+    }
+}
+
+fn ids_of<'v>(m: &Msg<'v, '_>, key: &str) -> Vec<(usize, &'v str)> {
+    m.blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(j, b)| b.get(key).map(|u| (j, u.str_at("toolUseId").unwrap_or(""))))
+        .collect()
+}
+
+fn use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, m) in c.msgs.iter().enumerate() {
+        let used = ids_of(m, "toolUse");
+        if used.is_empty() {
+            continue;
+        }
+        let Some(next) = c.msgs.get(k + 1) else {
+            continue; // a last toolUse turn awaits its results
+        };
+        let answered: AHashSet<&str> = ids_of(next, "toolResult")
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect();
+        let missing: Vec<&str> = used
+            .into_iter()
+            .map(|(_, id)| id)
+            .filter(|id| !answered.contains(id))
+            .collect();
+        if !missing.is_empty() {
+            out.push(Hit::at(next, ".content", missing.join(", ")));
+        }
+    }
+}
+
+fn result_count(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, m) in c.msgs.iter().enumerate() {
+        let n = ids_of(m, "toolResult").len();
+        let before = k
+            .checked_sub(1)
+            .map_or(0, |p| ids_of(&c.msgs[p], "toolUse").len());
+        if n > before {
+            out.push(Hit::at(m, ".content", ""));
+        }
+    }
+}
+
+fn duplicates(c: &Ctx, key: &str, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        let mut seen = AHashSet::new();
+        for (j, id) in ids_of(m, key) {
+            if !seen.insert(id) {
+                out.push(Hit::at(
+                    m,
+                    format_args!(".content[{j}].{key}.toolUseId"),
+                    id,
+                ));
+            }
+        }
+    }
+}
+
+fn duplicate_use_id(c: &Ctx, out: &mut Vec<Hit>) {
+    duplicates(c, "toolUse", out);
+}
+
+fn duplicate_result_id(c: &Ctx, out: &mut Vec<Hit>) {
+    duplicates(c, "toolResult", out);
+}
+
+fn id_pattern(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        for key in ["toolUse", "toolResult"] {
+            for (j, id) in ids_of(m, key) {
+                if !id_like(id, 1, 64) {
+                    out.push(Hit::at(
+                        m,
+                        format_args!(".content[{j}].{key}.toolUseId"),
+                        format!("{key}.toolUseId"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn tool_config_required(c: &Ctx, out: &mut Vec<Hit>) {
+    if c.tools.is_some_and(|t| !matches!(t, Value::Null)) {
+        return;
+    }
+    for m in &c.msgs {
+        for (j, b) in m.blocks.iter().enumerate() {
+            if b.get("toolUse").is_some() || b.get("toolResult").is_some() {
+                out.push(Hit::at(m, format_args!(".content[{j}]"), ""));
+                return;
+            }
+        }
+    }
+}
+
+fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, t) in c.tool_list().iter().enumerate() {
+        if let Some(spec) = t.get("toolSpec") {
+            let name = spec.str_at("name").unwrap_or("");
+            if !id_like(name, 1, 64) {
+                out.push(Hit::param(
+                    format!("toolConfig.tools[{k}].toolSpec.name"),
+                    format!("{name:?}"),
+                ));
+            }
+        }
+    }
+}

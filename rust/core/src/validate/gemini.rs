@@ -1,0 +1,200 @@
+//! Gemini `contents` rules (camelCase and snake_case keys alike, as the SDK takes both).
+
+use super::{Ctx, Hit, Msg, Rule, Value};
+
+pub static RULES: &[Rule] = &[
+    Rule {
+        id: "gemini/invalid-role",
+        text: "Please use a valid role: user, model.",
+        repair: "to_gemini writes assistant turns as `model` and system text as `system_instruction` (adapter rule: roles)",
+        check: invalid_role,
+    },
+    Rule {
+        id: "gemini/empty-parts",
+        text: "contents.parts must not be empty.",
+        repair: "SPEC §4 step 7 (empty user content becomes `(no content)`) and step 9 (an empty non-final assistant gets `(no content)`)",
+        check: empty_parts,
+    },
+    Rule {
+        id: "gemini/empty-text",
+        text: "Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again.",
+        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks",
+        check: empty_text,
+    },
+    Rule {
+        id: "gemini/function-call-placement",
+        text: "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
+        repair: "SPEC §4 step 10 (user first) and step 4 (fold): the turn before an assistant turn is a user turn; to_gemini merges adjacent model turns",
+        check: call_placement,
+    },
+    Rule {
+        id: "gemini/function-response-placement",
+        text: "Please ensure that function response turn comes immediately after a function call turn.",
+        repair: "SPEC §4 step 6 (tool pairing) removes results whose previous turn made no call",
+        check: response_placement,
+    },
+    Rule {
+        id: "gemini/function-response-count",
+        text: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
+        repair: "SPEC §4 step 6 (tool pairing) answers every call exactly once in the next turn",
+        check: response_count,
+    },
+    Rule {
+        id: "gemini/thought-signature",
+        text: "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `{x}`",
+        repair: "none: a signature cannot be made up; to_gemini keeps the signatures it is given byte-identical and in place",
+        check: thought_signature,
+    },
+    Rule {
+        id: "gemini/function-name",
+        text: "Invalid function name. Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum length of 64. ({x})",
+        repair: "none: tool names are the caller's",
+        check: function_name,
+    },
+];
+
+fn calls(m: &Msg) -> usize {
+    m.blocks
+        .iter()
+        .filter(|p| p.get2("functionCall", "function_call").is_some())
+        .count()
+}
+
+fn responses(m: &Msg) -> usize {
+    m.blocks
+        .iter()
+        .filter(|p| p.get2("functionResponse", "function_response").is_some())
+        .count()
+}
+
+fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
+    // A single-turn request may leave the role out (it is the user's).
+    let single = c.msgs.len() == 1;
+    for m in &c.msgs {
+        let ok = match m.role {
+            Some(r) => matches!(r, "user" | "model"),
+            None => single && !m.raw.has("role"),
+        };
+        if !ok {
+            out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
+        }
+    }
+}
+
+fn empty_parts(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if m.blocks.is_empty() {
+            out.push(Hit::at(m, ".parts", ""));
+        }
+    }
+}
+
+fn empty_text(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        for (j, p) in m.blocks.iter().enumerate() {
+            let Some(t) = p.str_at("text") else { continue };
+            // A thought part may carry only its signature.
+            let signed = p.get2("thoughtSignature", "thought_signature").is_some();
+            if t.is_empty() && !signed {
+                out.push(Hit::at(m, format_args!(".parts[{j}].text"), ""));
+            }
+        }
+    }
+}
+
+fn call_placement(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, m) in c.msgs.iter().enumerate() {
+        if calls(m) > 0 && !(k > 0 && c.msgs[k - 1].role == Some("user")) {
+            out.push(Hit::at(m, "", ""));
+        }
+    }
+}
+
+fn response_placement(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, m) in c.msgs.iter().enumerate() {
+        if responses(m) > 0 && !(k > 0 && calls(&c.msgs[k - 1]) > 0) {
+            out.push(Hit::at(m, "", ""));
+        }
+    }
+}
+
+fn response_count(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, m) in c.msgs.iter().enumerate() {
+        let n = calls(m);
+        if n == 0 {
+            continue;
+        }
+        // The last turn may be a call awaiting its response.
+        if let Some(next) = c.msgs.get(k + 1) {
+            if responses(next) != n {
+                out.push(Hit::at(next, ".parts", ""));
+            }
+        }
+    }
+}
+
+fn signed(p: &Value) -> bool {
+    p.get2("thoughtSignature", "thought_signature")
+        .is_some_and(|s| s.kind() == super::Kind::String)
+}
+
+fn thought_signature(c: &Ctx, out: &mut Vec<Hit>) {
+    // Detectable only when the model signs its turns (a thinking model): some
+    // part of the history carries a signature.
+    if !c.msgs.iter().any(|m| m.blocks.iter().any(signed)) {
+        return;
+    }
+    // The current turn starts after the last user content that is not only
+    // function responses; in it, every model step's first function call must be signed.
+    let start = c
+        .msgs
+        .iter()
+        .rposition(|m| m.role == Some("user") && responses(m) < m.blocks.len().max(1))
+        .map_or(0, |k| k + 1);
+    for m in &c.msgs[start..] {
+        if m.role != Some("model") {
+            continue;
+        }
+        let first = m
+            .blocks
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.get2("functionCall", "function_call").is_some());
+        if let Some((j, p)) = first {
+            if !signed(p) {
+                let name = p
+                    .get2("functionCall", "function_call")
+                    .and_then(|f| f.str_at("name"))
+                    .unwrap_or("");
+                out.push(Hit::at(m, format_args!(".parts[{j}]"), name));
+            }
+        }
+    }
+}
+
+fn name_ok(s: &str) -> bool {
+    let mut b = s.bytes();
+    matches!(b.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
+        && s.len() <= 64
+        && b.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-'))
+}
+
+fn function_name(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, t) in c.tool_list().iter().enumerate() {
+        for (j, f) in t
+            .get2("functionDeclarations", "function_declarations")
+            .and_then(Value::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            let name = f.str_at("name").unwrap_or("");
+            if !name_ok(name) {
+                out.push(Hit::param(
+                    format!("tools[{k}].function_declarations[{j}].name"),
+                    format!("{name:?}"),
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! OpenAI Responses API `input` item rules.
+
+use super::{Ctx, Hit, Msg, Rule};
+use ahash::AHashSet;
+
+pub static RULES: &[Rule] = &[
+    Rule {
+        id: "openai-responses/invalid-role",
+        text: "Invalid value: '{x}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.",
+        repair: "to_openai_responses writes only these roles (adapter rule: roles)",
+        check: invalid_role,
+    },
+    Rule {
+        id: "openai-responses/reasoning-without-following",
+        text: "Item '{x}' of type 'reasoning' was provided without its required following item.",
+        repair: "to_openai_responses keeps a reasoning item only together with the message or function_call that followed it (adapter rule: reasoning)",
+        check: reasoning_without_following,
+    },
+    Rule {
+        id: "openai-responses/function-call-without-reasoning",
+        text: "Item '{x}' of type 'function_call' was provided without its required 'reasoning' item.",
+        repair: "to_openai_responses keeps a reasoning item only together with the message or function_call that followed it (adapter rule: reasoning)",
+        check: call_without_reasoning,
+    },
+    Rule {
+        id: "openai-responses/function-call-output-without-call",
+        text: "No tool call found for function call output with call_id {x}.",
+        repair: "SPEC §4 step 6 (tool pairing) removes results with no call before them",
+        check: output_without_call,
+    },
+    Rule {
+        id: "openai-responses/function-call-without-output",
+        text: "No tool output found for function call {x}.",
+        repair: "SPEC §4 step 6 (tool pairing) inserts a missing result for each unanswered call",
+        check: call_without_output,
+    },
+    Rule {
+        id: "openai-responses/duplicate-item-id",
+        text: "Duplicate item found with id {x}. Remove duplicate items from your input and try again.",
+        repair: "SPEC §4 step 5 (assistant clean-up) removes repeated calls; to_openai_responses writes every item once",
+        check: duplicate_item_id,
+    },
+];
+
+/// An item's type (`message` when it has only a role, as the API reads it).
+fn item_type<'v>(m: &Msg<'v, '_>) -> &'v str {
+    m.raw
+        .type_()
+        .unwrap_or(if m.role.is_some() { "message" } else { "" })
+}
+
+/// Items the model produced (parts of a response), as opposed to the caller's input.
+fn is_output(m: &Msg) -> bool {
+    match item_type(m) {
+        "message" => m.role == Some("assistant"),
+        "function_call_output"
+        | "custom_tool_call_output"
+        | "computer_call_output"
+        | "local_shell_call_output"
+        | "mcp_approval_response"
+        | "item_reference" => false,
+        t => t.ends_with("_call") || t == "reasoning",
+    }
+}
+
+fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if item_type(m) == "message"
+            && !matches!(m.role, Some("user" | "assistant" | "system" | "developer"))
+        {
+            out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
+        }
+    }
+}
+
+fn id_of<'v>(m: &Msg<'v, '_>) -> &'v str {
+    m.raw.str_at("id").unwrap_or("")
+}
+
+fn reasoning_without_following(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, m) in c.msgs.iter().enumerate() {
+        if item_type(m) != "reasoning" {
+            continue;
+        }
+        let ok = c
+            .msgs
+            .get(k + 1)
+            .is_some_and(|n| is_output(n) && item_type(n) != "reasoning");
+        if !ok {
+            out.push(Hit::at(m, "", id_of(m)));
+        }
+    }
+}
+
+fn call_without_reasoning(c: &Ctx, out: &mut Vec<Hit>) {
+    // Only detectable when the history shows reasoning was used.
+    if !c.msgs.iter().any(|m| item_type(m) == "reasoning") {
+        return;
+    }
+    // A response is a run of output items; a function_call with an item id
+    // (`fc_…`, i.e. replayed from a response) needs a reasoning item in its run.
+    let mut reasoned = false;
+    for m in &c.msgs {
+        if !is_output(m) {
+            reasoned = false;
+            continue;
+        }
+        match item_type(m) {
+            "reasoning" => reasoned = true,
+            "function_call" if !reasoned && m.raw.str_at("id").is_some() => {
+                out.push(Hit::at(m, "", id_of(m)))
+            }
+            _ => {}
+        }
+    }
+}
+
+fn output_without_call(c: &Ctx, out: &mut Vec<Hit>) {
+    let mut calls = AHashSet::new();
+    for m in &c.msgs {
+        match item_type(m) {
+            "function_call" => {
+                if let Some(id) = m.raw.str_at("call_id") {
+                    calls.insert(id);
+                }
+            }
+            "function_call_output" => {
+                let id = m.raw.str_at("call_id").unwrap_or("");
+                if !calls.contains(id) {
+                    out.push(Hit::at(m, ".call_id", id));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn call_without_output(c: &Ctx, out: &mut Vec<Hit>) {
+    let answered: AHashSet<&str> = c
+        .msgs
+        .iter()
+        .filter(|m| item_type(m) == "function_call_output")
+        .filter_map(|m| m.raw.str_at("call_id"))
+        .collect();
+    for m in &c.msgs {
+        if item_type(m) == "function_call" {
+            let id = m.raw.str_at("call_id").unwrap_or("");
+            if !answered.contains(id) {
+                out.push(Hit::at(m, ".call_id", id));
+            }
+        }
+    }
+}
+
+fn duplicate_item_id(c: &Ctx, out: &mut Vec<Hit>) {
+    let mut seen = AHashSet::new();
+    for m in &c.msgs {
+        if let Some(id) = m.raw.str_at("id") {
+            if !seen.insert(id) {
+                out.push(Hit::at(m, ".id", id));
+            }
+        }
+    }
+}
