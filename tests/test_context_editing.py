@@ -651,6 +651,11 @@ def test_corpus_clearing_to_half_keeps_the_guarantees(path: Path) -> None:
     assert msgnorm.count_tokens(out) <= total
     if rep["tokens_before"] > half and rep["results_cleared"]:
         assert rep["tokens_after"] < rep["tokens_before"]
+    # The provider's rules hold on what is sent (rules whose repair is the
+    # source's to make, as tool names the API refuses, are left out).
+    sent = msgnorm.to_anthropic(out)
+    broken = [v for v in msgnorm.validate(sent, provider="anthropic") if v.repair != "none"]
+    assert broken == [], broken[:3]
 
 
 def test_dicts_unchanged_records_are_the_input_objects() -> None:

@@ -19,12 +19,6 @@ pub static RULES: &[Rule] = &[
         check: first_user,
     },
     Rule {
-        id: "anthropic/roles-alternate",
-        text: "messages: roles must alternate between \"user\" and \"assistant\", but found multiple \"{x}\" roles in a row",
-        repair: "SPEC §4 step 4 (fold) merges adjacent user records and joins an assistant's streamed records by message.id",
-        check: roles_alternate,
-    },
-    Rule {
         id: "anthropic/empty-content",
         text: "messages.{i}: all messages must have non-empty content except for the optional final assistant message",
         repair: "SPEC §4 step 7 (empty user content becomes `(no content)`) and step 9 (an empty non-final assistant gets `(no content)`)",
@@ -185,16 +179,6 @@ fn first_user(c: &Ctx, out: &mut Vec<Hit>) {
         if m.role == Some("assistant") {
             out.push(Hit::at(m, ".role", "assistant"));
         }
-    }
-}
-
-fn roles_alternate(c: &Ctx, out: &mut Vec<Hit>) {
-    let mut prev: Option<&str> = None;
-    for m in turns(c) {
-        if prev == m.role {
-            out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
-        }
-        prev = m.role;
     }
 }
 
