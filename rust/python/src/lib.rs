@@ -13,7 +13,7 @@ use msgnorm_core::model::Kind;
 use msgnorm_core::{ApiOptions, CountParams, Error, Report, Templates};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
-use read::{read_records, Failure};
+use read::{read_records, Failure, Strs};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use view::Ctx;
 
@@ -207,8 +207,9 @@ fn normalize_for_api<'py>(
     let out = match &inp {
         Input::List(l) => {
             let ctx = Ctx::for_list(l)?;
+            let strs = Strs::new();
             let out = guard(|| {
-                let recs = read_records(&ctx, l, false)?;
+                let recs = read_records(&ctx, &strs, l, false)?;
                 Ok(msgnorm_core::normalize_for_api_report(
                     recs,
                     &opts,
@@ -268,8 +269,9 @@ fn normalize_messages<'py>(
     match &inp {
         Input::List(l) => {
             let ctx = Ctx::for_list(l)?;
+            let strs = Strs::new();
             let out = guard(|| {
-                let recs = read_records(&ctx, l, false)?;
+                let recs = read_records(&ctx, &strs, l, false)?;
                 Ok(msgnorm_core::split::normalize_messages(recs)?)
             })
             .map_err(|e| to_pyerr(py, e))?;
@@ -297,29 +299,31 @@ fn params(
 }
 
 /// The records of a list and the §7 cut-off `k` for them.
-fn list_cutoff<'py>(
+fn list_cutoff<'a, 'py>(
     ctx: &Ctx<'py>,
+    strs: &'a Strs<'py>,
     l: &Bound<'py, PyList>,
     max_tokens: u64,
     pin: usize,
     p: &CountParams,
-) -> PyResult<(Vec<read::Rec<'py>>, usize)> {
+) -> PyResult<(Vec<read::Rec<'a, 'py>>, usize)> {
     let py = ctx.py();
-    let (recs, costs, turns) = list_costs(ctx, l, p)?;
+    let (recs, costs, turns) = list_costs(ctx, strs, l, p)?;
     let k = msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
         .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
     Ok((recs, k))
 }
 
 /// Costs and turn starts of a list of dict records.
-fn list_costs<'py>(
+fn list_costs<'a, 'py>(
     ctx: &Ctx<'py>,
+    strs: &'a Strs<'py>,
     l: &Bound<'py, PyList>,
     p: &CountParams,
-) -> PyResult<(Vec<read::Rec<'py>>, Vec<u64>, Vec<bool>)> {
+) -> PyResult<(Vec<read::Rec<'a, 'py>>, Vec<u64>, Vec<bool>)> {
     let py = ctx.py();
     guard(|| {
-        let recs = read_records(ctx, l, true)?;
+        let recs = read_records(ctx, strs, l, true)?;
         let (costs, turns) = msgnorm_core::costs_and_turns(&recs, p)?;
         Ok((recs, costs, turns))
     })
@@ -335,7 +339,7 @@ fn count_tokens_per_record<'py>(
     let p = params(counting);
     let inp = input(records)?;
     match &inp {
-        Input::List(l) => Ok(list_costs(&Ctx::for_list(l)?, l, &p)?.1),
+        Input::List(l) => Ok(list_costs(&Ctx::for_list(l)?, &Strs::new(), l, &p)?.1),
         _ => on_json(py, &inp, |d| {
             msgnorm_core::on_json::count_tokens_per_record(d, &p)
         }),
@@ -353,7 +357,9 @@ fn find_cutoff<'py>(
     let p = params(counting);
     let inp = input(records)?;
     match &inp {
-        Input::List(l) => Ok(list_cutoff(&Ctx::for_list(l)?, l, max_tokens, pin, &p)?.1),
+        Input::List(l) => {
+            Ok(list_cutoff(&Ctx::for_list(l)?, &Strs::new(), l, max_tokens, pin, &p)?.1)
+        }
         _ => on_json(py, &inp, |d| {
             msgnorm_core::on_json::find_cutoff(d, max_tokens, pin, &p)
         }),
@@ -373,7 +379,8 @@ fn trim_to_budget<'py>(
     match &inp {
         Input::List(l) => {
             let ctx = Ctx::for_list(l)?;
-            let (recs, k) = list_cutoff(&ctx, l, max_tokens, pin, &p)?;
+            let strs = Strs::new();
+            let (recs, k) = list_cutoff(&ctx, &strs, l, max_tokens, pin, &p)?;
             let out = msgnorm_core::cutoff::trim(recs, pin, k);
             Ok(write::records_to_py(&ctx, &out, true)?.into_any())
         }
@@ -398,7 +405,7 @@ fn split_for_summary<'py>(
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
-            let (_, k) = list_cutoff(&Ctx::for_list(l)?, l, keep_tokens, pin, &p)?;
+            let (_, k) = list_cutoff(&Ctx::for_list(l)?, &Strs::new(), l, keep_tokens, pin, &p)?;
             let pin = pin.min(l.len());
             let head = l.get_slice(pin, k);
             let tail = l.get_slice(k, l.len());
@@ -428,7 +435,8 @@ fn render_attachment(
             Failure::Core(Error::value("attachment must be a dict")),
         ));
     };
-    let fields = read::locate(read::attachment_fields(a), 0, || "attachment".into())
+    let strs = Strs::new();
+    let fields = read::attachment_fields(&strs, a, 0, &read::Path::Name("attachment"))
         .map_err(|e| to_pyerr(py, e))?;
     Ok(t.render(&fields))
 }
@@ -487,10 +495,11 @@ fn clear_context<'py>(
     let (out, rep) = match &inp {
         Input::List(l) => {
             let ctx = Ctx::for_list(l)?;
+            let strs = Strs::new();
             let info = |h: &read::Obj<'py>| py_tool_info(&ctx, h);
             let mut recs = guard(|| {
                 t.check()?;
-                read_records(&ctx, l, true)
+                read_records(&ctx, &strs, l, true)
             })
             .map_err(|e| to_pyerr(py, e))?;
             let rep = guard(|| {
@@ -545,10 +554,11 @@ fn py_tool_info<'py>(
                 info.name = s.into_owned();
             }
             Err(_) => {
-                info.name_chars = read::j_of(ctx, &name, 0, &"name").map_err(|e| match e {
-                    Failure::Core(e) => e,
-                    Failure::Py(e) => pyerr(e),
-                })?
+                info.name_chars =
+                    read::j_of(ctx, &name, 0, &read::Path::Name("name")).map_err(|e| match e {
+                        Failure::Core(e) => e,
+                        Failure::Py(e) => pyerr(e),
+                    })?
             }
         }
     }
@@ -564,7 +574,9 @@ fn to_anthropic<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<B
     match &inp {
         Input::List(l) => {
             let ctx = Ctx::new(py, false);
-            let recs = guard(|| read_records(&ctx, l, false)).map_err(|e| to_pyerr(py, e))?;
+            let strs = Strs::new();
+            let recs =
+                guard(|| read_records(&ctx, &strs, l, false)).map_err(|e| to_pyerr(py, e))?;
             let out = PyList::empty(py);
             for r in &recs {
                 check_message(py, r.kind, r.index)?;
