@@ -209,7 +209,7 @@ fn normalize_for_api<'py>(
             let ctx = Ctx::for_list(l)?;
             let strs = Strs::new();
             let out = guard(|| {
-                let recs = read_records(&ctx, &strs, l, false)?;
+                let recs = read::read_records_for_api(&ctx, &strs, l)?;
                 Ok(msgnorm_core::normalize_for_api_report(
                     recs,
                     &opts,
@@ -217,7 +217,7 @@ fn normalize_for_api<'py>(
                 )?)
             })
             .map_err(|e| to_pyerr(py, e))?;
-            write::records_to_py(&ctx, &out, false)?.into_any()
+            write::records_to_py(&ctx, &out, true)?.into_any()
         }
         Input::Bytes(b) => {
             // Counted first, then written straight into the bytes object: the

@@ -107,6 +107,8 @@ pub struct Reader<'a, 'c, 'py> {
     pub ctx: &'c Ctx<'py>,
     strs: &'a Strs<'py>,
     count: bool,
+    /// Read `timestamp` (only records the pipeline makes copy it: §4).
+    timestamps: bool,
 }
 
 /// A str's text, borrowed for the call; `None` for any other object.
@@ -144,13 +146,39 @@ fn str_len(s: &Bound<'_, PyString>) -> R<u64> {
     Ok(s.code_point_len()? as u64)
 }
 
+/// The records of `list`; `count`: gather §6 costs.
 pub fn read_records<'a, 'py>(
     ctx: &Ctx<'py>,
     strs: &'a Strs<'py>,
     list: &Bound<'py, PyList>,
     count: bool,
 ) -> R<Vec<Rec<'a, 'py>>> {
-    let r = Reader { ctx, strs, count };
+    read(ctx, strs, list, count, false)
+}
+
+/// [`read_records`] for `normalize_for_api`, which also keeps each record's
+/// `timestamp` (the records it makes copy it).
+pub fn read_records_for_api<'a, 'py>(
+    ctx: &Ctx<'py>,
+    strs: &'a Strs<'py>,
+    list: &Bound<'py, PyList>,
+) -> R<Vec<Rec<'a, 'py>>> {
+    read(ctx, strs, list, false, true)
+}
+
+fn read<'a, 'py>(
+    ctx: &Ctx<'py>,
+    strs: &'a Strs<'py>,
+    list: &Bound<'py, PyList>,
+    count: bool,
+    timestamps: bool,
+) -> R<Vec<Rec<'a, 'py>>> {
+    let r = Reader {
+        ctx,
+        strs,
+        count,
+        timestamps,
+    };
     let mut out = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
         out.push(r.record(item, i)?);
@@ -243,7 +271,9 @@ impl<'a, 'py> Reader<'a, '_, 'py> {
             }
             Kind::Tombstone | Kind::Entry => {}
         }
-        rec.timestamp = get!(self, d, "timestamp")?;
+        if self.timestamps {
+            rec.timestamp = get!(self, d, "timestamp")?;
+        }
         rec.is_meta = is_true(&get!(self, d, "isMeta")?);
         match kind {
             Kind::User | Kind::Assistant => {
