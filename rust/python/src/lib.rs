@@ -330,6 +330,33 @@ fn list_costs<'a, 'py>(
     .map_err(|e| to_pyerr(py, e))
 }
 
+/// Costs and turn starts of a list of records, without keeping the records.
+fn list_costs_only<'py>(
+    ctx: &Ctx<'py>,
+    l: &Bound<'py, PyList>,
+    p: &CountParams,
+) -> PyResult<(Vec<u64>, Vec<bool>)> {
+    if p.check().is_err() {
+        // Records are checked first: their error, if any, is the one raised.
+        let (_, costs, turns) = list_costs(ctx, &Strs::new(), l, p)?;
+        return Ok((costs, turns));
+    }
+    guard(|| read::read_costs(ctx, l, p)).map_err(|e| to_pyerr(ctx.py(), e))
+}
+
+/// The §7 cut-off `k` of a list of records (nothing kept but the costs).
+fn list_cutoff_only<'py>(
+    ctx: &Ctx<'py>,
+    l: &Bound<'py, PyList>,
+    max_tokens: u64,
+    pin: usize,
+    p: &CountParams,
+) -> PyResult<usize> {
+    let (costs, turns) = list_costs_only(ctx, l, p)?;
+    msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
+        .map_err(|e| to_pyerr(ctx.py(), Failure::Core(e)))
+}
+
 #[pyfunction]
 fn count_tokens_per_record<'py>(
     py: Python<'py>,
@@ -339,7 +366,7 @@ fn count_tokens_per_record<'py>(
     let p = params(counting);
     let inp = input(records)?;
     match &inp {
-        Input::List(l) => Ok(list_costs(&Ctx::for_list(l)?, &Strs::new(), l, &p)?.1),
+        Input::List(l) => Ok(list_costs_only(&Ctx::for_list(l)?, l, &p)?.0),
         _ => on_json(py, &inp, |d| {
             msgnorm_core::on_json::count_tokens_per_record(d, &p)
         }),
@@ -357,9 +384,7 @@ fn find_cutoff<'py>(
     let p = params(counting);
     let inp = input(records)?;
     match &inp {
-        Input::List(l) => {
-            Ok(list_cutoff(&Ctx::for_list(l)?, &Strs::new(), l, max_tokens, pin, &p)?.1)
-        }
+        Input::List(l) => list_cutoff_only(&Ctx::for_list(l)?, l, max_tokens, pin, &p),
         _ => on_json(py, &inp, |d| {
             msgnorm_core::on_json::find_cutoff(d, max_tokens, pin, &p)
         }),
@@ -405,7 +430,7 @@ fn split_for_summary<'py>(
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
-            let (_, k) = list_cutoff(&Ctx::for_list(l)?, &Strs::new(), l, keep_tokens, pin, &p)?;
+            let k = list_cutoff_only(&Ctx::for_list(l)?, l, keep_tokens, pin, &p)?;
             let pin = pin.min(l.len());
             let head = l.get_slice(pin, k);
             let tail = l.get_slice(k, l.len());

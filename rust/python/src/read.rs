@@ -8,7 +8,7 @@
 
 use crate::view::{Ctx, View};
 use msgnorm_core::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record, Str};
-use msgnorm_core::Error;
+use msgnorm_core::{cutoff, tokens, CountParams, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
@@ -154,6 +154,31 @@ pub fn read_records<'a, 'py>(
     count: bool,
 ) -> R<Vec<Rec<'a, 'py>>> {
     read(ctx, strs, list, count, false)
+}
+
+/// §6 costs and §7 turn starts of the records of `list`, reading one record at
+/// a time (nothing is kept but the two numbers per record, so what is read
+/// stays in cache). `p` must be valid ([`CountParams::check`]).
+pub fn read_costs<'py>(
+    ctx: &Ctx<'py>,
+    list: &Bound<'py, PyList>,
+    p: &CountParams,
+) -> R<(Vec<u64>, Vec<bool>)> {
+    let mut costs = Vec::with_capacity(list.len());
+    let mut turns = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        let strs = Strs(Arena::with_capacity(4));
+        let r = Reader {
+            ctx,
+            strs: &strs,
+            count: true,
+            timestamps: false,
+        };
+        let rec = r.record(item, i)?;
+        costs.push(tokens::per_record(std::slice::from_ref(&rec), p)?[0]);
+        turns.push(cutoff::is_turn_start(&rec));
+    }
+    Ok((costs, turns))
 }
 
 /// [`read_records`] for `normalize_for_api`, which also keeps each record's
