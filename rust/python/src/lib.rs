@@ -298,22 +298,6 @@ fn params(
     }
 }
 
-/// The records of a list and the §7 cut-off `k` for them.
-fn list_cutoff<'a, 'py>(
-    ctx: &Ctx<'py>,
-    strs: &'a Strs<'py>,
-    l: &Bound<'py, PyList>,
-    max_tokens: u64,
-    pin: usize,
-    p: &CountParams,
-) -> PyResult<(Vec<read::Rec<'a, 'py>>, usize)> {
-    let py = ctx.py();
-    let (recs, costs, turns) = list_costs(ctx, strs, l, p)?;
-    let k = msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
-        .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
-    Ok((recs, k))
-}
-
 /// Costs and turn starts of a list of dict records.
 fn list_costs<'a, 'py>(
     ctx: &Ctx<'py>,
@@ -404,10 +388,28 @@ fn trim_to_budget<'py>(
     match &inp {
         Input::List(l) => {
             let ctx = Ctx::for_list(l)?;
+            let k = list_cutoff_only(&ctx, l, max_tokens, pin, &p)?;
+            let n = l.len();
+            let pin = pin.min(n);
+            let k = k.max(pin);
+            // `records[:pin] + records[k:]`, the records as the same objects
+            // (§7), except that the two records at the joint are user-merged
+            // when both are user records: only those two are read again.
+            if !(pin > 0 && k > pin && k < n) {
+                return l.get_slice(0, pin).add(l.get_slice(k, n));
+            }
             let strs = Strs::new();
-            let (recs, k) = list_cutoff(&ctx, &strs, l, max_tokens, pin, &p)?;
-            let out = msgnorm_core::cutoff::trim(recs, pin, k);
-            Ok(write::records_to_py(&ctx, &out, true)?.into_any())
+            let joint = guard(|| {
+                let prev = read::read_one(&ctx, &strs, l.get_item(pin - 1)?, pin - 1)?;
+                let next = read::read_one(&ctx, &strs, l.get_item(k)?, k)?;
+                let gap = msgnorm_core::model::Record::new(pin, Kind::Entry, None);
+                Ok(msgnorm_core::cutoff::trim(vec![prev, gap, next], 1, 2))
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+            let joint = write::records_to_py(&ctx, &joint, true)?;
+            l.get_slice(0, pin - 1)
+                .add(joint)?
+                .add(l.get_slice(k + 1, n))
         }
         _ => {
             let (_, out) = on_json(py, &inp, |d| {

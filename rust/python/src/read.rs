@@ -181,6 +181,22 @@ pub fn read_costs<'py>(
     Ok((costs, turns))
 }
 
+/// Record `index` of a list (`item`), with its §6 costs.
+pub fn read_one<'a, 'py>(
+    ctx: &Ctx<'py>,
+    strs: &'a Strs<'py>,
+    item: Obj<'py>,
+    index: usize,
+) -> R<Rec<'a, 'py>> {
+    let r = Reader {
+        ctx,
+        strs,
+        count: true,
+        timestamps: false,
+    };
+    r.record(item, index)
+}
+
 /// [`read_records`] for `normalize_for_api`, which also keeps each record's
 /// `timestamp` (the records it makes copy it).
 pub fn read_records_for_api<'a, 'py>(
