@@ -8,6 +8,7 @@ Set ``MSGNORM_BIG=1`` to also run the 1 GB string test.
 
 from __future__ import annotations
 
+import copy
 import gc
 import json
 import math
@@ -748,3 +749,32 @@ def test_int_arguments_beyond_64_bits(call: Callable[[Any], Any]) -> None:
 def test_wrong_argument_kinds_are_msgnorm_errors(call: Callable[[], Any]) -> None:
     with pytest.raises(MsgnormError):
         call()
+
+
+def test_normalize_for_api_shares_unchanged_records() -> None:
+    """README "Input kinds and sharing": like slicing, a record the call does not
+    change is the input's own object; a changed one is a fresh shallow copy."""
+    first = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}
+    reply = {
+        "type": "assistant",
+        "uuid": "a1",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+    }
+    spaced = {
+        "type": "user",
+        "uuid": "u2",
+        "message": {
+            "role": "user",
+            "content": [{"type": "text", "text": "   "}, {"type": "text", "text": "next"}],
+        },
+    }
+    records = [first, reply, spaced]
+    snapshot = copy.deepcopy(records)
+    out = msgnorm.normalize_for_api(records)
+    assert out[0] is first and out[1] is reply
+    # The blank text block is removed (§4 step 7): a fresh record and message,
+    # sharing the block it keeps.
+    assert out[2] is not spaced and out[2]["message"] is not spaced["message"]
+    assert out[2]["message"]["content"] == [{"type": "text", "text": "next"}]
+    assert out[2]["message"]["content"][0] is spaced["message"]["content"][1]
+    assert records == snapshot

@@ -97,8 +97,9 @@ def normalize_for_api(
 ) -> Any:
     """What is sent to the model (SPEC §4): only user and assistant records, repaired.
 
-    Input is never mutated. Output records and their ``message`` dicts are new;
-    blocks the call did not change are the input's own objects (shared).
+    Input is never mutated. Records the call did not change are the input's own
+    objects (shared, like slicing); changed records and their ``message`` are
+    fresh shallow copies that share the blocks the call did not change.
     """
     return normalize_for_api_report(
         records,

@@ -14,7 +14,7 @@ use msgnorm_core::model::Kind;
 use msgnorm_core::{ApiOptions, CountParams, Error, Report, Templates};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
-use read::{read_records, Failure};
+use read::{read_records, Failure, Strs};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use view::Ctx;
 
@@ -208,8 +208,9 @@ fn normalize_for_api<'py>(
     let out = match &inp {
         Input::List(l) => {
             let ctx = Ctx::for_list(l)?;
+            let strs = Strs::new();
             let out = guard(|| {
-                let recs = read_records(&ctx, l, false)?;
+                let recs = read::read_records_for_api(&ctx, &strs, l)?;
                 Ok(msgnorm_core::normalize_for_api_report(
                     recs,
                     &opts,
@@ -217,7 +218,7 @@ fn normalize_for_api<'py>(
                 )?)
             })
             .map_err(|e| to_pyerr(py, e))?;
-            write::records_to_py(&ctx, &out, false)?.into_any()
+            write::records_to_py(&ctx, &out, true)?.into_any()
         }
         Input::Bytes(b) => {
             // Counted first, then written straight into the bytes object: the
@@ -269,8 +270,9 @@ fn normalize_messages<'py>(
     match &inp {
         Input::List(l) => {
             let ctx = Ctx::for_list(l)?;
+            let strs = Strs::new();
             let out = guard(|| {
-                let recs = read_records(&ctx, l, false)?;
+                let recs = read_records(&ctx, &strs, l, false)?;
                 Ok(msgnorm_core::split::normalize_messages(recs)?)
             })
             .map_err(|e| to_pyerr(py, e))?;
@@ -297,34 +299,47 @@ fn params(
     }
 }
 
-/// The records of a list and the §7 cut-off `k` for them.
-fn list_cutoff<'py>(
+/// Costs and turn starts of a list of dict records.
+fn list_costs<'a, 'py>(
+    ctx: &Ctx<'py>,
+    strs: &'a Strs<'py>,
+    l: &Bound<'py, PyList>,
+    p: &CountParams,
+) -> PyResult<(Vec<read::Rec<'a, 'py>>, Vec<u64>, Vec<bool>)> {
+    let py = ctx.py();
+    guard(|| {
+        let recs = read_records(ctx, strs, l, true)?;
+        let (costs, turns) = msgnorm_core::costs_and_turns(&recs, p)?;
+        Ok((recs, costs, turns))
+    })
+    .map_err(|e| to_pyerr(py, e))
+}
+
+/// Costs and turn starts of a list of records, without keeping the records.
+fn list_costs_only<'py>(
+    ctx: &Ctx<'py>,
+    l: &Bound<'py, PyList>,
+    p: &CountParams,
+) -> PyResult<(Vec<u64>, Vec<bool>)> {
+    if p.check().is_err() {
+        // Records are checked first: their error, if any, is the one raised.
+        let (_, costs, turns) = list_costs(ctx, &Strs::new(), l, p)?;
+        return Ok((costs, turns));
+    }
+    guard(|| read::read_costs(ctx, l, p)).map_err(|e| to_pyerr(ctx.py(), e))
+}
+
+/// The §7 cut-off `k` of a list of records (nothing kept but the costs).
+fn list_cutoff_only<'py>(
     ctx: &Ctx<'py>,
     l: &Bound<'py, PyList>,
     max_tokens: u64,
     pin: usize,
     p: &CountParams,
-) -> PyResult<(Vec<read::Rec<'py>>, usize)> {
-    let py = ctx.py();
-    let (recs, costs, turns) = list_costs(ctx, l, p)?;
-    let k = msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
-        .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
-    Ok((recs, k))
-}
-
-/// Costs and turn starts of a list of dict records.
-fn list_costs<'py>(
-    ctx: &Ctx<'py>,
-    l: &Bound<'py, PyList>,
-    p: &CountParams,
-) -> PyResult<(Vec<read::Rec<'py>>, Vec<u64>, Vec<bool>)> {
-    let py = ctx.py();
-    guard(|| {
-        let recs = read_records(ctx, l, true)?;
-        let (costs, turns) = msgnorm_core::costs_and_turns(&recs, p)?;
-        Ok((recs, costs, turns))
-    })
-    .map_err(|e| to_pyerr(py, e))
+) -> PyResult<usize> {
+    let (costs, turns) = list_costs_only(ctx, l, p)?;
+    msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
+        .map_err(|e| to_pyerr(ctx.py(), Failure::Core(e)))
 }
 
 #[pyfunction]
@@ -336,7 +351,7 @@ fn count_tokens_per_record<'py>(
     let p = params(counting);
     let inp = input(records)?;
     match &inp {
-        Input::List(l) => Ok(list_costs(&Ctx::for_list(l)?, l, &p)?.1),
+        Input::List(l) => Ok(list_costs_only(&Ctx::for_list(l)?, l, &p)?.0),
         _ => on_json(py, &inp, |d| {
             msgnorm_core::on_json::count_tokens_per_record(d, &p)
         }),
@@ -354,7 +369,7 @@ fn find_cutoff<'py>(
     let p = params(counting);
     let inp = input(records)?;
     match &inp {
-        Input::List(l) => Ok(list_cutoff(&Ctx::for_list(l)?, l, max_tokens, pin, &p)?.1),
+        Input::List(l) => list_cutoff_only(&Ctx::for_list(l)?, l, max_tokens, pin, &p),
         _ => on_json(py, &inp, |d| {
             msgnorm_core::on_json::find_cutoff(d, max_tokens, pin, &p)
         }),
@@ -374,9 +389,28 @@ fn trim_to_budget<'py>(
     match &inp {
         Input::List(l) => {
             let ctx = Ctx::for_list(l)?;
-            let (recs, k) = list_cutoff(&ctx, l, max_tokens, pin, &p)?;
-            let out = msgnorm_core::cutoff::trim(recs, pin, k);
-            Ok(write::records_to_py(&ctx, &out, true)?.into_any())
+            let k = list_cutoff_only(&ctx, l, max_tokens, pin, &p)?;
+            let n = l.len();
+            let pin = pin.min(n);
+            let k = k.max(pin);
+            // `records[:pin] + records[k:]`, the records as the same objects
+            // (§7), except that the two records at the joint are user-merged
+            // when both are user records: only those two are read again.
+            if !(pin > 0 && k > pin && k < n) {
+                return l.get_slice(0, pin).add(l.get_slice(k, n));
+            }
+            let strs = Strs::new();
+            let joint = guard(|| {
+                let prev = read::read_one(&ctx, &strs, l.get_item(pin - 1)?, pin - 1)?;
+                let next = read::read_one(&ctx, &strs, l.get_item(k)?, k)?;
+                let gap = msgnorm_core::model::Record::new(pin, Kind::Entry, None);
+                Ok(msgnorm_core::cutoff::trim(vec![prev, gap, next], 1, 2))
+            })
+            .map_err(|e| to_pyerr(py, e))?;
+            let joint = write::records_to_py(&ctx, &joint, true)?;
+            l.get_slice(0, pin - 1)
+                .add(joint)?
+                .add(l.get_slice(k + 1, n))
         }
         _ => {
             let (_, out) = on_json(py, &inp, |d| {
@@ -399,7 +433,7 @@ fn split_for_summary<'py>(
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
-            let (_, k) = list_cutoff(&Ctx::for_list(l)?, l, keep_tokens, pin, &p)?;
+            let k = list_cutoff_only(&Ctx::for_list(l)?, l, keep_tokens, pin, &p)?;
             let pin = pin.min(l.len());
             let head = l.get_slice(pin, k);
             let tail = l.get_slice(k, l.len());
@@ -429,7 +463,8 @@ fn render_attachment(
             Failure::Core(Error::value("attachment must be a dict")),
         ));
     };
-    let fields = read::locate(read::attachment_fields(a), 0, || "attachment".into())
+    let strs = Strs::new();
+    let fields = read::attachment_fields(&strs, a, 0, &read::Path::Name("attachment"))
         .map_err(|e| to_pyerr(py, e))?;
     Ok(t.render(&fields))
 }
@@ -472,10 +507,11 @@ fn clear_context<'py>(
     let (out, rep) = match &inp {
         Input::List(l) => {
             let ctx = Ctx::for_list(l)?;
+            let strs = Strs::new();
             let info = |h: &read::Obj<'py>| py_tool_info(&ctx, h);
             let mut recs = guard(|| {
                 t.check()?;
-                read_records(&ctx, l, true)
+                read_records(&ctx, &strs, l, true)
             })
             .map_err(|e| to_pyerr(py, e))?;
             let rep = guard(|| {
@@ -584,10 +620,11 @@ fn py_tool_info<'py>(
                 info.name = s.into_owned();
             }
             Err(_) => {
-                info.name_chars = read::j_of(ctx, &name, 0, &"name").map_err(|e| match e {
-                    Failure::Core(e) => e,
-                    Failure::Py(e) => pyerr(e),
-                })?
+                info.name_chars =
+                    read::j_of(ctx, &name, 0, &read::Path::Name("name")).map_err(|e| match e {
+                        Failure::Core(e) => e,
+                        Failure::Py(e) => pyerr(e),
+                    })?
             }
         }
     }
@@ -603,7 +640,9 @@ fn to_anthropic<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<B
     match &inp {
         Input::List(l) => {
             let ctx = Ctx::new(py, false);
-            let recs = guard(|| read_records(&ctx, l, false)).map_err(|e| to_pyerr(py, e))?;
+            let strs = Strs::new();
+            let recs =
+                guard(|| read_records(&ctx, &strs, l, false)).map_err(|e| to_pyerr(py, e))?;
             let out = PyList::empty(py);
             for r in &recs {
                 check_message(py, r.kind, r.index)?;

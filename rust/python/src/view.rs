@@ -46,6 +46,8 @@ pub struct Ctx<'py> {
     unset: RefCell<Option<Obj<'py>>>,
     /// Python strs of the JSON keys looked up (made once per call, not per lookup).
     keys: RefCell<HashMap<&'static str, Bound<'py, PyString>>>,
+    /// The last short str written (a placeholder repeats): one object, shared.
+    last_text: RefCell<Option<(Box<str>, Bound<'py, PyString>)>>,
     /// The input was a list of Structs: new objects are Structs too.
     pub structs: bool,
 }
@@ -62,18 +64,57 @@ impl<'py> Ctx<'py> {
             classes: RefCell::new(HashMap::new()),
             unset: RefCell::new(None),
             keys: RefCell::new(HashMap::new()),
+            last_text: RefCell::new(None),
             structs,
         }
     }
 
     /// `key` as a Python str, made once per call.
     pub fn key(&self, key: &'static str) -> Bound<'py, PyString> {
+        // The keys the readers and writers use: interned once per process.
+        macro_rules! known {
+            ($($name:literal),*) => {
+                match key {
+                    $($name => return pyo3::intern!(self.py, $name).clone(),)*
+                    _ => {}
+                }
+            };
+        }
+        known!(
+            "type",
+            "uuid",
+            "message",
+            "content",
+            "role",
+            "text",
+            "id",
+            "tool_use_id",
+            "is_error",
+            "isMeta",
+            "input",
+            "name",
+            "timestamp"
+        );
         if let Some(k) = self.keys.borrow().get(key) {
             return k.clone();
         }
         let k = PyString::intern(self.py, key);
         self.keys.borrow_mut().insert(key, k.clone());
         k
+    }
+
+    /// A Python str of `text`; a short text written twice in a row is one object.
+    pub fn text(&self, text: &str) -> Obj<'py> {
+        if let Some((last, obj)) = &*self.last_text.borrow() {
+            if **last == *text {
+                return obj.clone().into_any();
+            }
+        }
+        let obj = PyString::new(self.py, text);
+        if text.len() <= 64 {
+            *self.last_text.borrow_mut() = Some((text.into(), obj.clone()));
+        }
+        obj.into_any()
     }
 
     pub fn py(&self) -> Python<'py> {
@@ -129,8 +170,19 @@ impl<'py> Ctx<'py> {
 
     /// The value of JSON field `key`; `None` when absent (or `UNSET`).
     pub fn get(&self, v: &View<'py>, key: &'static str) -> PyResult<Option<Obj<'py>>> {
+        self.get_key(v, key, &self.key(key))
+    }
+
+    /// [`Ctx::get`] with the key's Python str given (`k` is `key`, interned).
+    #[inline]
+    pub fn get_key(
+        &self,
+        v: &View<'py>,
+        key: &'static str,
+        k: &Bound<'py, PyString>,
+    ) -> PyResult<Option<Obj<'py>>> {
         match v {
-            View::Dict(d) => d.get_item(self.key(key)),
+            View::Dict(d) => d.get_item(k),
             View::Struct(obj, info) => {
                 if key == "type" {
                     if let Some(tag) = &info.tag {

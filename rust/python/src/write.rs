@@ -13,7 +13,7 @@ use pyo3::types::{PyBool, PyDict, PyList, PyString};
 /// fresh copy with a fresh `message`.
 pub fn records_to_py<'py>(
     ctx: &Ctx<'py>,
-    recs: &[Rec<'py>],
+    recs: &[Rec<'_, 'py>],
     share_unchanged: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let items = recs
@@ -34,7 +34,7 @@ fn s<'py>(py: Python<'py>, text: &str) -> Obj<'py> {
     PyString::new(py, text).into_any()
 }
 
-pub fn record_to_py<'py>(ctx: &Ctx<'py>, r: &Rec<'py>) -> PyResult<Obj<'py>> {
+pub fn record_to_py<'py>(ctx: &Ctx<'py>, r: &Rec<'_, 'py>) -> PyResult<Obj<'py>> {
     let py = ctx.py();
     let Some(orig) = &r.orig else {
         // A record the pipeline made: type, uuid, message, timestamp, isMeta.
@@ -82,7 +82,7 @@ pub fn record_to_py<'py>(ctx: &Ctx<'py>, r: &Rec<'py>) -> PyResult<Obj<'py>> {
 
 pub fn content_to_py<'py>(ctx: &Ctx<'py>, c: &Content<'_, Obj<'py>>) -> PyResult<Obj<'py>> {
     match c {
-        Content::Str(text) => Ok(s(ctx.py(), text)),
+        Content::Str(text) => Ok(ctx.text(text)),
         Content::Blocks(bs) => {
             let items = bs
                 .iter()
