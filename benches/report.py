@@ -421,17 +421,45 @@ class Report:
             f"{rep['tokens_saved']:,} of {rep['tokens_before']:,} tokens); msgnorm on dicts "
             "(read natively), LangChain on a fresh copy of the message list."
         )
+        # Per model call in an agent loop: LangChain's ContextEditingMiddleware runs
+        # apply on the whole history of every call (trigger at half its tokens, so
+        # it fires); a Conversation with the same policy appends the turn's records,
+        # its clearing fired once on the history and stays applied.
+        half = rep["tokens_before"] // 2
+        per_call = ClearToolUsesEdit(trigger=half, keep=3)
+
+        def lc_call() -> Any:
+            msgs = list(lc_norm)
+            per_call.apply(msgs, count_tokens=count_tokens_approximately)
+            return msgs
+
+        conv = mn.Conversation(kind="dicts", clear_tool_results={"trigger": half, "keep": 3})
+        conv.append(norm[: len(norm) - 600])
+        conv.for_api()
+        turns = iter([norm[i : i + 2] for i in range(len(norm) - 600, len(norm), 2)])
+
+        def conv_turn() -> Any:
+            conv.append(next(turns))
+            return conv.for_api()
+
+        m_turn = (
+            f"Conversation turn with a clear_tool_results policy vs LangChain "
+            f"ContextEditingMiddleware's per-call apply ({fmt_n(n)})"
+        )
         c = {
             "ours": Contender(
                 "ours clear_tool_results", lambda: mn.clear_tool_results(norm, trigger=None)
             ),
             "lc": Contender("langchain ClearToolUsesEdit.apply", lc_run),
+            "turn": Contender("ours Conversation turn, policy", conv_turn),
+            "call": Contender("langchain apply per model call", lc_call),
         }
         gc.collect()
         gc.freeze()
         self.log(f"editing, {fmt_n(n)} records")
         self.race(list(c.values()), rounds=min(self.plan.rounds, 3))
         self.ratio_row(m, c["ours"], c["lc"], target=100, faster=True)
+        self.ratio_row(m_turn, c["turn"], c["call"], target=100, faster=True)
         gc.unfreeze()
         gc.collect()
 
