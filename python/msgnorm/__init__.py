@@ -104,6 +104,17 @@ from .model import (
     is_synthetic_message,
     to_builtins,
 )
+from .providers import (
+    PROVIDERS,
+    convert,
+    from_provider,
+    to_bedrock,
+    to_gemini,
+    to_openai_chat,
+    to_openai_responses,
+    to_provider,
+    to_provider_report,
+)
 from .session import (
     LineIssue,
     LoadReport,
@@ -114,6 +125,15 @@ from .session import (
 )
 
 __all__ = [
+    "to_provider_report",
+    "to_provider",
+    "to_openai_responses",
+    "to_openai_chat",
+    "to_gemini",
+    "to_bedrock",
+    "from_provider",
+    "convert",
+    "PROVIDERS",
     "CANCEL_MESSAGE",
     "INTERRUPT_MESSAGE",
     "INTERRUPT_MESSAGE_FOR_TOOL_USE",

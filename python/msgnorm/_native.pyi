@@ -20,6 +20,7 @@ __all__ = [
     "derive_short_message_id",
     "derive_uuid",
     "find_cutoff",
+    "from_provider",
     "load_session",
     "normalize_batch",
     "normalize_for_api",
@@ -27,6 +28,7 @@ __all__ = [
     "render_attachment",
     "split_for_summary",
     "to_anthropic",
+    "to_provider",
     "trim_to_budget",
 ]
 
@@ -64,6 +66,10 @@ def split_for_summary(
     counting: tuple[float, int, int, int],
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
+def from_provider(messages: list[Any], source: str, system: Any = None) -> list[dict[str, Any]]: ...
+def to_provider(
+    records: list[Any], target: str, source_records: Any, system: Any = None
+) -> tuple[Any, dict[str, int]]: ...
 def clear_context(
     records: Any,
     tools: bool,

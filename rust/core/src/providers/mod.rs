@@ -1,0 +1,468 @@
+//! Provider adapters: provider messages → msgnorm records ([`from_provider`]) and
+//! normalized records → a provider's request shape ([`to_provider`]).
+//!
+//! Both work on a small owned [`Value`] tree. Records are the SPEC §1 shape
+//! (`{"type", "uuid", "message": {"role", "content": [Anthropic-shaped blocks]}}`);
+//! what a provider has and Anthropic-shaped blocks do not is kept in a block's
+//! `provider_data` (`{"provider": name, ...}`) or in a `provider_part` block
+//! (`{"type": "provider_part", "provider": name, "part": original}`), which only
+//! that provider's output writes back. System prompts are `system` records with
+//! `subtype: "system_prompt"` (docs/PROVIDERS.md).
+
+pub mod anthropic;
+pub mod bedrock;
+pub mod gemini;
+pub mod openai_chat;
+pub mod openai_responses;
+pub mod value;
+
+use crate::error::{Error, Result};
+use crate::provider::Provider;
+use ahash::{AHashMap, AHashSet};
+use std::collections::BTreeMap;
+pub use value::{bad, Map, Value};
+
+/// What the output adapters changed or could not carry, by rule name.
+pub type Counts = BTreeMap<&'static str, u64>;
+
+pub fn count(c: &mut Counts, k: &'static str) {
+    *c.entry(k).or_insert(0) += 1;
+}
+
+/// A system prompt: `role` is `system` or `developer` (OpenAI); `content` a
+/// string or a list of Anthropic-shaped text blocks.
+#[derive(Clone, Debug)]
+pub struct SystemPrompt {
+    pub role: String,
+    pub content: Value,
+}
+
+/// Provider messages → records. `system`: the provider's separate system
+/// parameter (Anthropic `system`, Gemini `system_instruction`, Bedrock `system`).
+pub fn from_provider(
+    p: Provider,
+    messages: &[Value],
+    system: Option<&Value>,
+) -> Result<Vec<Value>> {
+    let mut b = Builder::new(p);
+    if let Some(s) = system {
+        if !s.is_null() {
+            match p {
+                Provider::Anthropic => anthropic::system_in(&mut b, s)?,
+                Provider::Gemini => gemini::system_in(&mut b, s)?,
+                Provider::Bedrock => bedrock::system_in(&mut b, s)?,
+                Provider::OpenAIChat | Provider::OpenAIResponses => {
+                    let text = match s {
+                        Value::Str(_) | Value::Arr(_) => s.clone(),
+                        other => {
+                            return Err(Error::invalid(
+                                0,
+                                "system",
+                                format!(
+                                    "must be a string or a list of text blocks, not {}",
+                                    other.type_name()
+                                ),
+                            ))
+                        }
+                    };
+                    b.system("system", text);
+                }
+            }
+        }
+    }
+    match p {
+        Provider::Anthropic => anthropic::from(&mut b, messages)?,
+        Provider::OpenAIChat => openai_chat::from(&mut b, messages)?,
+        Provider::OpenAIResponses => openai_responses::from(&mut b, messages)?,
+        Provider::Gemini => gemini::from(&mut b, messages)?,
+        Provider::Bedrock => bedrock::from(&mut b, messages)?,
+    }
+    Ok(b.out)
+}
+
+/// Normalized records (SPEC §4 output) → the provider's request shape.
+pub fn to_provider(
+    p: Provider,
+    records: &[Value],
+    system: &[SystemPrompt],
+    counts: &mut Counts,
+) -> Result<Value> {
+    let recs = read_records(records)?;
+    match p {
+        Provider::Anthropic => anthropic::to(&recs, system, counts),
+        Provider::OpenAIChat => openai_chat::to(&recs, system, counts),
+        Provider::OpenAIResponses => openai_responses::to(&recs, system, counts),
+        Provider::Gemini => gemini::to(&recs, system, counts),
+        Provider::Bedrock => bedrock::to(&recs, system, counts),
+    }
+}
+
+/// The `system`/`system_prompt` records of a history (before normalize drops them).
+pub fn system_prompts(records: &[Value]) -> Vec<SystemPrompt> {
+    records
+        .iter()
+        .filter_map(Value::as_obj)
+        .filter(|r| r.str("type") == Some("system") && r.str("subtype") == Some("system_prompt"))
+        .filter_map(|r| {
+            Some(SystemPrompt {
+                role: r.str("role").unwrap_or("system").to_string(),
+                content: r.get("content")?.clone(),
+            })
+        })
+        .collect()
+}
+
+/// One record as the output adapters read it.
+pub struct Rec<'v> {
+    pub index: usize,
+    pub assistant: bool,
+    /// A string content (kept a string where the target can take one).
+    pub text: Option<&'v str>,
+    pub blocks: &'v [Value],
+    /// The record's `provider_data`, if any.
+    pub data: Option<&'v Map>,
+}
+
+fn read_records(records: &[Value]) -> Result<Vec<Rec<'_>>> {
+    let mut out = Vec::with_capacity(records.len());
+    for (i, r) in records.iter().enumerate() {
+        let inv = |path: &str, msg: &str| Error::invalid(i, format!("records[{i}]{path}"), msg);
+        let Some(r) = r.as_obj() else {
+            return Err(inv("", "a record must be an object"));
+        };
+        let assistant = match r.str("type") {
+            Some("user") => false,
+            Some("assistant") => true,
+            Some("system") if r.str("subtype") == Some("system_prompt") => continue,
+            _ => {
+                return Err(inv(
+                    ".type",
+                    "provider output takes user and assistant records only (normalize_for_api's output)",
+                ))
+            }
+        };
+        let Some(msg) = r.get("message").and_then(Value::as_obj) else {
+            return Err(inv(".message", "missing required field (an object)"));
+        };
+        let (text, blocks): (Option<&str>, &[Value]) = match msg.get("content") {
+            Some(Value::Str(s)) => (Some(s.as_str()), &[]),
+            Some(Value::Arr(a)) => (None, a.as_slice()),
+            Some(Value::Null) | None => (Some(""), &[]),
+            Some(_) => {
+                return Err(inv(
+                    ".message.content",
+                    "must be a string or a list of blocks",
+                ))
+            }
+        };
+        for (j, b) in blocks.iter().enumerate() {
+            if b.as_obj().and_then(|o| o.str("type")).is_none() {
+                return Err(inv(
+                    &format!(".message.content[{j}]"),
+                    "a block must be an object with a string type",
+                ));
+            }
+        }
+        out.push(Rec {
+            index: i,
+            assistant,
+            text,
+            blocks,
+            data: r.get("provider_data").and_then(Value::as_obj),
+        });
+    }
+    Ok(out)
+}
+
+/// Builds records for [`from_provider`]: derived uuids, system records.
+pub struct Builder {
+    pub provider: Provider,
+    pub out: Vec<Value>,
+    hasher: crc32fast::Hasher,
+}
+
+impl Builder {
+    fn new(provider: Provider) -> Self {
+        Builder {
+            provider,
+            out: Vec::new(),
+            hasher: crc32fast::Hasher::new(),
+        }
+    }
+
+    /// A uuid derived from the record's position and everything before it
+    /// (so a longer history keeps the uuids of its prefix).
+    fn uuid(&mut self, content: &Value) -> String {
+        content.hash_into(&mut self.hasher);
+        let h = self.hasher.clone().finalize();
+        crate::ids::uuid5_url(&format!(
+            "msgnorm:{}:{}:{h:08x}",
+            self.provider.name(),
+            self.out.len()
+        ))
+    }
+
+    pub fn system(&mut self, role: &str, content: Value) {
+        let uuid = self.uuid(&content);
+        let mut r = Map::with_capacity(5);
+        r.push("type", "system");
+        r.push("subtype", "system_prompt");
+        r.push("uuid", uuid);
+        r.push("role", role);
+        r.push("content", content);
+        self.out.push(Value::Obj(r));
+    }
+
+    /// A user or assistant record; `data` becomes its `provider_data`.
+    pub fn message(&mut self, assistant: bool, content: Value, data: Option<Map>) {
+        let uuid = self.uuid(&content);
+        let role = if assistant { "assistant" } else { "user" };
+        let mut m = Map::with_capacity(2);
+        m.push("role", role);
+        m.push("content", content);
+        let mut r = Map::with_capacity(4);
+        r.push("type", role);
+        r.push("uuid", uuid);
+        r.push("message", m);
+        if let Some(d) = data {
+            r.push("provider_data", self.data(d));
+        }
+        self.out.push(Value::Obj(r));
+    }
+
+    /// `{"provider": name, ...fields}`.
+    pub fn data(&self, fields: Map) -> Value {
+        let mut m = Map::with_capacity(fields.len() + 1);
+        m.push("provider", self.provider.name());
+        m.0.extend(fields.0);
+        Value::Obj(m)
+    }
+
+    /// `{"type": "provider_part", "provider": name, "part": part}`.
+    pub fn part(&self, part: Value) -> Value {
+        let mut m = Map::with_capacity(3);
+        m.push("type", "provider_part");
+        m.push("provider", self.provider.name());
+        m.push("part", part);
+        Value::Obj(m)
+    }
+}
+
+/// `{"type": "text", "text": t}`.
+pub fn text_block(t: impl Into<String>) -> Value {
+    let mut m = Map::with_capacity(2);
+    m.push("type", "text");
+    m.push("text", Value::Str(t.into()));
+    Value::Obj(m)
+}
+
+pub fn obj(fields: Vec<(&str, Value)>) -> Value {
+    Value::Obj(Map(fields
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()))
+}
+
+/// The provider a block's `provider_data` (or a `provider_part`) came from.
+pub fn origin(b: &Map) -> Option<&str> {
+    if b.str("type") == Some("provider_part") {
+        return b.str("provider");
+    }
+    b.get("provider_data")
+        .and_then(Value::as_obj)
+        .and_then(|d| d.str("provider"))
+}
+
+/// A block's `provider_data` when it came from `p`.
+pub fn data_from<'v>(b: &'v Map, p: Provider) -> Option<&'v Map> {
+    b.get("provider_data")
+        .and_then(Value::as_obj)
+        .filter(|d| d.str("provider") == Some(p.name()))
+}
+
+/// A string content as blocks (none when empty).
+pub fn string_blocks(s: &str) -> Vec<Value> {
+    if s.is_empty() {
+        Vec::new()
+    } else {
+        vec![text_block(s)]
+    }
+}
+
+/// `data:<media>;base64,<data>`.
+pub fn data_url(media: &str, data: &str) -> String {
+    format!("data:{media};base64,{data}")
+}
+
+/// `(media type, base64 data)` of a `data:` URL.
+pub fn parse_data_url(u: &str) -> Option<(&str, &str)> {
+    let rest = u.strip_prefix("data:")?;
+    let (head, data) = rest.split_once(',')?;
+    let media = head.strip_suffix(";base64")?;
+    Some((media, data))
+}
+
+/// An Anthropic `image`/`document` block for a base64 payload or URL.
+pub fn media_block(kind: &str, media: &str, data: &str) -> Value {
+    obj(vec![
+        ("type", kind.into()),
+        (
+            "source",
+            obj(vec![
+                ("type", "base64".into()),
+                ("media_type", media.into()),
+                ("data", data.into()),
+            ]),
+        ),
+    ])
+}
+
+pub fn url_block(kind: &str, url: &str) -> Value {
+    obj(vec![
+        ("type", kind.into()),
+        (
+            "source",
+            obj(vec![("type", "url".into()), ("url", url.into())]),
+        ),
+    ])
+}
+
+/// What an `image`/`document` block's `source` holds.
+pub enum Source<'v> {
+    Base64 { media: &'v str, data: &'v str },
+    Url(&'v str),
+    Text { media: &'v str, data: &'v str },
+    Other,
+}
+
+pub fn source(b: &Map) -> Source<'_> {
+    let Some(s) = b.get("source").and_then(Value::as_obj) else {
+        return Source::Other;
+    };
+    match s.str("type") {
+        Some("base64") => Source::Base64 {
+            media: s.str("media_type").unwrap_or("application/octet-stream"),
+            data: s.str("data").unwrap_or(""),
+        },
+        Some("url") => s.str("url").map_or(Source::Other, Source::Url),
+        Some("text") => Source::Text {
+            media: s.str("media_type").unwrap_or("text/plain"),
+            data: s.str("data").unwrap_or(""),
+        },
+        _ => Source::Other,
+    }
+}
+
+/// Texts of a tool_result's content (string, or its text blocks joined by "\n").
+pub fn result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::Str(s)) => s.clone(),
+        Some(Value::Arr(a)) => a
+            .iter()
+            .filter_map(Value::as_obj)
+            .filter(|b| b.str("type") == Some("text"))
+            .filter_map(|b| b.str("text"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Deterministic, collision-free tool ids within a target's rules: an id that
+/// is valid stays; any other gets its valid characters, cut to fit, plus
+/// `_` and 8 hex digits of a hash. The same input id always gets the same
+/// output id within a call, so a call and its result stay paired.
+pub struct Ids {
+    limit: usize,
+    reserved: AHashSet<String>,
+    map: AHashMap<String, String>,
+}
+
+pub fn id_ok(id: &str, limit: usize) -> bool {
+    !id.is_empty()
+        && id.len() <= limit
+        && id
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+}
+
+impl Ids {
+    /// `limit`: the target's maximum length (in bytes; the ids are ASCII).
+    pub fn new(recs: &[Rec<'_>], limit: usize) -> Self {
+        let mut reserved = AHashSet::new();
+        for r in recs {
+            for b in r.blocks.iter().filter_map(Value::as_obj) {
+                for k in ["id", "tool_use_id"] {
+                    if let Some(id) = b.str(k) {
+                        if id_ok(id, limit) {
+                            reserved.insert(id.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        Ids {
+            limit,
+            reserved,
+            map: AHashMap::new(),
+        }
+    }
+
+    pub fn get(&mut self, id: &str, counts: &mut Counts) -> String {
+        if id_ok(id, self.limit) {
+            return id.to_string();
+        }
+        if let Some(m) = self.map.get(id) {
+            return m.clone();
+        }
+        count(counts, "ids_rewritten");
+        let keep: String = id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+            .take(self.limit.saturating_sub(9).min(64))
+            .collect();
+        let mut salt = 0u32;
+        let out = loop {
+            let mut h = crc32fast::Hasher::new();
+            h.update(id.as_bytes());
+            h.update(&salt.to_le_bytes());
+            let cand = format!("{keep}_{:08x}", h.finalize());
+            if !self.reserved.contains(&cand) {
+                break cand;
+            }
+            salt += 1;
+        };
+        self.reserved.insert(out.clone());
+        self.map.insert(id.to_string(), out.clone());
+        out
+    }
+}
+
+/// A target's rule for signed thinking: kept when it came from a provider
+/// whose signatures the target verifies.
+pub fn thinking_ok(b: &Map, target: Provider) -> bool {
+    let o = origin(b);
+    match target {
+        Provider::Anthropic | Provider::Bedrock => {
+            matches!(o, None | Some("anthropic") | Some("bedrock"))
+        }
+        _ => o == Some(target.name()),
+    }
+}
+
+/// A JSON object text, for tool call `arguments`.
+pub fn args_json(input: Option<&Value>) -> String {
+    match input {
+        Some(v) => v.to_json(),
+        None => "{}".to_string(),
+    }
+}
+
+/// `arguments` text → a tool_use `input` (an object), or `None` when it is not
+/// a JSON object (the caller keeps the text).
+pub fn parse_args(s: &str) -> Option<Value> {
+    match Value::from_json(s) {
+        Ok(v @ Value::Obj(_)) => Some(v),
+        _ => None,
+    }
+}
