@@ -46,7 +46,9 @@ def _plain(item: Any) -> Any:
     return item
 
 
-def from_provider(messages: Sequence[Any], source: str, *, system: Any = None) -> list[dict[str, Any]]:
+def from_provider(
+    messages: Sequence[Any], source: str, *, system: Any = None
+) -> list[dict[str, Any]]:
     """A provider's messages as msgnorm records.
 
     ``source`` is one of :data:`PROVIDERS`. ``system`` is the provider's separate
@@ -66,7 +68,7 @@ def from_provider(messages: Sequence[Any], source: str, *, system: Any = None) -
         messages = list(messages)
     items = [_plain(m) for m in messages] if source == "gemini" else messages
     with _gc_paused():
-        return _native.from_provider(items, source, _plain(system))  # type: ignore[no-any-return]
+        return _native.from_provider(items, source, _plain(system))
 
 
 def to_provider_report(
@@ -102,7 +104,16 @@ def to_provider_report(
             )
         else:
             norm = data
-        out, counts = _native.to_provider(norm, target, data, _plain(system))
+        out, counts, pruned = _native.to_provider(norm, target, data, _plain(system), normalize)
+        if pruned:
+            # Blocks the target cannot carry were dropped: normalize what is left
+            # (SPEC §4 steps 5-9 may apply again), then write it.
+            norm, again = _native.normalize_for_api(out, bool(strict), max_media, False, True, None)
+            for k, v in again.items():
+                report[k] = report.get(k, 0) + v
+            for k, v in counts.items():
+                report[k] = report.get(k, 0) + v
+            out, counts, _ = _native.to_provider(norm, target, data, _plain(system), False)
     for k, v in counts.items():
         report[k] = report.get(k, 0) + v
     return out, report
@@ -130,7 +141,9 @@ def to_provider(
     )[0]
 
 
-def to_openai_chat(records: Any, *, system: Any = None, normalize: bool = True) -> list[dict[str, Any]]:
+def to_openai_chat(
+    records: Any, *, system: Any = None, normalize: bool = True
+) -> list[dict[str, Any]]:
     """Chat Completions ``messages`` (system/developer messages first)."""
     return to_provider(records, "openai-chat", system=system, normalize=normalize)  # type: ignore[no-any-return]
 

@@ -163,18 +163,21 @@ pub fn from_provider<'py>(
     Ok(PyList::new(py, items)?.into_any())
 }
 
-/// `(output, report)`: normalized `records` in `target`'s request shape. The
-/// system prompts are the `system_prompt` records of `source_records` (the
-/// history before normalization dropped them) followed by `system`.
+/// `(output, report, False)`: normalized `records` in `target`'s request shape.
+/// The system prompts are the `system_prompt` records of `source_records` (the
+/// history before normalization dropped them) followed by `system`. With
+/// `prune`, records holding blocks the target cannot carry give
+/// `(records without them, report, True)` instead, to be normalized again.
 #[pyfunction]
-#[pyo3(signature = (records, target, source_records, system=None))]
+#[pyo3(signature = (records, target, source_records, system=None, prune=true))]
 pub fn to_provider<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyList>,
     target: &str,
     source_records: &Bound<'py, PyAny>,
     system: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    prune: bool,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>, bool)> {
     let p = provider(py, target, "target")?;
     let recs = list_values(py, records, "records")?;
     let mut prompts: Vec<SystemPrompt> = Vec::new();
@@ -208,13 +211,18 @@ pub fn to_provider<'py>(
             content,
         });
     }
-    let (out, counts) = run(py, || {
+    let (out, counts, pruned) = run(py, || {
         let mut counts = providers::Counts::new();
-        providers::to_provider(p, &recs, &prompts, &mut counts).map(|o| (o, counts))
+        if prune {
+            if let Some(recs) = providers::prune(p, &recs, &mut counts)? {
+                return Ok((Value::Arr(recs), counts, true));
+            }
+        }
+        providers::to_provider(p, &recs, &prompts, &mut counts).map(|o| (o, counts, false))
     })?;
     let rep = PyDict::new(py);
     for (k, v) in counts {
         rep.set_item(k, v)?;
     }
-    Ok((to_py(py, &out)?, rep))
+    Ok((to_py(py, &out)?, rep, pruned))
 }

@@ -122,11 +122,9 @@ pub(super) fn block(
 ) -> Option<Value> {
     let t = b.str("type").unwrap_or("");
     match t {
-        "thinking" | "redacted_thinking" => {
-            if !thinking_ok(b, target) {
-                count(counts, "thinking_dropped");
-                return None;
-            }
+        "thinking" | "redacted_thinking" if !thinking_ok(b, target) => {
+            count(counts, "thinking_dropped");
+            return None;
         }
         "provider_part" => {
             count(counts, "parts_dropped");

@@ -8,13 +8,13 @@ const ME: Provider = Provider::Bedrock;
 /// `toolUseId`: 1 to 64 characters of `[a-zA-Z0-9_-]`.
 pub const ID_LIMIT: usize = 64;
 
-const IMAGE: [(&str, &str); 4] = [
+pub(super) const IMAGE: [(&str, &str); 4] = [
     ("png", "image/png"),
     ("jpeg", "image/jpeg"),
     ("gif", "image/gif"),
     ("webp", "image/webp"),
 ];
-const DOCUMENT: [(&str, &str); 9] = [
+pub(super) const DOCUMENT: [(&str, &str); 9] = [
     ("pdf", "application/pdf"),
     ("csv", "text/csv"),
     ("doc", "application/msword"),
@@ -257,8 +257,9 @@ fn doc_name(title: Option<&str>, n: usize) -> String {
     }
 }
 
-fn bytes_of(data: &str) -> Value {
-    Value::Bytes(value::base64_decode(data).unwrap_or_else(|| data.as_bytes().to_vec()))
+/// The bytes of base64 `data` (`None`: not base64, the block is dropped).
+fn bytes_of(data: &str) -> Option<Value> {
+    value::base64_decode(data).map(Value::Bytes)
 }
 
 struct Out<'c> {
@@ -283,16 +284,19 @@ impl Out<'_> {
                 }
             }
             "image" => match source(b) {
-                Source::Base64 { media, data } => match format_of(&IMAGE, media) {
-                    Some(fmt) => out.push(obj(vec![(
-                        "image",
-                        obj(vec![
-                            ("format", fmt.into()),
-                            ("source", obj(vec![("bytes", bytes_of(data))])),
-                        ]),
-                    )])),
-                    None => count(self.counts, "parts_dropped"),
-                },
+                Source::Base64 { media, data } => {
+                    match (format_of(&IMAGE, media), bytes_of(data)) {
+                        (Some(fmt), Some(bytes)) => out.push(obj(vec![(
+                            "image",
+                            obj(vec![
+                                ("format", fmt.into()),
+                                ("source", obj(vec![("bytes", bytes)])),
+                            ]),
+                        )])),
+                        (_, None) => count(self.counts, "invalid_media_dropped"),
+                        (None, _) => count(self.counts, "parts_dropped"),
+                    }
+                }
                 _ => count(self.counts, "parts_dropped"),
             },
             "document" => {
@@ -301,16 +305,16 @@ impl Out<'_> {
                 let (fmt, src) = match source(b) {
                     Source::Base64 { media, data } => (
                         format_of(&DOCUMENT, media),
-                        obj(vec![("bytes", bytes_of(data))]),
+                        bytes_of(data).map(|x| obj(vec![("bytes", x)])),
                     ),
                     Source::Text { media, data } => (
                         format_of(&DOCUMENT, media).or(Some("txt")),
-                        obj(vec![("text", data.into())]),
+                        Some(obj(vec![("text", data.into())])),
                     ),
-                    _ => (None, Value::Null),
+                    _ => (None, None),
                 };
-                match fmt {
-                    Some(fmt) => out.push(obj(vec![(
+                match (fmt, src) {
+                    (Some(fmt), Some(src)) => out.push(obj(vec![(
                         "document",
                         obj(vec![
                             ("format", fmt.into()),
@@ -318,7 +322,7 @@ impl Out<'_> {
                             ("source", src),
                         ]),
                     )])),
-                    None => count(self.counts, "parts_dropped"),
+                    _ => count(self.counts, "parts_dropped"),
                 }
             }
             "tool_use" => {
@@ -376,7 +380,10 @@ impl Out<'_> {
                 let data = b.str("data").unwrap_or("");
                 out.push(obj(vec![(
                     "reasoningContent",
-                    obj(vec![("redactedContent", bytes_of(data))]),
+                    obj(vec![(
+                        "redactedContent",
+                        bytes_of(data).unwrap_or_else(|| Value::Bytes(data.as_bytes().to_vec())),
+                    )]),
                 )]));
             }
             "thinking" | "redacted_thinking" => count(self.counts, "thinking_dropped"),

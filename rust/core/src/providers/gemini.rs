@@ -263,7 +263,7 @@ fn block_parts(
         "redacted_thinking" => count(counts, "thinking_dropped"),
         "tool_use" => {
             let mut fc = Map::new();
-            if !data.is_some_and(|d| d.get("no_id").is_some()) {
+            if data.is_none_or(|d| d.get("no_id").is_none()) {
                 fc.push("id", b.str("id").unwrap_or(""));
             }
             fc.push("name", b.str("name").unwrap_or(""));
@@ -276,7 +276,7 @@ fn block_parts(
         "tool_result" => {
             let id = b.str("tool_use_id").unwrap_or("");
             let mut fr = Map::new();
-            if !data.is_some_and(|d| d.get("no_id").is_some()) {
+            if data.is_none_or(|d| d.get("no_id").is_none()) {
                 fr.push("id", id);
             }
             let name = data
@@ -310,12 +310,16 @@ fn block_parts(
             }
         }
         "image" | "document" => match source(b) {
+            Source::Base64 { data: d, .. } if value::base64_decode(d).is_none() => {
+                count(counts, "invalid_media_dropped")
+            }
             Source::Base64 { media, data: d } => {
                 out.push(part(vec![("inline_data", inline(media, d))], data))
             }
-            Source::Text { data: d, .. } if !d.is_empty() => {
+            Source::Text { data: d, .. } if !crate::model::is_blank(d) => {
                 out.push(part(vec![("text", d.into())], None))
             }
+            Source::Text { .. } => count(counts, "blank_text_dropped"),
             Source::Url(u) => {
                 let mut fd = Map::new();
                 fd.push("file_uri", u);

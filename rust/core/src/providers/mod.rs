@@ -97,6 +97,97 @@ pub fn to_provider(
     }
 }
 
+/// Why `target` has no shape for a block (`None`: it carries it). The output
+/// adapters drop such blocks; [`prune`] drops them before normalization.
+pub fn dropped_by(target: Provider, b: &Map) -> Option<&'static str> {
+    let t = b.str("type").unwrap_or("");
+    let b64_ok = |d: &str| value::base64_decode(d).is_some();
+    match t {
+        "text" | "tool_use" | "tool_result" => None,
+        "thinking" | "redacted_thinking" => {
+            let ok = thinking_ok(b, target)
+                && match target {
+                    Provider::Anthropic | Provider::Bedrock => true,
+                    Provider::OpenAIResponses | Provider::Gemini => {
+                        t == "thinking" && data_from(b, target).is_some()
+                    }
+                    Provider::OpenAIChat => false,
+                };
+            (!ok).then_some("thinking_dropped")
+        }
+        "provider_part" => (origin(b) != Some(target.name())).then_some("parts_dropped"),
+        "image" | "document" if target == Provider::Anthropic => None,
+        "image" | "document" => match (source(b), target) {
+            (Source::Base64 { data, .. }, Provider::Gemini | Provider::Bedrock)
+                if !b64_ok(data) =>
+            {
+                Some("invalid_media_dropped")
+            }
+            (Source::Base64 { media, .. }, Provider::Bedrock) => {
+                let table: &[(&str, &str)] = if t == "image" {
+                    &bedrock::IMAGE
+                } else {
+                    &bedrock::DOCUMENT
+                };
+                (!table.iter().any(|(_, m)| *m == media)).then_some("parts_dropped")
+            }
+            (Source::Base64 { .. }, _) => None,
+            (Source::Text { data, .. }, _) if model_blank(data) => Some("blank_text_dropped"),
+            (Source::Text { .. }, _) => (t != "document").then_some("parts_dropped"),
+            (Source::Url(_), Provider::Bedrock) => Some("parts_dropped"),
+            (Source::Url(_), _) => {
+                (t == "document" && target != Provider::Gemini).then_some("parts_dropped")
+            }
+            (Source::Other, _) => Some("parts_dropped"),
+        },
+        _ => (target != Provider::Anthropic).then_some("parts_dropped"),
+    }
+}
+
+fn model_blank(s: &str) -> bool {
+    crate::model::is_blank(s)
+}
+
+/// Records without the blocks `target` has no shape for, or `None` when it
+/// carries them all. Dropping can leave what normalize_for_api repairs (an
+/// assistant with nothing but thinking, trailing whitespace now final, an
+/// empty user record), so the caller normalizes the pruned records again.
+pub fn prune(
+    target: Provider,
+    records: &[Value],
+    counts: &mut Counts,
+) -> Result<Option<Vec<Value>>> {
+    let recs = read_records(records)?;
+    let any = recs.iter().any(|r| {
+        r.blocks
+            .iter()
+            .filter_map(Value::as_obj)
+            .any(|b| dropped_by(target, b).is_some())
+    });
+    if !any {
+        return Ok(None);
+    }
+    let mut out = records.to_vec();
+    for v in out.iter_mut() {
+        let Some(Value::Obj(msg)) = (match v {
+            Value::Obj(r) => r.get_mut("message"),
+            _ => None,
+        }) else {
+            continue;
+        };
+        if let Some(Value::Arr(blocks)) = msg.get_mut("content") {
+            blocks.retain(|b| match b.as_obj().and_then(|b| dropped_by(target, b)) {
+                Some(why) => {
+                    count(counts, why);
+                    false
+                }
+                None => true,
+            });
+        }
+    }
+    Ok(Some(out))
+}
+
 /// The `system`/`system_prompt` records of a history (before normalize drops them).
 pub fn system_prompts(records: &[Value]) -> Vec<SystemPrompt> {
     records
@@ -274,7 +365,7 @@ pub fn origin(b: &Map) -> Option<&str> {
 }
 
 /// A block's `provider_data` when it came from `p`.
-pub fn data_from<'v>(b: &'v Map, p: Provider) -> Option<&'v Map> {
+pub fn data_from(b: &Map, p: Provider) -> Option<&Map> {
     b.get("provider_data")
         .and_then(Value::as_obj)
         .filter(|d| d.str("provider") == Some(p.name()))

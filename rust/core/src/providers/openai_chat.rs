@@ -351,7 +351,11 @@ pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
                     ),
                 ]))
             }
-            Source::Text { data, .. } => Some(part_text(data)),
+            Source::Text { data, .. } if !crate::model::is_blank(data) => Some(part_text(data)),
+            Source::Text { .. } => {
+                count(counts, "blank_text_dropped");
+                None
+            }
             _ => {
                 count(counts, "parts_dropped");
                 None
@@ -416,6 +420,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         }
         let mut parts = Vec::new();
         let mut moved = Vec::new();
+        let before = out.len();
         for b in r.blocks.iter().filter_map(Value::as_obj) {
             if b.str("type") == Some("tool_result") {
                 let id = ids.get(b.str("tool_use_id").unwrap_or(""), counts);
@@ -445,6 +450,10 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             }
         }
         moved.extend(parts);
+        if moved.is_empty() && out.len() == before {
+            count(counts, "empty_filled");
+            moved.push(part_text("(no content)"));
+        }
         if !moved.is_empty() {
             out.push(with_extras(
                 Map(vec![

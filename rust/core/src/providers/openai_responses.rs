@@ -300,10 +300,14 @@ fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
                 ("file_data", data_url(media, data).into()),
                 ("filename", b.str("title").unwrap_or("document.pdf").into()),
             ])),
-            Source::Text { data, .. } => Some(obj(vec![
+            Source::Text { data, .. } if !crate::model::is_blank(data) => Some(obj(vec![
                 ("type", "input_text".into()),
                 ("text", data.into()),
             ])),
+            Source::Text { .. } => {
+                count(counts, "blank_text_dropped");
+                None
+            }
             _ => {
                 count(counts, "parts_dropped");
                 None
@@ -371,6 +375,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             continue;
         }
         let mut parts = Vec::new();
+        let before = out.len();
         for b in r.blocks.iter().filter_map(Value::as_obj) {
             match b.str("type") {
                 Some("tool_result") => {
@@ -403,6 +408,13 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
                 }
                 _ => parts.extend(user_part_out(b, counts)),
             }
+        }
+        if parts.is_empty() && out.len() == before {
+            count(counts, "empty_filled");
+            parts.push(obj(vec![
+                ("type", "input_text".into()),
+                ("text", "(no content)".into()),
+            ]));
         }
         if !parts.is_empty() {
             out.push(message("user", Value::Arr(parts), template));

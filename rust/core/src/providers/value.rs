@@ -338,7 +338,9 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
             acc &= (1 << bits) - 1;
         }
     }
-    if bits >= 6 {
+    // A trailing group of one character, or leftover bits that are not zero,
+    // is not canonical base64 (decoders such as pydantic's refuse it).
+    if bits >= 6 || acc != 0 {
         return None;
     }
     Some(out)
@@ -362,6 +364,8 @@ mod tests {
         }
         assert_eq!(base64_encode(b"hello"), "aGVsbG8=");
         assert!(base64_decode("a$b").is_none());
+        assert!(base64_decode("R0lGOD").is_none());
+        assert_eq!(base64_decode("aGk").unwrap(), b"hi");
     }
 
     #[test]
