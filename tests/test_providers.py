@@ -571,3 +571,46 @@ def test_gemini_sdk_objects_are_accepted() -> None:
     out = msgnorm.convert(contents, source="gemini", target="gemini")
     check("gemini", out)
     assert out["contents"][1]["parts"][0]["function_call"] == {"name": "f", "args": {"a": 1}}
+
+
+# --------------------------------------------------------------------------
+# CLI: --source and --format
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["records", *PROVIDERS])
+def test_cli_converts_between_formats(target: str, tmp_path: Path) -> None:
+    from msgnorm.cli import main
+
+    src = tmp_path / "chat.json"
+    src.write_text(json.dumps(HISTORIES["openai-chat"][0]))
+    out = tmp_path / "out.json"
+    assert (
+        main(["normalize", str(src), "--source", "openai-chat", "--format", target, "-o", str(out)])
+        == 0
+    )
+    got = json.loads(out.read_text())
+    records = _records("openai-chat")
+    if target == "records":
+        assert got == msgnorm.normalize_for_api(records)
+    elif target == "bedrock":
+        # JSON output: bytes are written as base64
+        assert len(got["messages"]) == len(msgnorm.to_bedrock(records)["messages"])
+    else:
+        assert got == msgnorm.to_provider(records, target)
+    if target == "openai-chat":
+        assert got == HISTORIES["openai-chat"][0]  # the round trip through the CLI
+
+
+def test_cli_takes_a_request_object_with_its_system(tmp_path: Path) -> None:
+    from msgnorm.cli import main
+
+    messages, system = HISTORIES["gemini"]
+    src = tmp_path / "req.json"
+    src.write_text(json.dumps({"contents": messages, "system_instruction": system}))
+    out = tmp_path / "out.json"
+    assert (
+        main(["normalize", str(src), "--source", "gemini", "--format", "gemini", "-o", str(out)])
+        == 0
+    )
+    assert json.loads(out.read_text()) == {"system_instruction": system, "contents": messages}

@@ -107,6 +107,7 @@ from .model import (
 from .providers import (
     PROVIDERS,
     convert,
+    convert_report,
     from_provider,
     to_bedrock,
     to_gemini,
@@ -191,6 +192,7 @@ __all__ = [
     "clear_tool_results",
     "clear_tool_results_report",
     "convert",
+    "convert_report",
     "count_tokens",
     "count_tokens_batch",
     "count_tokens_per_record",

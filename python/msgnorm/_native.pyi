@@ -14,6 +14,7 @@ __all__ = [
     "arrow_count_tokens",
     "arrow_normalize",
     "clear_context",
+    "convert",
     "count_tokens_batch",
     "count_tokens_per_record",
     "default_num_threads",
@@ -68,8 +69,21 @@ def split_for_summary(
 def to_anthropic(records: Any) -> Any: ...
 def from_provider(messages: list[Any], source: str, system: Any = None) -> list[dict[str, Any]]: ...
 def to_provider(
-    records: list[Any], target: str, source_records: Any, system: Any = None, prune: bool = True
-) -> tuple[Any, dict[str, int], bool]: ...
+    records: list[Any],
+    target: str,
+    system: Any,
+    normalize: bool,
+    strict: bool,
+    max_media: int | None,
+) -> tuple[Any, dict[str, int]]: ...
+def convert(
+    messages: list[Any],
+    source: str,
+    target: str,
+    system: Any,
+    strict: bool,
+    max_media: int | None,
+) -> tuple[Any, dict[str, int]]: ...
 def clear_context(
     records: Any,
     tools: bool,

@@ -19,6 +19,7 @@ from .model import _gc_paused, to_builtins
 __all__ = [
     "PROVIDERS",
     "convert",
+    "convert_report",
     "from_provider",
     "to_bedrock",
     "to_gemini",
@@ -46,6 +47,19 @@ def _plain(item: Any) -> Any:
     return item
 
 
+def _messages(messages: Any, source: str) -> list[Any]:
+    """The messages as a list of JSON-shaped data (SDK objects dumped)."""
+    if not isinstance(messages, list):
+        if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Sequence):
+            raise InvalidRecordError(
+                f"messages: expected a list of messages, not {type(messages).__name__}",
+                None,
+                "messages",
+            )
+        messages = list(messages)
+    return [_plain(m) for m in messages] if source == "gemini" else messages
+
+
 def from_provider(
     messages: Sequence[Any], source: str, *, system: Any = None
 ) -> list[dict[str, Any]]:
@@ -58,15 +72,7 @@ def from_provider(
     Uuids are derived from each message's position and the history up to it, so
     repeated calls agree.
     """
-    if not isinstance(messages, list):
-        if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Sequence):
-            raise InvalidRecordError(
-                f"messages: expected a list of messages, not {type(messages).__name__}",
-                None,
-                "messages",
-            )
-        messages = list(messages)
-    items = [_plain(m) for m in messages] if source == "gemini" else messages
+    items = _messages(messages, source)
     with _gc_paused():
         return _native.from_provider(items, source, _plain(system))
 
@@ -92,31 +98,24 @@ def to_provider_report(
         raise InvalidRecordError(
             f"records: expected a list of records, not {type(data).__name__}", None, "records"
         )
-    report: dict[str, int] = {}
+    _check_max_media(max_media)
     with _gc_paused():
-        if normalize:
-            if max_media is not None and (
-                isinstance(max_media, bool) or not isinstance(max_media, int) or max_media < 0
-            ):
-                raise ValueError(f"max_media must be an int >= 0, not {max_media!r}")
-            norm, report = _native.normalize_for_api(
-                data, bool(strict), max_media, False, True, None
-            )
-        else:
-            norm = data
-        out, counts, pruned = _native.to_provider(norm, target, data, _plain(system), normalize)
-        if pruned:
-            # Blocks the target cannot carry were dropped: normalize what is left
-            # (SPEC §4 steps 5-9 may apply again), then write it.
-            norm, again = _native.normalize_for_api(out, bool(strict), max_media, False, True, None)
-            for k, v in again.items():
-                report[k] = report.get(k, 0) + v
-            for k, v in counts.items():
-                report[k] = report.get(k, 0) + v
-            out, counts, _ = _native.to_provider(norm, target, data, _plain(system), False)
-    for k, v in counts.items():
-        report[k] = report.get(k, 0) + v
+        out, report = _native.to_provider(
+            data, target, _plain(system), bool(normalize), bool(strict), _media(max_media)
+        )
     return out, report
+
+
+def _check_max_media(max_media: object) -> None:
+    if max_media is not None and (
+        isinstance(max_media, bool) or not isinstance(max_media, int) or max_media < 0
+    ):
+        raise ValueError(f"max_media must be an int >= 0 or None, not {max_media!r}")
+
+
+def _media(max_media: int | None) -> int | None:
+    """``max_media`` as the core takes it (beyond 63 bits it means the same as the largest)."""
+    return None if max_media is None else min(max_media, 2**63 - 1)
 
 
 def to_provider(
@@ -174,6 +173,26 @@ def convert(
     strict: bool = False,
     max_media: int | None = 100,
 ) -> Any:
-    """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``."""
-    records = from_provider(messages, source, system=system)
-    return to_provider(records, target, strict=strict, max_media=max_media)
+    """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call."""
+    return convert_report(
+        messages, source=source, target=target, system=system, strict=strict, max_media=max_media
+    )[0]
+
+
+def convert_report(
+    messages: Sequence[Any],
+    *,
+    source: str,
+    target: str,
+    system: Any = None,
+    strict: bool = False,
+    max_media: int | None = 100,
+) -> tuple[Any, dict[str, int]]:
+    """:func:`convert` and the counts of :func:`to_provider_report`."""
+    items = _messages(messages, source)
+    _check_max_media(max_media)
+    with _gc_paused():
+        out, report = _native.convert(
+            items, source, target, _plain(system), bool(strict), _media(max_media)
+        )
+    return out, report

@@ -4,9 +4,10 @@
 
 use crate::read::Failure;
 use crate::{guard, to_pyerr};
+use ahash::AHashMap;
 use msgnorm_core::provider::Provider;
 use msgnorm_core::providers::{self, value::MAX_DEPTH, Map, SystemPrompt, Value};
-use msgnorm_core::Error;
+use msgnorm_core::{ApiOptions, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -87,33 +88,66 @@ fn to_value(v: &Bound<'_, PyAny>, depth: usize) -> Result<Value, String> {
     Err(format!("holds a {tname}, which is not JSON data"))
 }
 
-fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match v {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Int(i) => i.into_pyobject(py)?.into_any(),
-        Value::Float(f) => PyFloat::new(py, *f).into_any(),
-        Value::Num(n) => py
-            .import("builtins")?
-            .getattr("int")?
-            .call1((n.as_str(),))?,
-        Value::Str(s) => PyString::new(py, s).into_any(),
-        Value::Bytes(b) => PyBytes::new(py, b).into_any(),
-        Value::Arr(a) => {
-            let items = a
-                .iter()
-                .map(|x| to_py(py, x))
-                .collect::<PyResult<Vec<_>>>()?;
-            PyList::new(py, items)?.into_any()
+/// Value → Python objects. Short strings (keys, types, roles) are made once
+/// per call and shared, as a JSON decoder's key cache does.
+struct ToPy<'py, 'v> {
+    py: Python<'py>,
+    cache: AHashMap<&'v str, Bound<'py, PyString>>,
+}
+
+impl<'py, 'v> ToPy<'py, 'v> {
+    fn new(py: Python<'py>) -> Self {
+        ToPy {
+            py,
+            cache: AHashMap::new(),
         }
-        Value::Obj(m) => {
-            let d = PyDict::new(py);
-            for (k, x) in &m.0 {
-                d.set_item(k, to_py(py, x)?)?;
+    }
+
+    fn str(&mut self, s: &'v str) -> Bound<'py, PyString> {
+        if s.len() > 16 {
+            return PyString::new(self.py, s);
+        }
+        let py = self.py;
+        self.cache
+            .entry(s)
+            .or_insert_with(|| PyString::new(py, s))
+            .clone()
+    }
+
+    fn value(&mut self, v: &'v Value) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        Ok(match v {
+            Value::Null => py.None().into_bound(py),
+            Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+            Value::Int(i) => i.into_pyobject(py)?.into_any(),
+            Value::Float(f) => PyFloat::new(py, *f).into_any(),
+            Value::Num(n) => py
+                .import("builtins")?
+                .getattr("int")?
+                .call1((n.as_str(),))?,
+            Value::Str(s) => self.str(s).into_any(),
+            Value::Bytes(b) => PyBytes::new(py, b).into_any(),
+            Value::Arr(a) => {
+                let items = a
+                    .iter()
+                    .map(|x| self.value(x))
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, items)?.into_any()
             }
-            d.into_any()
-        }
-    })
+            Value::Obj(m) => {
+                let d = PyDict::new(py);
+                for (k, x) in &m.0 {
+                    let key = self.str(k);
+                    d.set_item(key, self.value(x)?)?;
+                }
+                d.into_any()
+            }
+        })
+    }
+}
+
+fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    ToPy::new(py).value(v)
 }
 
 /// The elements of a list as values; errors name `what[i]`.
@@ -156,73 +190,116 @@ pub fn from_provider<'py>(
         _ => None,
     };
     let out = run(py, || providers::from_provider(p, &msgs, sys.as_ref()))?;
+    let mut conv = ToPy::new(py);
     let items = out
         .iter()
-        .map(|v| to_py(py, v))
+        .map(|v| conv.value(v))
         .collect::<PyResult<Vec<_>>>()?;
     Ok(PyList::new(py, items)?.into_any())
 }
 
-/// `(output, report, False)`: normalized `records` in `target`'s request shape.
-/// The system prompts are the `system_prompt` records of `source_records` (the
-/// history before normalization dropped them) followed by `system`. With
-/// `prune`, records holding blocks the target cannot carry give
-/// `(records without them, report, True)` instead, to be normalized again.
+fn report_dict<'py>(
+    py: Python<'py>,
+    report: &msgnorm_core::Report,
+    counts: &providers::Counts,
+    normalized: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let rep = PyDict::new(py);
+    if normalized {
+        for (k, v) in report.items() {
+            rep.set_item(k, v)?;
+        }
+    }
+    for (k, v) in counts {
+        rep.set_item(*k, v)?;
+    }
+    Ok(rep)
+}
+
+fn api_options(strict: bool, max_media: Option<usize>) -> ApiOptions {
+    ApiOptions {
+        strict,
+        max_media,
+        ..ApiOptions::default()
+    }
+}
+
+/// `(output, report)`: `records` normalized (unless `normalize` is false) and
+/// written in `target`'s request shape. The system prompts are the records'
+/// `system_prompt` records, then `system`.
 #[pyfunction]
-#[pyo3(signature = (records, target, source_records, system=None, prune=true))]
+#[pyo3(signature = (records, target, system, normalize, strict, max_media))]
 pub fn to_provider<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyList>,
     target: &str,
-    source_records: &Bound<'py, PyAny>,
     system: Option<&Bound<'py, PyAny>>,
-    prune: bool,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>, bool)> {
+    normalize: bool,
+    strict: bool,
+    max_media: Option<usize>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let p = provider(py, target, "target")?;
     let recs = list_values(py, records, "records")?;
-    let mut prompts: Vec<SystemPrompt> = Vec::new();
-    if let Ok(src) = source_records.cast::<PyList>() {
-        let mut found = Vec::new();
-        for r in src.iter() {
-            let Ok(d) = r.cast::<PyDict>() else { continue };
-            let is = |k: &str, want: &str| -> PyResult<bool> {
-                Ok(d.get_item(k)?
-                    .and_then(|v| {
-                        v.cast::<PyString>()
-                            .ok()
-                            .and_then(|s| s.to_str().ok().map(|s| s == want))
-                    })
-                    .unwrap_or(false))
-            };
-            if is("type", "system")? && is("subtype", "system_prompt")? {
-                found.push(one_value(py, &r, "records")?);
+    let extra = match system.filter(|s| !s.is_none()) {
+        Some(s) => {
+            let content = one_value(py, s, "system")?;
+            if !matches!(content, Value::Str(_) | Value::Arr(_)) {
+                let msg = "system must be a str or a list of text blocks";
+                return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
             }
+            Some(SystemPrompt {
+                role: "system".into(),
+                content,
+            })
         }
-        prompts = providers::system_prompts(&found);
-    }
-    if let Some(s) = system.filter(|s| !s.is_none()) {
-        let content = one_value(py, s, "system")?;
-        if !matches!(content, Value::Str(_) | Value::Arr(_)) {
-            let msg = "system must be a str or a list of text blocks";
-            return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
-        }
-        prompts.push(SystemPrompt {
-            role: "system".into(),
-            content,
-        });
-    }
-    let (out, counts, pruned) = run(py, || {
+        None => None,
+    };
+    let api = api_options(strict, max_media);
+    let (out, report, counts) = run(py, || {
+        let mut report = msgnorm_core::Report::default();
         let mut counts = providers::Counts::new();
-        if prune {
-            if let Some(recs) = providers::prune(p, &recs, &mut counts)? {
-                return Ok((Value::Arr(recs), counts, true));
-            }
-        }
-        providers::to_provider(p, &recs, &prompts, &mut counts).map(|o| (o, counts, false))
+        let api = normalize.then_some(&api);
+        providers::normalize_to_provider(p, recs, extra, api, &mut report, &mut counts)
+            .map(|o| (o, report, counts))
     })?;
-    let rep = PyDict::new(py);
-    for (k, v) in counts {
-        rep.set_item(k, v)?;
-    }
-    Ok((to_py(py, &out)?, rep, pruned))
+    let rep = report_dict(py, &report, &counts, normalize)?;
+    Ok((to_py(py, &out)?, rep))
+}
+
+/// `(output, report)`: provider messages → records → normalize_for_api → `target`.
+#[pyfunction]
+#[pyo3(signature = (messages, source, target, system, strict, max_media))]
+pub fn convert<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyList>,
+    source: &str,
+    target: &str,
+    system: Option<&Bound<'py, PyAny>>,
+    strict: bool,
+    max_media: Option<usize>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    let src = provider(py, source, "source")?;
+    let dst = provider(py, target, "target")?;
+    let msgs = list_values(py, messages, "messages")?;
+    let sys = match system {
+        Some(s) if !s.is_none() => Some(one_value(py, s, "system")?),
+        _ => None,
+    };
+    let api = api_options(strict, max_media);
+    let (out, report, counts) = run(py, || {
+        let mut report = msgnorm_core::Report::default();
+        let mut counts = providers::Counts::new();
+        providers::convert(
+            src,
+            dst,
+            &msgs,
+            sys.as_ref(),
+            &api,
+            &mut report,
+            &mut counts,
+        )
+        .map(|o| (o, report, counts))
+    })?;
+    let rep = report_dict(py, &report, &counts, true)?;
+    Ok((to_py(py, &out)?, rep))
 }

@@ -80,6 +80,73 @@ pub fn from_provider(
     Ok(b.out)
 }
 
+/// Records → `normalize_for_api` → the provider's request shape, in one pass
+/// through the core: the records are written as JSON and normalized by the
+/// JSON backend. System prompts are the records' `system_prompt` records, then
+/// `extra_system`. With `api` `None` the records are taken as already
+/// normalized. Blocks the target cannot carry are dropped before a second
+/// normalization ([`prune`]).
+pub fn normalize_to_provider(
+    p: Provider,
+    records: Vec<Value>,
+    extra_system: Option<SystemPrompt>,
+    api: Option<&crate::ApiOptions>,
+    report: &mut crate::Report,
+    counts: &mut Counts,
+) -> Result<Value> {
+    let mut prompts = system_prompts(&records);
+    prompts.extend(extra_system);
+    let Some(api) = api else {
+        return to_provider(p, &records, &prompts, counts);
+    };
+    let mut recs = normalize_values(&records, api, report)?;
+    drop(records);
+    if let Some(pruned) = prune(p, &recs, counts)? {
+        recs = normalize_values(&pruned, api, report)?;
+    }
+    to_provider(p, &recs, &prompts, counts)
+}
+
+/// `normalize_for_api` on value records, through the JSON backend.
+fn normalize_values(
+    records: &[Value],
+    api: &crate::ApiOptions,
+    report: &mut crate::Report,
+) -> Result<Vec<Value>> {
+    let mut json = String::with_capacity(records.len() * 256);
+    json.push('[');
+    for (i, r) in records.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        r.write_json(&mut json);
+    }
+    json.push(']');
+    let out = crate::on_json::normalize_for_api(json.as_bytes(), api, report)?;
+    drop(json);
+    let text = crate::json::utf8(&out)?;
+    match Value::from_json(text)? {
+        Value::Arr(a) => Ok(a),
+        _ => Err(Error::value(
+            "internal error: normalize_for_api did not return a list",
+        )),
+    }
+}
+
+/// Provider messages → records → `normalize_for_api` → the target's shape.
+pub fn convert(
+    source: Provider,
+    target: Provider,
+    messages: &[Value],
+    system: Option<&Value>,
+    api: &crate::ApiOptions,
+    report: &mut crate::Report,
+    counts: &mut Counts,
+) -> Result<Value> {
+    let recs = from_provider(source, messages, system)?;
+    normalize_to_provider(target, recs, None, Some(api), report, counts)
+}
+
 /// Normalized records (SPEC §4 output) → the provider's request shape.
 pub fn to_provider(
     p: Provider,

@@ -142,7 +142,10 @@ impl Value {
         match self {
             Value::Null => out.push_str("null"),
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Int(i) => out.push_str(&i.to_string()),
+            Value::Int(i) => {
+                use std::fmt::Write;
+                let _ = write!(out, "{i}");
+            }
             Value::Float(f) => {
                 if f.is_finite() {
                     let s = format!("{f:?}");
@@ -231,7 +234,10 @@ fn parse_value(p: &mut crate::json::parse::Parser<'_>, depth: usize) -> Result<V
             let mut first = true;
             while let Some((_, k)) = p.next_key(&mut first)? {
                 let v = parse_value(p, depth + 1)?;
-                m.set(&k, v);
+                match m.get_mut(&k) {
+                    Some(slot) => *slot = v, // a repeated key: the last one wins
+                    None => m.0.push((k.into_owned(), v)),
+                }
             }
             Value::Obj(m)
         }
@@ -274,17 +280,27 @@ fn parse_value(p: &mut crate::json::parse::Parser<'_>, depth: usize) -> Result<V
 
 pub fn write_json_str(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+    let b = s.as_bytes();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let esc = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            c if c < 0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{c:04x}"));
+        } else {
+            out.push_str(esc);
         }
+        start = i + 1;
     }
+    out.push_str(&s[start..]);
     out.push('"');
 }
 
