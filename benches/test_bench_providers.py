@@ -7,6 +7,7 @@ Group ``providers n=N``: ``convert(messages, source="openai-chat", target="opena
 
 from __future__ import annotations
 
+import functools
 from types import ModuleType
 from typing import Any
 
@@ -19,9 +20,15 @@ def _group(size: int) -> str:
     return f"providers n={size}"
 
 
-@pytest.fixture(scope="module")
-def chat(size: int) -> list[dict[str, Any]]:
+@functools.cache
+def _chat(size: int) -> list[dict[str, Any]]:
     return openai_chat_history(size)
+
+
+@pytest.fixture
+def chat(size: int) -> list[dict[str, Any]]:
+    """The history (shared between tests: none of them mutates its input)."""
+    return _chat(size)
 
 
 def test_ours_convert_openai_chat(

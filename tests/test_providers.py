@@ -614,3 +614,66 @@ def test_cli_takes_a_request_object_with_its_system(tmp_path: Path) -> None:
         == 0
     )
     assert json.loads(out.read_text()) == {"system_instruction": system, "contents": messages}
+
+
+# --------------------------------------------------------------------------
+# LangChain v1 messages (source="langchain", target="langchain")
+# --------------------------------------------------------------------------
+
+
+def test_langchain_messages_round_trip() -> None:
+    lc = pytest.importorskip("langchain_core.messages")
+    messages = [
+        lc.SystemMessage(content="You are terse."),
+        lc.HumanMessage(content="Weather in Paris?"),
+        lc.AIMessage(
+            content="Checking.",
+            tool_calls=[
+                {
+                    "name": "get_weather",
+                    "args": {"city": "Paris"},
+                    "id": "call_1",
+                    "type": "tool_call",
+                }
+            ],
+        ),
+        lc.ToolMessage(content="18C", tool_call_id="call_1"),
+        lc.AIMessage(content="It is 18C."),
+        lc.HumanMessage(
+            content=[
+                {"type": "text", "text": "and this?"},
+                {"type": "image", "base64": PNG, "mime_type": "image/png"},
+            ]
+        ),
+        lc.AIMessage(content="A blank image."),
+    ]
+    records = msgnorm.from_provider(messages, "langchain")
+    assert records[0]["type"] == "system"
+    back = msgnorm.to_provider(records, "langchain")
+    assert [type(m).__name__ for m in back] == [type(m).__name__ for m in messages]
+    for a, b in zip(messages, back, strict=True):
+        assert b.content == a.content
+    assert back[2].tool_calls == messages[2].tool_calls
+    assert back[3].tool_call_id == "call_1" and back[3].status == "success"
+    # and into a provider's shape
+    out = msgnorm.convert(messages, source="langchain", target="openai-chat")
+    check("openai-chat", out)
+    assert out[0] == {"role": "system", "content": "You are terse."}
+
+
+def test_langchain_output_is_repaired() -> None:
+    lc = pytest.importorskip("langchain_core.messages")
+    messages = [
+        lc.AIMessage(
+            content="", tool_calls=[{"name": "f", "args": {}, "id": "t1", "type": "tool_call"}]
+        ),
+        lc.HumanMessage(content="go on"),
+    ]
+    out = msgnorm.convert(messages, source="langchain", target="langchain")
+    # a user message first, the missing tool result inserted, then the prompt
+    assert isinstance(out[0], lc.HumanMessage)
+    assert isinstance(out[1], lc.AIMessage) and out[1].tool_calls[0]["id"] == "t1"
+    assert isinstance(out[2], lc.ToolMessage) and out[2].status == "error"
+    assert isinstance(out[3], lc.HumanMessage) and out[3].content == "go on"
+    with pytest.raises(msgnorm.InvalidRecordError, match=r"messages\[0\]"):
+        msgnorm.from_provider(["hi"], "langchain")

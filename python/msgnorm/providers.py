@@ -29,7 +29,8 @@ __all__ = [
     "to_provider_report",
 ]
 
-#: The provider names ``source=`` and ``target=`` take.
+#: The provider names ``source=`` and ``target=`` take (and ``"langchain"``:
+#: LangChain message objects, with ``langchain-core`` installed).
 PROVIDERS: tuple[str, ...] = (
     "anthropic",
     "openai-chat",
@@ -72,6 +73,10 @@ def from_provider(
     Uuids are derived from each message's position and the history up to it, so
     repeated calls agree.
     """
+    if source == "langchain":
+        from .langchain import from_langchain
+
+        return from_langchain(list(messages))
     items = _messages(messages, source)
     with _gc_paused():
         return _native.from_provider(items, source, _plain(system))
@@ -93,6 +98,10 @@ def to_provider_report(
     ``parts_dropped`` (blocks with no shape in the target), ``ids_rewritten``,
     ``messages_merged``, ``media_moved``, ``blank_text_dropped``, ``empty_filled``.
     """
+    if target == "langchain":
+        from .langchain import to_langchain
+
+        return to_langchain(records, system=system, normalize=normalize), {}
     data = to_builtins(records) if _is_structs(records) else records
     if not isinstance(data, list):
         raise InvalidRecordError(
@@ -189,6 +198,9 @@ def convert_report(
     max_media: int | None = 100,
 ) -> tuple[Any, dict[str, int]]:
     """:func:`convert` and the counts of :func:`to_provider_report`."""
+    if "langchain" in (source, target):
+        records = from_provider(messages, source, system=system)
+        return to_provider_report(records, target, strict=strict, max_media=max_media)
     items = _messages(messages, source)
     _check_max_media(max_media)
     with _gc_paused():

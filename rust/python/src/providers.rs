@@ -6,7 +6,7 @@ use crate::read::Failure;
 use crate::{guard, to_pyerr};
 use ahash::AHashMap;
 use msgnorm_core::provider::Provider;
-use msgnorm_core::providers::{self, value::MAX_DEPTH, Map, SystemPrompt, Value};
+use msgnorm_core::providers::{self, value::key, value::MAX_DEPTH, Map, SystemPrompt, Value};
 use msgnorm_core::{ApiOptions, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -44,7 +44,7 @@ fn to_value(v: &Bound<'_, PyAny>, depth: usize) -> Result<Value, String> {
             let k = k
                 .to_str()
                 .map_err(|_| "holds a key with a lone surrogate".to_string())?;
-            m.0.push((k.to_owned(), to_value(&x, depth + 1)?));
+            m.0.push((key(k), to_value(&x, depth + 1)?));
         }
         return Ok(Value::Obj(m));
     }

@@ -229,7 +229,7 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
 fn part(fields: Vec<(&str, Value)>, data: Option<&Map>) -> Value {
     let mut m = Map(fields
         .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
+        .map(|(k, v)| (value::key(k), v))
         .collect());
     if let Some(s) = data.and_then(|d| d.get("thought_signature")) {
         m.push("thought_signature", s.clone());
@@ -241,12 +241,14 @@ fn inline(media: &str, data: &str) -> Value {
     obj(vec![("mime_type", media.into()), ("data", data.into())])
 }
 
-/// Parts of one block (`None` when the target has no shape for it).
+/// The parts of one block into `out`; media inside a tool result go to `moved`
+/// (written after all of the turn's function responses).
 fn block_parts(
     b: &Map,
     names: &AHashMap<String, String>,
     counts: &mut Counts,
     out: &mut Vec<Value>,
+    moved: &mut Vec<Value>,
 ) {
     let data = data_from(b, ME);
     match b.str("type").unwrap_or("") {
@@ -304,7 +306,8 @@ fn block_parts(
                 for x in inner.iter().filter_map(Value::as_obj) {
                     if x.str("type") != Some("text") {
                         count(counts, "media_moved");
-                        block_parts(x, names, counts, out);
+                        let mut none = Vec::new();
+                        block_parts(x, names, counts, moved, &mut none);
                     }
                 }
             }
@@ -354,9 +357,14 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
                 parts.push(obj(vec![("text", t.into())]));
             }
         }
+        let mut moved = Vec::new();
         for b in r.blocks.iter().filter_map(Value::as_obj) {
-            block_parts(b, &names, counts, &mut parts);
+            if b.str("type") != Some("tool_result") && !moved.is_empty() {
+                parts.append(&mut moved);
+            }
+            block_parts(b, &names, counts, &mut parts, &mut moved);
         }
+        parts.append(&mut moved);
         if parts.is_empty() {
             count(counts, "empty_filled");
             parts.push(obj(vec![("text", "(no content)".into())]));

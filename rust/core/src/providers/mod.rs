@@ -417,7 +417,7 @@ pub fn text_block(t: impl Into<String>) -> Value {
 pub fn obj(fields: Vec<(&str, Value)>) -> Value {
     Value::Obj(Map(fields
         .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
+        .map(|(k, v)| (value::key(k), v))
         .collect()))
 }
 
@@ -548,6 +548,20 @@ impl Ids {
     /// `limit`: the target's maximum length (in bytes; the ids are ASCII).
     pub fn new(recs: &[Rec<'_>], limit: usize) -> Self {
         let mut reserved = AHashSet::new();
+        // The set of valid ids is needed only when some id gets rewritten.
+        let ids = || {
+            recs.iter()
+                .flat_map(|r| r.blocks.iter().filter_map(Value::as_obj))
+                .flat_map(|b| [b.str("id"), b.str("tool_use_id")])
+                .flatten()
+        };
+        if ids().all(|id| id_ok(id, limit)) {
+            return Ids {
+                limit,
+                reserved,
+                map: AHashMap::new(),
+            };
+        }
         for r in recs {
             for b in r.blocks.iter().filter_map(Value::as_obj) {
                 for k in ["id", "tool_use_id"] {

@@ -123,7 +123,7 @@ pub(super) fn from(b: &mut Builder, items: &[Value]) -> Result<()> {
                             let plain = m
                                 .0
                                 .iter()
-                                .all(|(k, _)| matches!(k.as_str(), "type" | "role" | "content"));
+                                .all(|(k, _)| matches!(k.as_ref(), "type" | "role" | "content"));
                             if let (Value::Obj(o), false) = (&mut t, plain) {
                                 o.push("provider_data", b.data(Map(vec![("item".into(), rest)])));
                             }

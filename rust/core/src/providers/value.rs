@@ -2,6 +2,101 @@
 //! provider adapters read and build; the bindings convert to and from it.
 
 use crate::error::{Error, Result};
+use std::borrow::Cow;
+
+/// An object key: the keys the adapters read and write are static strings
+/// (no allocation per object); any other key is owned.
+pub type Key = Cow<'static, str>;
+
+/// `s` as a [`Key`], borrowed when it is one of the known keys.
+pub fn key(s: &str) -> Key {
+    const KNOWN: &[&str] = &[
+        "type",
+        "text",
+        "role",
+        "content",
+        "id",
+        "name",
+        "input",
+        "tool_use_id",
+        "message",
+        "uuid",
+        "source",
+        "media_type",
+        "data",
+        "is_error",
+        "signature",
+        "thinking",
+        "provider_data",
+        "provider",
+        "subtype",
+        "tool_calls",
+        "tool_call_id",
+        "function",
+        "arguments",
+        "image_url",
+        "url",
+        "detail",
+        "call_id",
+        "output",
+        "parts",
+        "function_call",
+        "function_response",
+        "args",
+        "response",
+        "inline_data",
+        "mime_type",
+        "thought",
+        "thought_signature",
+        "summary",
+        "encrypted_content",
+        "status",
+        "annotations",
+        "toolUse",
+        "toolUseId",
+        "toolResult",
+        "json",
+        "image",
+        "format",
+        "bytes",
+        "document",
+        "title",
+        "cache_control",
+        "part",
+        "item",
+        "parentUuid",
+        "sessionId",
+        "timestamp",
+        "isMeta",
+        "model",
+        "usage",
+        "requestId",
+        "cwd",
+        "version",
+        "gitBranch",
+        "userType",
+        "isSidechain",
+        "no_id",
+        "refusal",
+        "system",
+        "messages",
+        "contents",
+        "system_instruction",
+        "reasoningContent",
+        "reasoningText",
+        "cachePoint",
+        "file",
+        "file_data",
+        "filename",
+        "input_tokens",
+        "output_tokens",
+        "stop_reason",
+    ];
+    match KNOWN.iter().find(|k| **k == s) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(s.to_owned()),
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -20,7 +115,7 @@ pub enum Value {
 
 /// An object: keys in insertion order (messages are small, so lookups scan).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Map(pub Vec<(String, Value)>);
+pub struct Map(pub Vec<(Key, Value)>);
 
 impl Map {
     pub fn new() -> Self {
@@ -30,25 +125,31 @@ impl Map {
         Map(Vec::with_capacity(n))
     }
     pub fn get(&self, k: &str) -> Option<&Value> {
-        self.0.iter().find(|(key, _)| key == k).map(|(_, v)| v)
+        self.0
+            .iter()
+            .find(|(name, _)| name.as_ref() == k)
+            .map(|(_, v)| v)
     }
     pub fn get_mut(&mut self, k: &str) -> Option<&mut Value> {
-        self.0.iter_mut().find(|(key, _)| key == k).map(|(_, v)| v)
+        self.0
+            .iter_mut()
+            .find(|(name, _)| name.as_ref() == k)
+            .map(|(_, v)| v)
     }
     /// Sets `k` (replacing an existing value in place).
     pub fn set(&mut self, k: &str, v: impl Into<Value>) {
         let v = v.into();
         match self.get_mut(k) {
             Some(slot) => *slot = v,
-            None => self.0.push((k.to_string(), v)),
+            None => self.0.push((key(k), v)),
         }
     }
     /// Appends `k` without checking for an existing key (for fresh objects).
     pub fn push(&mut self, k: &str, v: impl Into<Value>) {
-        self.0.push((k.to_string(), v.into()));
+        self.0.push((key(k), v.into()));
     }
     pub fn remove(&mut self, k: &str) -> Option<Value> {
-        let i = self.0.iter().position(|(key, _)| key == k)?;
+        let i = self.0.iter().position(|(name, _)| name.as_ref() == k)?;
         Some(self.0.remove(i).1)
     }
     pub fn str(&self, k: &str) -> Option<&str> {
@@ -65,7 +166,7 @@ impl Map {
         Map(self
             .0
             .iter()
-            .filter(|(k, _)| !keys.contains(&k.as_str()))
+            .filter(|(k, _)| !keys.contains(&k.as_ref()))
             .cloned()
             .collect())
     }
@@ -236,7 +337,7 @@ fn parse_value(p: &mut crate::json::parse::Parser<'_>, depth: usize) -> Result<V
                 let v = parse_value(p, depth + 1)?;
                 match m.get_mut(&k) {
                     Some(slot) => *slot = v, // a repeated key: the last one wins
-                    None => m.0.push((k.into_owned(), v)),
+                    None => m.0.push((key(&k), v)),
                 }
             }
             Value::Obj(m)
