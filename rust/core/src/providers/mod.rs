@@ -95,11 +95,14 @@ pub fn normalize_to_provider(
     counts: &mut Counts,
 ) -> Result<Value> {
     let mut prompts = system_prompts(&records);
+    let carried = prompts.len();
     prompts.extend(extra_system);
     let Some(api) = api else {
         return to_provider(p, &records, &prompts, counts);
     };
     let mut recs = normalize_values(&records, api, report)?;
+    // normalize_for_api drops the system-prompt records; they are carried, not lost
+    report.dropped = report.dropped.saturating_sub(carried);
     drop(records);
     if let Some(pruned) = prune(p, &recs, counts)? {
         recs = normalize_values(&pruned, api, report)?;
@@ -166,9 +169,27 @@ pub fn to_provider(
 
 /// Why `target` has no shape for a block (`None`: it carries it). The output
 /// adapters drop such blocks; [`prune`] drops them before normalization.
-pub fn dropped_by(target: Provider, b: &Map) -> Option<&'static str> {
+pub fn dropped_by(target: Provider, b: &Map, assistant: bool) -> Option<&'static str> {
     let t = b.str("type").unwrap_or("");
     let b64_ok = |d: &str| value::base64_decode(d).is_some();
+    if target != Provider::Anthropic {
+        // what a role cannot hold in the target
+        let misplaced = match (assistant, t) {
+            (true, "tool_result") | (false, "tool_use") => true,
+            (true, "image" | "document") => {
+                matches!(target, Provider::OpenAIChat | Provider::OpenAIResponses)
+            }
+            (false, "thinking" | "redacted_thinking") => true,
+            _ => false,
+        };
+        if misplaced {
+            return Some(if t.contains("thinking") {
+                "thinking_dropped"
+            } else {
+                "parts_dropped"
+            });
+        }
+    }
     match t {
         "text" | "tool_use" | "tool_result" => None,
         "thinking" | "redacted_thinking" => {
@@ -229,27 +250,28 @@ pub fn prune(
         r.blocks
             .iter()
             .filter_map(Value::as_obj)
-            .any(|b| dropped_by(target, b).is_some())
+            .any(|b| dropped_by(target, b, r.assistant).is_some())
     });
     if !any {
         return Ok(None);
     }
     let mut out = records.to_vec();
     for v in out.iter_mut() {
-        let Some(Value::Obj(msg)) = (match v {
-            Value::Obj(r) => r.get_mut("message"),
-            _ => None,
-        }) else {
+        let Value::Obj(r) = v else { continue };
+        let assistant = r.str("type") == Some("assistant");
+        let Some(Value::Obj(msg)) = r.get_mut("message") else {
             continue;
         };
         if let Some(Value::Arr(blocks)) = msg.get_mut("content") {
-            blocks.retain(|b| match b.as_obj().and_then(|b| dropped_by(target, b)) {
-                Some(why) => {
-                    count(counts, why);
-                    false
-                }
-                None => true,
-            });
+            blocks.retain(
+                |b| match b.as_obj().and_then(|b| dropped_by(target, b, assistant)) {
+                    Some(why) => {
+                        count(counts, why);
+                        false
+                    }
+                    None => true,
+                },
+            );
         }
     }
     Ok(Some(out))
