@@ -660,3 +660,113 @@ pub fn parse_args(s: &str) -> Option<Value> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chat() -> Vec<Value> {
+        let src = r#"[
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call.with.dots", "type": "function",
+                 "function": {"name": "f", "arguments": "{\"a\":1}"}}]},
+            {"role": "tool", "tool_call_id": "call.with.dots", "content": "ok"},
+            {"role": "assistant", "content": "done"}
+        ]"#;
+        match Value::from_json(src).unwrap() {
+            Value::Arr(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    fn run(target: Provider) -> (Value, Counts) {
+        let mut report = crate::Report::default();
+        let mut counts = Counts::new();
+        let api = crate::ApiOptions::default();
+        let out = convert(
+            Provider::OpenAIChat,
+            target,
+            &chat(),
+            None,
+            &api,
+            &mut report,
+            &mut counts,
+        )
+        .unwrap();
+        assert_eq!(report.dropped, 0, "the system prompt is carried");
+        (out, counts)
+    }
+
+    #[test]
+    fn chat_ids_outside_the_charset_are_rewritten_in_pairs() {
+        let (out, counts) = run(Provider::OpenAIChat);
+        // '.' is outside [a-zA-Z0-9_-]: rewritten the same way in the call and the result
+        let text = out.to_json();
+        assert!(!text.contains("call.with.dots"), "{text}");
+        assert_eq!(counts.get("ids_rewritten"), Some(&1));
+        let Value::Arr(msgs) = out else { panic!() };
+        assert_eq!(msgs.len(), 5);
+        let call = msgs[2]
+            .as_obj()
+            .unwrap()
+            .get("tool_calls")
+            .unwrap()
+            .as_arr()
+            .unwrap()[0]
+            .as_obj()
+            .unwrap()
+            .str("id")
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            msgs[3].as_obj().unwrap().str("tool_call_id"),
+            Some(call.as_str())
+        );
+        assert!(id_ok(&call, openai_chat::ID_LIMIT));
+    }
+
+    #[test]
+    fn every_target_gets_the_system_prompt_and_the_pair() {
+        for p in Provider::ALL {
+            let (out, _) = run(p);
+            let text = out.to_json();
+            assert!(text.contains("Be brief."), "{p:?}: {text}");
+            assert!(text.contains("done"), "{p:?}: {text}");
+        }
+    }
+
+    #[test]
+    fn ids_are_deterministic_and_within_the_limit() {
+        let long = "x".repeat(100);
+        let blocks = [Value::Obj(Map(vec![
+            ("type".into(), "tool_use".into()),
+            ("id".into(), Value::Str(long.clone())),
+        ]))];
+        let recs = [Rec {
+            index: 0,
+            assistant: true,
+            text: None,
+            blocks: &blocks,
+            data: None,
+        }];
+        let mut counts = Counts::new();
+        let mut ids = Ids::new(&recs, 40);
+        let a = ids.get(&long, &mut counts);
+        assert_eq!(ids.get(&long, &mut counts), a);
+        assert!(id_ok(&a, 40));
+        assert_eq!(Ids::new(&recs, 40).get(&long, &mut counts), a);
+        assert_eq!(ids.get("ok_id", &mut counts), "ok_id");
+    }
+
+    #[test]
+    fn unknown_message_shapes_name_the_field() {
+        let bad = vec![Value::from_json(r#"{"role": "tool", "content": "x"}"#).unwrap()];
+        let e = from_provider(Provider::OpenAIChat, &bad, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "messages[0].tool_call_id: missing required field (a string)"
+        );
+    }
+}
