@@ -195,6 +195,9 @@ pub fn from_provider<'py>(
         .iter()
         .map(|v| conv.value(v))
         .collect::<PyResult<Vec<_>>>()?;
+    drop(conv);
+    providers::drop_later(out);
+    providers::drop_later(msgs);
     Ok(PyList::new(py, items)?.into_any())
 }
 
@@ -263,7 +266,9 @@ pub fn to_provider<'py>(
             .map(|o| (o, report, counts))
     })?;
     let rep = report_dict(py, &report, &counts, normalize)?;
-    Ok((to_py(py, &out)?, rep))
+    let obj = to_py(py, &out)?;
+    providers::drop_later(out);
+    Ok((obj, rep))
 }
 
 /// `(output, report)`: provider messages → records → normalize_for_api → `target`.
@@ -301,5 +306,8 @@ pub fn convert<'py>(
         .map(|o| (o, report, counts))
     })?;
     let rep = report_dict(py, &report, &counts, true)?;
-    Ok((to_py(py, &out)?, rep))
+    let obj = to_py(py, &out)?;
+    providers::drop_later(out);
+    providers::drop_later(msgs);
+    Ok((obj, rep))
 }

@@ -103,11 +103,23 @@ pub fn normalize_to_provider(
     let mut recs = normalize_values(&records, api, report)?;
     // normalize_for_api drops the system-prompt records; they are carried, not lost
     report.dropped = report.dropped.saturating_sub(carried);
-    drop(records);
+    drop_later(records);
     if let Some(pruned) = prune(p, &recs, counts)? {
-        recs = normalize_values(&pruned, api, report)?;
+        drop_later(std::mem::replace(
+            &mut recs,
+            normalize_values(&pruned, api, report)?,
+        ));
+        drop_later(pruned);
     }
-    to_provider(p, &recs, &prompts, counts)
+    let out = to_provider(p, &recs, &prompts, counts);
+    drop_later(recs);
+    out
+}
+
+/// Frees a large tree on a pool thread: its many small allocations take
+/// about as long to free as to build, and the caller does not wait for that.
+pub fn drop_later<T: Send + 'static>(x: T) {
+    rayon::spawn(move || drop(x));
 }
 
 /// `normalize_for_api` on value records, through the JSON backend.
