@@ -296,6 +296,32 @@ class Report:
                 faster=False,
             )
 
+    def providers(self) -> None:
+        """convert() on an OpenAI Chat history in and out vs normalize_for_api on its records."""
+        n, mn = self.plan.size, self.mn
+        measure = f"convert openai-chat in and out vs normalize_for_api on its records ({fmt_n(n)})"
+        if mn is None or not hasattr(mn, "convert"):
+            self.skip(measure, "≤ 1.5×", f"msgnorm does not import: {self.mn_why}")
+            return
+        from provider_history import openai_chat_history
+
+        chat = openai_chat_history(n)
+        records = mn.from_provider(chat, "openai-chat")
+        c = {
+            "convert": Contender(
+                "ours convert openai-chat",
+                lambda: mn.convert(chat, source="openai-chat", target="openai-chat"),
+            ),
+            "normalize": Contender("ours normalize_for_api", lambda: mn.normalize_for_api(records)),
+        }
+        gc.collect()
+        gc.freeze()
+        self.log(f"providers, {fmt_n(n)} messages")
+        self.race(list(c.values()))
+        self.ratio_row(measure, c["convert"], c["normalize"], target=1.5, faster=False)
+        gc.unfreeze()
+        gc.collect()
+
     def normalize_structs(self) -> None:
         n = self.plan.size
         mn = self.mn
@@ -986,6 +1012,7 @@ def main(argv: list[str] | None = None) -> int:
         elif not args.only_scale:
             rep.normalize()
             rep.validate()
+            rep.providers()
             rep.tokens()
             rep.editing()
             rep.sessions()

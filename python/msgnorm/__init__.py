@@ -106,6 +106,18 @@ from .model import (
     to_builtins,
 )
 from .provider_rules import Violation, check, validate
+from .providers import (
+    PROVIDERS,
+    convert,
+    convert_report,
+    from_provider,
+    to_bedrock,
+    to_gemini,
+    to_openai_chat,
+    to_openai_responses,
+    to_provider,
+    to_provider_report,
+)
 from .session import (
     LineIssue,
     LoadReport,
@@ -124,6 +136,7 @@ __all__ = [
     "NO_MESSAGE_CONTENT",
     "NO_RESPONSE_REQUESTED",
     "ORPHANED_TOOL_RESULT",
+    "PROVIDERS",
     "REJECT_MESSAGE",
     "SYNTHETIC_MESSAGES",
     "SYNTHETIC_MODEL",
@@ -183,6 +196,8 @@ __all__ = [
     "clear_thinking_report",
     "clear_tool_results",
     "clear_tool_results_report",
+    "convert",
+    "convert_report",
     "count_tokens",
     "count_tokens_batch",
     "count_tokens_per_record",
@@ -200,6 +215,7 @@ __all__ = [
     "encode",
     "find_cutoff",
     "from_builtins",
+    "from_provider",
     "is_synthetic_message",
     "load_session",
     "normalize_batch",
@@ -211,7 +227,13 @@ __all__ = [
     "session_files",
     "split_for_summary",
     "to_anthropic",
+    "to_bedrock",
     "to_builtins",
+    "to_gemini",
+    "to_openai_chat",
+    "to_openai_responses",
+    "to_provider",
+    "to_provider_report",
     "trim_to_budget",
     "validate",
 ]

@@ -14,12 +14,14 @@ __all__ = [
     "arrow_count_tokens",
     "arrow_normalize",
     "clear_context",
+    "convert",
     "count_tokens_batch",
     "count_tokens_per_record",
     "default_num_threads",
     "derive_short_message_id",
     "derive_uuid",
     "find_cutoff",
+    "from_provider",
     "load_session",
     "normalize_batch",
     "normalize_for_api",
@@ -29,6 +31,7 @@ __all__ = [
     "rules_markdown",
     "split_for_summary",
     "to_anthropic",
+    "to_provider",
     "trim_to_budget",
     "validate",
 ]
@@ -75,6 +78,23 @@ def validate(
 ) -> list[tuple[int | None, str, str, str, str]]: ...
 def rules() -> list[tuple[str, str, str, str]]: ...
 def rules_markdown() -> str: ...
+def from_provider(messages: list[Any], source: str, system: Any = None) -> list[dict[str, Any]]: ...
+def to_provider(
+    records: list[Any],
+    target: str,
+    system: Any,
+    normalize: bool,
+    strict: bool,
+    max_media: int | None,
+) -> tuple[Any, dict[str, int]]: ...
+def convert(
+    messages: list[Any],
+    source: str,
+    target: str,
+    system: Any,
+    strict: bool,
+    max_media: int | None,
+) -> tuple[Any, dict[str, int]]: ...
 def clear_context(
     records: Any,
     tools: bool,

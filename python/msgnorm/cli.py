@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from . import _api, _tree, provider_rules, session
+from . import _api, _tree, provider_rules, providers, session
 from ._native import __version__
 from .conversation import Conversation
 from .editing import clear_thinking_report, clear_tool_results_report
@@ -111,7 +111,12 @@ def _normalize(args: argparse.Namespace) -> int:
         return _normalize_tree(args)
     if args.jobs is not None or args.engine is not None:
         raise MsgnormError("--jobs and --engine take a directory (and -o an output directory)")
-    loaded, data = _load(args)
+    system: list[Any] = []
+    loaded: session.Session | None = None
+    if args.source != "records":
+        data, system = _from_provider(_read(args.path), args.source)
+    else:
+        loaded, data = _load(args)
     out, report = _api.normalize_for_api_report(
         data,
         strict=args.strict,
@@ -124,8 +129,12 @@ def _normalize(args: argparse.Namespace) -> int:
     if args.max_tokens is not None:
         out = _api.trim_to_budget(out, args.max_tokens, pin=args.pin)
     n_out = len(msgspec.json.decode(out, type=list[msgspec.Raw]))
-    if args.format == "anthropic":
+    if args.format == "anthropic" and args.source == "records":
         out = _api.to_anthropic(out)
+    elif args.format != "records":
+        # the provider's request shape (docs/PROVIDERS.md); bytes are written as base64
+        shaped = providers.to_provider(system + msgspec.json.decode(out), args.format)
+        out = msgspec.json.encode(shaped)
     _write(out, args.output)
     line = _summary(_count_records(data), n_out, report)
     if loaded is not None:  # one line: what the loader chose and skipped, then the repairs
@@ -138,6 +147,30 @@ def _normalize(args: argparse.Namespace) -> int:
         )
     print(line, file=sys.stderr)
     return 0
+
+
+def _from_provider(data: bytes, source: str) -> tuple[bytes, list[Any]]:
+    """A provider's messages (a JSON list, or its request object) as records, and
+    their system-prompt records."""
+    try:
+        value = msgspec.json.decode(data)
+    except msgspec.DecodeError as e:
+        raise MsgnormError(f"--source {source}: the input is not JSON ({e})") from None
+    system = None
+    if isinstance(value, dict):
+        keys = {
+            "gemini": ("contents", "system_instruction"),
+            "openai-responses": ("input", "instructions"),
+        }.get(source, ("messages", "system"))
+        system = value.get(keys[1])
+        value = value.get(keys[0])
+    if not isinstance(value, list):
+        raise MsgnormError(
+            f"--source {source}: expected a JSON list of messages or a request object"
+        )
+    records = providers.from_provider(value, source, system=system)
+    prompts = [r for r in records if r.get("type") == "system"]
+    return msgspec.json.encode(records), prompts
 
 
 def _clear(out: bytes, args: argparse.Namespace) -> tuple[bytes, dict[str, int]]:
@@ -302,7 +335,8 @@ def _tree_only_defaults(args: argparse.Namespace) -> None:
             ("--thread", args.thread != "main"),
             ("--full-history", args.full_history),
             ("--errors raise", args.errors != "skip"),
-            ("--format anthropic", args.format != "records"),
+            ("--format", args.format != "records"),
+            ("--source", args.source != "records"),
             ("--max-tokens", args.max_tokens is not None),
         )
         if on
@@ -509,7 +543,18 @@ def _parser() -> argparse.ArgumentParser:
         "path", help="session file, project directory, JSON array file, or - for standard input"
     )
     _session_options(n)
-    n.add_argument("--format", choices=["records", "anthropic"], default="records")
+    n.add_argument(
+        "--format",
+        choices=["records", *providers.PROVIDERS],
+        default="records",
+        help="output: msgnorm records, or a provider's request shape (docs/PROVIDERS.md)",
+    )
+    n.add_argument(
+        "--source",
+        choices=["records", *providers.PROVIDERS],
+        default="records",
+        help="input: msgnorm records (a session), or a provider's messages / request JSON",
+    )
     n.add_argument("--strict", action="store_true", help="raise instead of repairing pairing")
     n.add_argument("--short-ids", action="store_true", help="append [id:xxxxxx] to user texts")
     n.add_argument("--max-media", type=int, default=100, metavar="N", help="-1: no limit")

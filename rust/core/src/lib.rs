@@ -15,6 +15,7 @@ pub mod ids;
 pub mod json;
 pub mod model;
 pub mod provider;
+pub mod providers;
 pub mod render;
 pub mod report;
 pub mod session;

@@ -4,6 +4,7 @@
 mod arrow;
 mod batch;
 mod conversation;
+mod providers;
 mod read;
 mod session;
 mod validate;
@@ -718,6 +719,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trim_to_budget, m)?)?;
     m.add_function(wrap_pyfunction!(split_for_summary, m)?)?;
     m.add_function(wrap_pyfunction!(to_anthropic, m)?)?;
+    m.add_function(wrap_pyfunction!(providers::from_provider, m)?)?;
+    m.add_function(wrap_pyfunction!(providers::to_provider, m)?)?;
+    m.add_function(wrap_pyfunction!(providers::convert, m)?)?;
     m.add_function(wrap_pyfunction!(clear_context, m)?)?;
     m.add_function(wrap_pyfunction!(render_attachment, m)?)?;
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;

@@ -1,0 +1,210 @@
+"""Provider message formats in and out (docs/PROVIDERS.md).
+
+``from_provider`` turns a provider's messages into msgnorm records; ``to_openai_chat``,
+``to_openai_responses``, ``to_gemini``, ``to_bedrock`` and ``to_provider`` run
+:func:`msgnorm.normalize_for_api` and write the result in a provider's request shape;
+``convert`` does both. The conversion itself runs in the Rust core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from . import _native
+from ._api import _is_structs
+from .errors import InvalidRecordError
+from .model import _gc_paused, to_builtins
+
+__all__ = [
+    "PROVIDERS",
+    "convert",
+    "convert_report",
+    "from_provider",
+    "to_bedrock",
+    "to_gemini",
+    "to_openai_chat",
+    "to_openai_responses",
+    "to_provider",
+    "to_provider_report",
+]
+
+#: The provider names ``source=`` and ``target=`` take (and ``"langchain"``:
+#: LangChain message objects, with ``langchain-core`` installed).
+PROVIDERS: tuple[str, ...] = (
+    "anthropic",
+    "openai-chat",
+    "openai-responses",
+    "gemini",
+    "bedrock",
+)
+
+
+def _plain(item: Any) -> Any:
+    """A pydantic object (e.g. ``google.genai.types.Content``) as JSON-shaped data."""
+    dump = getattr(item, "model_dump", None)
+    if callable(dump) and not isinstance(item, dict):
+        return dump(mode="json", exclude_none=True)
+    return item
+
+
+def _messages(messages: Any, source: str) -> list[Any]:
+    """The messages as a list of JSON-shaped data (SDK objects dumped)."""
+    if not isinstance(messages, list):
+        if isinstance(messages, (str, bytes, dict)) or not isinstance(messages, Sequence):
+            raise InvalidRecordError(
+                f"messages: expected a list of messages, not {type(messages).__name__}",
+                None,
+                "messages",
+            )
+        messages = list(messages)
+    return [_plain(m) for m in messages] if source == "gemini" else messages
+
+
+def from_provider(
+    messages: Sequence[Any], source: str, *, system: Any = None
+) -> list[dict[str, Any]]:
+    """A provider's messages as msgnorm records.
+
+    ``source`` is one of :data:`PROVIDERS`. ``system`` is the provider's separate
+    system parameter (Anthropic ``system``, Gemini ``system_instruction``, Bedrock
+    ``system``); OpenAI ``system``/``developer`` messages come in ``messages``.
+    System prompts become ``system`` records with ``subtype: "system_prompt"``.
+    Uuids are derived from each message's position and the history up to it, so
+    repeated calls agree.
+    """
+    if source == "langchain":
+        from .langchain import from_langchain
+
+        return from_langchain(list(messages))
+    items = _messages(messages, source)
+    with _gc_paused():
+        return _native.from_provider(items, source, _plain(system))
+
+
+def to_provider_report(
+    records: Any,
+    target: str,
+    *,
+    system: Any = None,
+    normalize: bool = True,
+    strict: bool = False,
+    max_media: int | None = 100,
+) -> tuple[Any, dict[str, int]]:
+    """:func:`to_provider` and a count of what was repaired, converted or dropped, by name.
+
+    The counts include :func:`msgnorm.normalize_for_api_report`'s rules and the
+    adapter's own: ``thinking_dropped`` (reasoning the target cannot verify),
+    ``parts_dropped`` (blocks with no shape in the target), ``ids_rewritten``,
+    ``messages_merged``, ``media_moved``, ``blank_text_dropped``, ``empty_filled``.
+    """
+    if target == "langchain":
+        from .langchain import to_langchain
+
+        return to_langchain(records, system=system, normalize=normalize), {}
+    data = to_builtins(records) if _is_structs(records) else records
+    if not isinstance(data, list):
+        raise InvalidRecordError(
+            f"records: expected a list of records, not {type(data).__name__}", None, "records"
+        )
+    _check_max_media(max_media)
+    with _gc_paused():
+        out, report = _native.to_provider(
+            data, target, _plain(system), bool(normalize), bool(strict), _media(max_media)
+        )
+    return out, report
+
+
+def _check_max_media(max_media: object) -> None:
+    if max_media is not None and (
+        isinstance(max_media, bool) or not isinstance(max_media, int) or max_media < 0
+    ):
+        raise ValueError(f"max_media must be an int >= 0 or None, not {max_media!r}")
+
+
+def _media(max_media: int | None) -> int | None:
+    """``max_media`` as the core takes it (beyond 63 bits it means the same as the largest)."""
+    return None if max_media is None else min(max_media, 2**63 - 1)
+
+
+def to_provider(
+    records: Any,
+    target: str,
+    *,
+    system: Any = None,
+    normalize: bool = True,
+    strict: bool = False,
+    max_media: int | None = 100,
+) -> Any:
+    """Records in ``target``'s request shape, after :func:`msgnorm.normalize_for_api`.
+
+    Shapes: ``anthropic`` ``{"system"?, "messages"}``; ``openai-chat`` a list of
+    messages; ``openai-responses`` a list of input items; ``gemini``
+    ``{"system_instruction"?, "contents"}``; ``bedrock`` ``{"system"?, "messages"}``.
+    System prompts are the history's ``system_prompt`` records, then ``system``.
+    ``normalize=False`` is for records that are already normalize_for_api's output.
+    """
+    return to_provider_report(
+        records, target, system=system, normalize=normalize, strict=strict, max_media=max_media
+    )[0]
+
+
+def to_openai_chat(
+    records: Any, *, system: Any = None, normalize: bool = True
+) -> list[dict[str, Any]]:
+    """Chat Completions ``messages`` (system/developer messages first)."""
+    return to_provider(records, "openai-chat", system=system, normalize=normalize)  # type: ignore[no-any-return]
+
+
+def to_openai_responses(
+    records: Any, *, system: Any = None, normalize: bool = True
+) -> list[dict[str, Any]]:
+    """Responses API ``input`` items (system/developer messages first)."""
+    return to_provider(records, "openai-responses", system=system, normalize=normalize)  # type: ignore[no-any-return]
+
+
+def to_gemini(records: Any, *, system: Any = None, normalize: bool = True) -> dict[str, Any]:
+    """``{"system_instruction"?, "contents"}`` for ``generate_content``."""
+    return to_provider(records, "gemini", system=system, normalize=normalize)  # type: ignore[no-any-return]
+
+
+def to_bedrock(records: Any, *, system: Any = None, normalize: bool = True) -> dict[str, Any]:
+    """``{"system"?, "messages"}`` for Bedrock ``converse`` (binary payloads as bytes)."""
+    return to_provider(records, "bedrock", system=system, normalize=normalize)  # type: ignore[no-any-return]
+
+
+def convert(
+    messages: Sequence[Any],
+    *,
+    source: str,
+    target: str,
+    system: Any = None,
+    strict: bool = False,
+    max_media: int | None = 100,
+) -> Any:
+    """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call."""
+    return convert_report(
+        messages, source=source, target=target, system=system, strict=strict, max_media=max_media
+    )[0]
+
+
+def convert_report(
+    messages: Sequence[Any],
+    *,
+    source: str,
+    target: str,
+    system: Any = None,
+    strict: bool = False,
+    max_media: int | None = 100,
+) -> tuple[Any, dict[str, int]]:
+    """:func:`convert` and the counts of :func:`to_provider_report`."""
+    if "langchain" in (source, target):
+        records = from_provider(messages, source, system=system)
+        return to_provider_report(records, target, strict=strict, max_media=max_media)
+    items = _messages(messages, source)
+    _check_max_media(max_media)
+    with _gc_paused():
+        out, report = _native.convert(
+            items, source, target, _plain(system), bool(strict), _media(max_media)
+        )
+    return out, report

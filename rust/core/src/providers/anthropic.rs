@@ -1,0 +1,165 @@
+//! Anthropic Messages API: `{"role", "content"}` messages and a separate `system`.
+//! Records already hold Anthropic-shaped blocks, so this adapter mostly copies.
+
+use super::*;
+
+pub(super) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
+    match s {
+        Value::Str(_) => b.system("system", s.clone()),
+        Value::Arr(a) => {
+            for (j, blk) in a.iter().enumerate() {
+                if blk.as_obj().and_then(|o| o.str("type")) != Some("text") {
+                    return Err(Error::invalid(
+                        0,
+                        format!("system[{j}]"),
+                        "a system block must be a text block",
+                    ));
+                }
+            }
+            b.system("system", s.clone())
+        }
+        other => {
+            return Err(Error::invalid(
+                0,
+                "system",
+                format!(
+                    "must be a string or a list of text blocks, not {}",
+                    other.type_name()
+                ),
+            ))
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn from(b: &mut Builder, messages: &[Value]) -> Result<()> {
+    for (i, m) in messages.iter().enumerate() {
+        let Some(m) = m.as_obj() else {
+            return Err(bad(i, "", "a message must be an object"));
+        };
+        let assistant = match m.str("role") {
+            Some("user") => false,
+            Some("assistant") => true,
+            _ => return Err(bad(i, ".role", "must be 'user' or 'assistant'")),
+        };
+        let content = match m.get("content") {
+            Some(c @ Value::Str(_)) => c.clone(),
+            Some(Value::Arr(a)) => {
+                for (j, blk) in a.iter().enumerate() {
+                    if blk.as_obj().and_then(|o| o.str("type")).is_none() {
+                        return Err(bad(
+                            i,
+                            &format!(".content[{j}]"),
+                            "a block must be an object with a string type",
+                        ));
+                    }
+                }
+                Value::Arr(a.clone())
+            }
+            _ => return Err(bad(i, ".content", "must be a string or a list of blocks")),
+        };
+        b.message(assistant, content, None);
+    }
+    Ok(())
+}
+
+/// `{"system"?, "messages"}`.
+pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
+    let mut ids = Ids::new(recs, usize::MAX);
+    let mut messages = Vec::with_capacity(recs.len());
+    for r in recs {
+        let content = match r.text {
+            Some(t) => Value::Str(t.to_string()),
+            None => {
+                let mut out = Vec::with_capacity(r.blocks.len());
+                for b in r.blocks.iter().filter_map(Value::as_obj) {
+                    if let Some(b) = block(b, Provider::Anthropic, &mut ids, counts) {
+                        out.push(b);
+                    }
+                }
+                if out.is_empty() {
+                    count(counts, "empty_filled");
+                    out.push(text_block("(no content)"));
+                }
+                Value::Arr(out)
+            }
+        };
+        let role = if r.assistant { "assistant" } else { "user" };
+        messages.push(obj(vec![("role", role.into()), ("content", content)]));
+    }
+    let mut out = Map::new();
+    if let Some(s) = system_value(system) {
+        out.push("system", s);
+    }
+    out.push("messages", Value::Arr(messages));
+    Ok(Value::Obj(out))
+}
+
+/// One system prompt as given; several as one list of text blocks.
+pub(super) fn system_value(system: &[SystemPrompt]) -> Option<Value> {
+    match system {
+        [] => None,
+        [one] => Some(one.content.clone()),
+        many => Some(Value::Arr(
+            many.iter()
+                .flat_map(|s| match &s.content {
+                    Value::Str(t) => string_blocks(t),
+                    Value::Arr(a) => a.clone(),
+                    _ => Vec::new(),
+                })
+                .collect(),
+        )),
+    }
+}
+
+/// An Anthropic-shaped block for Anthropic/Bedrock-family targets: ids
+/// sanitised, `provider_data` removed, blocks from other providers dropped.
+pub(super) fn block(
+    b: &Map,
+    target: Provider,
+    ids: &mut Ids,
+    counts: &mut Counts,
+) -> Option<Value> {
+    let t = b.str("type").unwrap_or("");
+    match t {
+        "thinking" | "redacted_thinking" if !thinking_ok(b, target) => {
+            count(counts, "thinking_dropped");
+            return None;
+        }
+        "provider_part" => {
+            count(counts, "parts_dropped");
+            return None;
+        }
+        _ => {}
+    }
+    let mut m = if b.get("provider_data").is_some() {
+        b.without(&["provider_data"])
+    } else {
+        b.clone()
+    };
+    for k in ["id", "tool_use_id"] {
+        if let Some(id) = m.str(k) {
+            if matches!(
+                t,
+                "tool_use" | "tool_result" | "server_tool_use" | "mcp_tool_use"
+            ) || t.ends_with("_tool_result")
+            {
+                let new = ids.get(id, counts);
+                if new != id {
+                    m.set(k, new);
+                }
+            }
+        }
+    }
+    if t == "tool_result" {
+        if let Some(Value::Arr(inner)) = m.get("content") {
+            let cleaned: Vec<Value> = inner
+                .iter()
+                .filter_map(Value::as_obj)
+                .filter_map(|x| block(x, target, ids, counts))
+                .collect();
+            m.set("content", Value::Arr(cleaned));
+        }
+    }
+    Some(Value::Obj(m))
+}

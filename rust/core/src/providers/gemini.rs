@@ -1,0 +1,409 @@
+//! Gemini `contents` (`{"role": "user"|"model", "parts"}`) and `system_instruction`.
+//! Input parts may use the REST API's camelCase or the Python SDK's snake_case
+//! keys; output uses snake_case (what `google.genai.types` documents).
+
+use super::*;
+
+const ME: Provider = Provider::Gemini;
+
+/// `k` in snake_case or its camelCase spelling.
+fn get<'v>(m: &'v Map, snake: &str, camel: &str) -> Option<&'v Value> {
+    m.get(snake).or_else(|| m.get(camel))
+}
+
+pub(super) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
+    let texts = match s {
+        Value::Str(_) => {
+            b.system("system", s.clone());
+            return Ok(());
+        }
+        Value::Obj(c) => match c.get("parts") {
+            Some(Value::Arr(p)) => p,
+            _ => {
+                return Err(Error::invalid(
+                    0,
+                    "system_instruction.parts",
+                    "missing required field (a list)",
+                ))
+            }
+        },
+        Value::Arr(p) => p,
+        other => {
+            return Err(Error::invalid(
+                0,
+                "system_instruction",
+                format!("must be a string or a Content, not {}", other.type_name()),
+            ))
+        }
+    };
+    let mut blocks = Vec::with_capacity(texts.len());
+    for (j, p) in texts.iter().enumerate() {
+        match p.as_obj().and_then(|p| p.str("text")) {
+            Some(t) => blocks.push(text_block(t)),
+            None => {
+                return Err(Error::invalid(
+                    0,
+                    format!("system_instruction.parts[{j}].text"),
+                    "a system instruction part must be a text part",
+                ))
+            }
+        }
+    }
+    b.system("system", Value::Arr(blocks));
+    Ok(())
+}
+
+fn with_data(b: &Builder, mut blk: Value, d: Map) -> Value {
+    if let (Value::Obj(m), false) = (&mut blk, d.is_empty()) {
+        m.push("provider_data", b.data(d));
+    }
+    blk
+}
+
+pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
+    // Calls of the last model turn still waiting for a response: (name, id).
+    let mut open: Vec<(String, String)> = Vec::new();
+    for (i, c) in contents.iter().enumerate() {
+        let Some(c) = c.as_obj() else {
+            return Err(bad(i, "", "a content must be an object"));
+        };
+        let assistant = match c.str("role") {
+            Some("model") => true,
+            Some("user" | "function") => false,
+            _ => return Err(bad(i, ".role", "must be 'user' or 'model'")),
+        };
+        let Some(Value::Arr(parts)) = c.get("parts") else {
+            return Err(bad(i, ".parts", "missing required field (a list)"));
+        };
+        if assistant {
+            open.clear();
+        }
+        let mut blocks = Vec::with_capacity(parts.len());
+        for (j, p) in parts.iter().enumerate() {
+            let path = format!(".parts[{j}]");
+            let Some(p) = p.as_obj() else {
+                return Err(bad(i, &path, "a part must be an object"));
+            };
+            let sig = get(p, "thought_signature", "thoughtSignature").cloned();
+            let mut d = Map::new();
+            if let Some(s) = &sig {
+                d.push("thought_signature", s.clone());
+            }
+            if let Some(t) = p.str("text") {
+                if p.get("thought") == Some(&Value::Bool(true)) {
+                    let mut m = Map::with_capacity(4);
+                    m.push("type", "thinking");
+                    m.push("thinking", t);
+                    m.push(
+                        "signature",
+                        sig.as_ref().and_then(Value::as_str).unwrap_or(""),
+                    );
+                    m.push(
+                        "provider_data",
+                        b.data(Map(vec![("part".into(), Value::Obj(p.clone()))])),
+                    );
+                    blocks.push(Value::Obj(m));
+                } else {
+                    blocks.push(with_data(b, text_block(t), d));
+                }
+            } else if let Some(fc) = get(p, "function_call", "functionCall") {
+                let Some(fc) = fc.as_obj() else {
+                    return Err(bad(
+                        i,
+                        &format!("{path}.function_call"),
+                        "must be an object",
+                    ));
+                };
+                let Some(name) = fc.str("name") else {
+                    return Err(bad(
+                        i,
+                        &format!("{path}.function_call.name"),
+                        "missing required field (a string)",
+                    ));
+                };
+                let id = match fc.str("id") {
+                    Some(id) => id.to_string(),
+                    None => {
+                        d.push("no_id", true);
+                        format!("gemini_call_{i}_{j}")
+                    }
+                };
+                open.push((name.to_string(), id.clone()));
+                let args = match fc.get("args") {
+                    None | Some(Value::Null) => Value::Obj(Map::new()),
+                    Some(a @ Value::Obj(_)) => a.clone(),
+                    Some(_) => {
+                        return Err(bad(
+                            i,
+                            &format!("{path}.function_call.args"),
+                            "must be an object",
+                        ))
+                    }
+                };
+                let blk = obj(vec![
+                    ("type", "tool_use".into()),
+                    ("id", id.into()),
+                    ("name", name.into()),
+                    ("input", args),
+                ]);
+                blocks.push(with_data(b, blk, d));
+            } else if let Some(fr) = get(p, "function_response", "functionResponse") {
+                let Some(fr) = fr.as_obj() else {
+                    return Err(bad(
+                        i,
+                        &format!("{path}.function_response"),
+                        "must be an object",
+                    ));
+                };
+                let Some(name) = fr.str("name") else {
+                    return Err(bad(
+                        i,
+                        &format!("{path}.function_response.name"),
+                        "missing required field (a string)",
+                    ));
+                };
+                let id = match fr.str("id") {
+                    Some(id) => {
+                        open.retain(|(_, o)| o != id);
+                        id.to_string()
+                    }
+                    None => {
+                        d.push("no_id", true);
+                        match open.iter().position(|(n, _)| n == name) {
+                            Some(k) => open.remove(k).1,
+                            None => format!("gemini_call_{i}_{j}"),
+                        }
+                    }
+                };
+                let response = fr
+                    .get("response")
+                    .cloned()
+                    .unwrap_or(Value::Obj(Map::new()));
+                let text = match &response {
+                    Value::Obj(r) if r.len() == 1 && r.str("output").is_some() => {
+                        r.str("output").unwrap_or("").to_string()
+                    }
+                    other => other.to_json(),
+                };
+                d.push("response", response);
+                let extra = fr.without(&["id", "name", "response"]);
+                if !extra.is_empty() {
+                    d.push("extra", Value::Obj(extra));
+                }
+                let blk = obj(vec![
+                    ("type", "tool_result".into()),
+                    ("tool_use_id", id.into()),
+                    ("content", text.into()),
+                ]);
+                blocks.push(with_data(b, blk, d));
+            } else if let Some(inl) = get(p, "inline_data", "inlineData").and_then(Value::as_obj) {
+                let media = get(inl, "mime_type", "mimeType")
+                    .and_then(Value::as_str)
+                    .unwrap_or("application/octet-stream");
+                let data = match inl.get("data") {
+                    Some(Value::Str(s)) => s.clone(),
+                    Some(Value::Bytes(x)) => value::base64_encode(x),
+                    _ => {
+                        return Err(bad(
+                            i,
+                            &format!("{path}.inline_data.data"),
+                            "missing required field (base64 text)",
+                        ))
+                    }
+                };
+                let kind = if media.starts_with("image/") {
+                    "image"
+                } else {
+                    "document"
+                };
+                blocks.push(with_data(b, media_block(kind, media, &data), d));
+            } else {
+                blocks.push(b.part(Value::Obj(p.clone())));
+            }
+        }
+        b.message(assistant, Value::Arr(blocks), None);
+    }
+    Ok(())
+}
+
+fn part(fields: Vec<(&str, Value)>, data: Option<&Map>) -> Value {
+    let mut m = Map(fields
+        .into_iter()
+        .map(|(k, v)| (value::key(k), v))
+        .collect());
+    if let Some(s) = data.and_then(|d| d.get("thought_signature")) {
+        m.push("thought_signature", s.clone());
+    }
+    Value::Obj(m)
+}
+
+fn inline(media: &str, data: &str) -> Value {
+    obj(vec![("mime_type", media.into()), ("data", data.into())])
+}
+
+/// The parts of one block into `out`; media inside a tool result go to `moved`
+/// (written after all of the turn's function responses).
+fn block_parts(
+    b: &Map,
+    names: &AHashMap<String, String>,
+    counts: &mut Counts,
+    out: &mut Vec<Value>,
+    moved: &mut Vec<Value>,
+) {
+    let data = data_from(b, ME);
+    match b.str("type").unwrap_or("") {
+        "text" => {
+            let t = b.str("text").unwrap_or("");
+            if !t.is_empty() {
+                out.push(part(vec![("text", t.into())], data));
+            }
+        }
+        "thinking" => match data.and_then(|d| d.get("part")) {
+            Some(p) if thinking_ok(b, ME) => out.push(p.clone()),
+            _ => count(counts, "thinking_dropped"),
+        },
+        "redacted_thinking" => count(counts, "thinking_dropped"),
+        "tool_use" => {
+            let mut fc = Map::new();
+            if data.is_none_or(|d| d.get("no_id").is_none()) {
+                fc.push("id", b.str("id").unwrap_or(""));
+            }
+            fc.push("name", b.str("name").unwrap_or(""));
+            fc.push(
+                "args",
+                b.get("input").cloned().unwrap_or(Value::Obj(Map::new())),
+            );
+            out.push(part(vec![("function_call", Value::Obj(fc))], data));
+        }
+        "tool_result" => {
+            let id = b.str("tool_use_id").unwrap_or("");
+            let mut fr = Map::new();
+            if data.is_none_or(|d| d.get("no_id").is_none()) {
+                fr.push("id", id);
+            }
+            let name = data
+                .and_then(|d| d.str("name"))
+                .or_else(|| names.get(id).map(String::as_str))
+                .unwrap_or("unknown_function");
+            fr.push("name", name);
+            let response = match data.and_then(|d| d.get("response")) {
+                Some(r) => r.clone(),
+                None => {
+                    let key = if b.get("is_error") == Some(&Value::Bool(true)) {
+                        "error"
+                    } else {
+                        "output"
+                    };
+                    obj(vec![(key, result_text(b.get("content")).into())])
+                }
+            };
+            fr.push("response", response);
+            if let Some(Value::Obj(extra)) = data.and_then(|d| d.get("extra")) {
+                fr.0.extend(extra.0.iter().cloned());
+            }
+            out.push(part(vec![("function_response", Value::Obj(fr))], data));
+            if let Some(Value::Arr(inner)) = b.get("content") {
+                for x in inner.iter().filter_map(Value::as_obj) {
+                    if x.str("type") != Some("text") {
+                        count(counts, "media_moved");
+                        let mut none = Vec::new();
+                        block_parts(x, names, counts, moved, &mut none);
+                    }
+                }
+            }
+        }
+        "image" | "document" => match source(b) {
+            Source::Base64 { data: d, .. } if value::base64_decode(d).is_none() => {
+                count(counts, "invalid_media_dropped")
+            }
+            Source::Base64 { media, data: d } => {
+                out.push(part(vec![("inline_data", inline(media, d))], data))
+            }
+            Source::Text { data: d, .. } if !crate::model::is_blank(d) => {
+                out.push(part(vec![("text", d.into())], None))
+            }
+            Source::Text { .. } => count(counts, "blank_text_dropped"),
+            Source::Url(u) => {
+                let mut fd = Map::new();
+                fd.push("file_uri", u);
+                out.push(part(vec![("file_data", Value::Obj(fd))], None))
+            }
+            _ => count(counts, "parts_dropped"),
+        },
+        "provider_part" if origin(b) == Some(ME.name()) => out.extend(b.get("part").cloned()),
+        _ => count(counts, "parts_dropped"),
+    }
+}
+
+/// `{"system_instruction"?, "contents"}`; adjacent turns of one role are merged.
+pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
+    let mut names: AHashMap<String, String> = AHashMap::new();
+    for r in recs.iter().filter(|r| r.assistant) {
+        for b in r.blocks.iter().filter_map(Value::as_obj) {
+            if let (Some("tool_use"), Some(id), Some(n)) =
+                (b.str("type"), b.str("id"), b.str("name"))
+            {
+                names.insert(id.to_string(), n.to_string());
+            }
+        }
+    }
+    let mut contents: Vec<Value> = Vec::with_capacity(recs.len());
+    let mut last_role = "";
+    for r in recs {
+        let role = if r.assistant { "model" } else { "user" };
+        let mut parts = Vec::with_capacity(r.blocks.len().max(1));
+        if let Some(t) = r.text {
+            if !t.is_empty() {
+                parts.push(obj(vec![("text", t.into())]));
+            }
+        }
+        let mut moved = Vec::new();
+        for b in r.blocks.iter().filter_map(Value::as_obj) {
+            if b.str("type") != Some("tool_result") && !moved.is_empty() {
+                parts.append(&mut moved);
+            }
+            block_parts(b, &names, counts, &mut parts, &mut moved);
+        }
+        parts.append(&mut moved);
+        if parts.is_empty() {
+            count(counts, "empty_filled");
+            parts.push(obj(vec![("text", "(no content)".into())]));
+        }
+        if role == last_role {
+            if let Some(Value::Obj(prev)) = contents.last_mut() {
+                if let Some(Value::Arr(p)) = prev.get_mut("parts") {
+                    count(counts, "messages_merged");
+                    p.extend(parts);
+                    continue;
+                }
+            }
+        }
+        last_role = role;
+        contents.push(obj(vec![
+            ("role", role.into()),
+            ("parts", Value::Arr(parts)),
+        ]));
+    }
+    let mut out = Map::new();
+    if !system.is_empty() {
+        let mut parts = Vec::new();
+        for s in system {
+            match &s.content {
+                Value::Str(t) => parts.push(obj(vec![("text", t.as_str().into())])),
+                Value::Arr(a) => parts.extend(
+                    a.iter()
+                        .filter_map(Value::as_obj)
+                        .filter_map(|b| b.str("text"))
+                        .map(|t| obj(vec![("text", t.into())])),
+                ),
+                _ => {}
+            }
+        }
+        out.push(
+            "system_instruction",
+            obj(vec![("parts", Value::Arr(parts))]),
+        );
+    }
+    out.push("contents", Value::Arr(contents));
+    Ok(Value::Obj(out))
+}

@@ -1,0 +1,784 @@
+//! Provider adapters: provider messages → msgnorm records ([`from_provider`]) and
+//! normalized records → a provider's request shape ([`to_provider`]).
+//!
+//! Both work on a small owned [`Value`] tree. Records are the SPEC §1 shape
+//! (`{"type", "uuid", "message": {"role", "content": [Anthropic-shaped blocks]}}`);
+//! what a provider has and Anthropic-shaped blocks do not is kept in a block's
+//! `provider_data` (`{"provider": name, ...}`) or in a `provider_part` block
+//! (`{"type": "provider_part", "provider": name, "part": original}`), which only
+//! that provider's output writes back. System prompts are `system` records with
+//! `subtype: "system_prompt"` (docs/PROVIDERS.md).
+
+pub mod anthropic;
+pub mod bedrock;
+pub mod gemini;
+pub mod openai_chat;
+pub mod openai_responses;
+pub mod value;
+
+use crate::error::{Error, Result};
+use crate::provider::Provider;
+use ahash::{AHashMap, AHashSet};
+use std::collections::BTreeMap;
+pub use value::{bad, Map, Value};
+
+/// What the output adapters changed or could not carry, by rule name.
+pub type Counts = BTreeMap<&'static str, u64>;
+
+pub fn count(c: &mut Counts, k: &'static str) {
+    *c.entry(k).or_insert(0) += 1;
+}
+
+/// A system prompt: `role` is `system` or `developer` (OpenAI); `content` a
+/// string or a list of Anthropic-shaped text blocks.
+#[derive(Clone, Debug)]
+pub struct SystemPrompt {
+    pub role: String,
+    pub content: Value,
+}
+
+/// Provider messages → records. `system`: the provider's separate system
+/// parameter (Anthropic `system`, Gemini `system_instruction`, Bedrock `system`).
+pub fn from_provider(
+    p: Provider,
+    messages: &[Value],
+    system: Option<&Value>,
+) -> Result<Vec<Value>> {
+    let mut b = Builder::new(p);
+    if let Some(s) = system {
+        if !s.is_null() {
+            match p {
+                Provider::Anthropic => anthropic::system_in(&mut b, s)?,
+                Provider::Gemini => gemini::system_in(&mut b, s)?,
+                Provider::Bedrock => bedrock::system_in(&mut b, s)?,
+                Provider::OpenAIChat | Provider::OpenAIResponses => {
+                    let text = match s {
+                        Value::Str(_) | Value::Arr(_) => s.clone(),
+                        other => {
+                            return Err(Error::invalid(
+                                0,
+                                "system",
+                                format!(
+                                    "must be a string or a list of text blocks, not {}",
+                                    other.type_name()
+                                ),
+                            ))
+                        }
+                    };
+                    b.system("system", text);
+                }
+            }
+        }
+    }
+    match p {
+        Provider::Anthropic => anthropic::from(&mut b, messages)?,
+        Provider::OpenAIChat => openai_chat::from(&mut b, messages)?,
+        Provider::OpenAIResponses => openai_responses::from(&mut b, messages)?,
+        Provider::Gemini => gemini::from(&mut b, messages)?,
+        Provider::Bedrock => bedrock::from(&mut b, messages)?,
+    }
+    Ok(b.out)
+}
+
+/// Records → `normalize_for_api` → the provider's request shape, in one pass
+/// through the core: the records are written as JSON and normalized by the
+/// JSON backend. System prompts are the records' `system_prompt` records, then
+/// `extra_system`. With `api` `None` the records are taken as already
+/// normalized. Blocks the target cannot carry are dropped before a second
+/// normalization ([`prune`]).
+pub fn normalize_to_provider(
+    p: Provider,
+    records: Vec<Value>,
+    extra_system: Option<SystemPrompt>,
+    api: Option<&crate::ApiOptions>,
+    report: &mut crate::Report,
+    counts: &mut Counts,
+) -> Result<Value> {
+    let mut prompts = system_prompts(&records);
+    let carried = prompts.len();
+    prompts.extend(extra_system);
+    let Some(api) = api else {
+        return to_provider(p, &records, &prompts, counts);
+    };
+    let mut recs = normalize_values(&records, api, report)?;
+    // normalize_for_api drops the system-prompt records; they are carried, not lost
+    report.dropped = report.dropped.saturating_sub(carried);
+    drop_later(records);
+    if let Some(pruned) = prune(p, &recs, counts)? {
+        drop_later(std::mem::replace(
+            &mut recs,
+            normalize_values(&pruned, api, report)?,
+        ));
+        drop_later(pruned);
+    }
+    let out = to_provider(p, &recs, &prompts, counts);
+    drop_later(recs);
+    out
+}
+
+/// Frees a large tree on a pool thread: its many small allocations take
+/// about as long to free as to build, and the caller does not wait for that.
+pub fn drop_later<T: Send + 'static>(x: T) {
+    rayon::spawn(move || drop(x));
+}
+
+/// `normalize_for_api` on value records, through the JSON backend.
+fn normalize_values(
+    records: &[Value],
+    api: &crate::ApiOptions,
+    report: &mut crate::Report,
+) -> Result<Vec<Value>> {
+    let mut json = String::with_capacity(records.len() * 256);
+    json.push('[');
+    for (i, r) in records.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        r.write_json(&mut json);
+    }
+    json.push(']');
+    let out = crate::on_json::normalize_for_api(json.as_bytes(), api, report)?;
+    drop(json);
+    let text = crate::json::utf8(&out)?;
+    match Value::from_json(text)? {
+        Value::Arr(a) => Ok(a),
+        _ => Err(Error::value(
+            "internal error: normalize_for_api did not return a list",
+        )),
+    }
+}
+
+/// Provider messages → records → `normalize_for_api` → the target's shape.
+pub fn convert(
+    source: Provider,
+    target: Provider,
+    messages: &[Value],
+    system: Option<&Value>,
+    api: &crate::ApiOptions,
+    report: &mut crate::Report,
+    counts: &mut Counts,
+) -> Result<Value> {
+    let recs = from_provider(source, messages, system)?;
+    normalize_to_provider(target, recs, None, Some(api), report, counts)
+}
+
+/// Normalized records (SPEC §4 output) → the provider's request shape.
+pub fn to_provider(
+    p: Provider,
+    records: &[Value],
+    system: &[SystemPrompt],
+    counts: &mut Counts,
+) -> Result<Value> {
+    let recs = read_records(records)?;
+    match p {
+        Provider::Anthropic => anthropic::to(&recs, system, counts),
+        Provider::OpenAIChat => openai_chat::to(&recs, system, counts),
+        Provider::OpenAIResponses => openai_responses::to(&recs, system, counts),
+        Provider::Gemini => gemini::to(&recs, system, counts),
+        Provider::Bedrock => bedrock::to(&recs, system, counts),
+    }
+}
+
+/// Why `target` has no shape for a block (`None`: it carries it). The output
+/// adapters drop such blocks; [`prune`] drops them before normalization.
+pub fn dropped_by(target: Provider, b: &Map, assistant: bool) -> Option<&'static str> {
+    let t = b.str("type").unwrap_or("");
+    let b64_ok = |d: &str| value::base64_decode(d).is_some();
+    if target != Provider::Anthropic {
+        // what a role cannot hold in the target
+        let misplaced = match (assistant, t) {
+            (true, "tool_result") | (false, "tool_use") => true,
+            (true, "image" | "document") => {
+                matches!(target, Provider::OpenAIChat | Provider::OpenAIResponses)
+            }
+            (false, "thinking" | "redacted_thinking") => true,
+            _ => false,
+        };
+        if misplaced {
+            return Some(if t.contains("thinking") {
+                "thinking_dropped"
+            } else {
+                "parts_dropped"
+            });
+        }
+    }
+    match t {
+        "text" | "tool_use" | "tool_result" => None,
+        "thinking" | "redacted_thinking" => {
+            let ok = thinking_ok(b, target)
+                && match target {
+                    Provider::Anthropic | Provider::Bedrock => true,
+                    Provider::OpenAIResponses | Provider::Gemini => {
+                        t == "thinking" && data_from(b, target).is_some()
+                    }
+                    Provider::OpenAIChat => false,
+                };
+            (!ok).then_some("thinking_dropped")
+        }
+        "provider_part" => (origin(b) != Some(target.name())).then_some("parts_dropped"),
+        "image" | "document" if target == Provider::Anthropic => None,
+        "image" | "document" => match (source(b), target) {
+            (Source::Base64 { data, .. }, Provider::Gemini | Provider::Bedrock)
+                if !b64_ok(data) =>
+            {
+                Some("invalid_media_dropped")
+            }
+            (Source::Base64 { media, .. }, Provider::Bedrock) => {
+                let table: &[(&str, &str)] = if t == "image" {
+                    &bedrock::IMAGE
+                } else {
+                    &bedrock::DOCUMENT
+                };
+                (!table.iter().any(|(_, m)| *m == media)).then_some("parts_dropped")
+            }
+            (Source::Base64 { .. }, _) => None,
+            (Source::Text { data, .. }, _) if model_blank(data) => Some("blank_text_dropped"),
+            (Source::Text { .. }, _) => (t != "document").then_some("parts_dropped"),
+            (Source::Url(_), Provider::Bedrock) => Some("parts_dropped"),
+            (Source::Url(_), _) => {
+                (t == "document" && target != Provider::Gemini).then_some("parts_dropped")
+            }
+            (Source::Other, _) => Some("parts_dropped"),
+        },
+        _ => (target != Provider::Anthropic).then_some("parts_dropped"),
+    }
+}
+
+fn model_blank(s: &str) -> bool {
+    crate::model::is_blank(s)
+}
+
+/// Records without the blocks `target` has no shape for, or `None` when it
+/// carries them all. Dropping can leave what normalize_for_api repairs (an
+/// assistant with nothing but thinking, trailing whitespace now final, an
+/// empty user record), so the caller normalizes the pruned records again.
+pub fn prune(
+    target: Provider,
+    records: &[Value],
+    counts: &mut Counts,
+) -> Result<Option<Vec<Value>>> {
+    let recs = read_records(records)?;
+    let any = recs.iter().any(|r| {
+        r.blocks
+            .iter()
+            .filter_map(Value::as_obj)
+            .any(|b| dropped_by(target, b, r.assistant).is_some())
+    });
+    if !any {
+        return Ok(None);
+    }
+    let mut out = records.to_vec();
+    for v in out.iter_mut() {
+        let Value::Obj(r) = v else { continue };
+        let assistant = r.str("type") == Some("assistant");
+        let Some(Value::Obj(msg)) = r.get_mut("message") else {
+            continue;
+        };
+        if let Some(Value::Arr(blocks)) = msg.get_mut("content") {
+            blocks.retain(
+                |b| match b.as_obj().and_then(|b| dropped_by(target, b, assistant)) {
+                    Some(why) => {
+                        count(counts, why);
+                        false
+                    }
+                    None => true,
+                },
+            );
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The `system`/`system_prompt` records of a history (before normalize drops them).
+pub fn system_prompts(records: &[Value]) -> Vec<SystemPrompt> {
+    records
+        .iter()
+        .filter_map(Value::as_obj)
+        .filter(|r| r.str("type") == Some("system") && r.str("subtype") == Some("system_prompt"))
+        .filter_map(|r| {
+            Some(SystemPrompt {
+                role: r.str("role").unwrap_or("system").to_string(),
+                content: r.get("content")?.clone(),
+            })
+        })
+        .collect()
+}
+
+/// One record as the output adapters read it.
+pub struct Rec<'v> {
+    pub index: usize,
+    pub assistant: bool,
+    /// A string content (kept a string where the target can take one).
+    pub text: Option<&'v str>,
+    pub blocks: &'v [Value],
+    /// The record's `provider_data`, if any.
+    pub data: Option<&'v Map>,
+}
+
+fn read_records(records: &[Value]) -> Result<Vec<Rec<'_>>> {
+    let mut out = Vec::with_capacity(records.len());
+    for (i, r) in records.iter().enumerate() {
+        let inv = |path: &str, msg: &str| Error::invalid(i, format!("records[{i}]{path}"), msg);
+        let Some(r) = r.as_obj() else {
+            return Err(inv("", "a record must be an object"));
+        };
+        let assistant = match r.str("type") {
+            Some("user") => false,
+            Some("assistant") => true,
+            Some("system") if r.str("subtype") == Some("system_prompt") => continue,
+            _ => {
+                return Err(inv(
+                    ".type",
+                    "provider output takes user and assistant records only (normalize_for_api's output)",
+                ))
+            }
+        };
+        let Some(msg) = r.get("message").and_then(Value::as_obj) else {
+            return Err(inv(".message", "missing required field (an object)"));
+        };
+        let (text, blocks): (Option<&str>, &[Value]) = match msg.get("content") {
+            Some(Value::Str(s)) => (Some(s.as_str()), &[]),
+            Some(Value::Arr(a)) => (None, a.as_slice()),
+            Some(Value::Null) | None => (Some(""), &[]),
+            Some(_) => {
+                return Err(inv(
+                    ".message.content",
+                    "must be a string or a list of blocks",
+                ))
+            }
+        };
+        for (j, b) in blocks.iter().enumerate() {
+            if b.as_obj().and_then(|o| o.str("type")).is_none() {
+                return Err(inv(
+                    &format!(".message.content[{j}]"),
+                    "a block must be an object with a string type",
+                ));
+            }
+        }
+        out.push(Rec {
+            index: i,
+            assistant,
+            text,
+            blocks,
+            data: r.get("provider_data").and_then(Value::as_obj),
+        });
+    }
+    Ok(out)
+}
+
+/// Builds records for [`from_provider`]: derived uuids, system records.
+pub struct Builder {
+    pub provider: Provider,
+    pub out: Vec<Value>,
+    hasher: crc32fast::Hasher,
+}
+
+impl Builder {
+    fn new(provider: Provider) -> Self {
+        Builder {
+            provider,
+            out: Vec::new(),
+            hasher: crc32fast::Hasher::new(),
+        }
+    }
+
+    /// A uuid derived from the record's position and everything before it
+    /// (so a longer history keeps the uuids of its prefix).
+    fn uuid(&mut self, content: &Value) -> String {
+        content.hash_into(&mut self.hasher);
+        let h = self.hasher.clone().finalize();
+        crate::ids::uuid5_url(&format!(
+            "msgnorm:{}:{}:{h:08x}",
+            self.provider.name(),
+            self.out.len()
+        ))
+    }
+
+    pub fn system(&mut self, role: &str, content: Value) {
+        let uuid = self.uuid(&content);
+        let mut r = Map::with_capacity(5);
+        r.push("type", "system");
+        r.push("subtype", "system_prompt");
+        r.push("uuid", uuid);
+        r.push("role", role);
+        r.push("content", content);
+        self.out.push(Value::Obj(r));
+    }
+
+    /// A user or assistant record; `data` becomes its `provider_data`.
+    pub fn message(&mut self, assistant: bool, content: Value, data: Option<Map>) {
+        let uuid = self.uuid(&content);
+        let role = if assistant { "assistant" } else { "user" };
+        let mut m = Map::with_capacity(2);
+        m.push("role", role);
+        m.push("content", content);
+        let mut r = Map::with_capacity(4);
+        r.push("type", role);
+        r.push("uuid", uuid);
+        r.push("message", m);
+        if let Some(d) = data {
+            r.push("provider_data", self.data(d));
+        }
+        self.out.push(Value::Obj(r));
+    }
+
+    /// `{"provider": name, ...fields}`.
+    pub fn data(&self, fields: Map) -> Value {
+        let mut m = Map::with_capacity(fields.len() + 1);
+        m.push("provider", self.provider.name());
+        m.0.extend(fields.0);
+        Value::Obj(m)
+    }
+
+    /// `{"type": "provider_part", "provider": name, "part": part}`.
+    pub fn part(&self, part: Value) -> Value {
+        let mut m = Map::with_capacity(3);
+        m.push("type", "provider_part");
+        m.push("provider", self.provider.name());
+        m.push("part", part);
+        Value::Obj(m)
+    }
+}
+
+/// `{"type": "text", "text": t}`.
+pub fn text_block(t: impl Into<String>) -> Value {
+    let mut m = Map::with_capacity(2);
+    m.push("type", "text");
+    m.push("text", Value::Str(t.into()));
+    Value::Obj(m)
+}
+
+pub fn obj(fields: Vec<(&str, Value)>) -> Value {
+    Value::Obj(Map(fields
+        .into_iter()
+        .map(|(k, v)| (value::key(k), v))
+        .collect()))
+}
+
+/// The provider a block's `provider_data` (or a `provider_part`) came from.
+pub fn origin(b: &Map) -> Option<&str> {
+    if b.str("type") == Some("provider_part") {
+        return b.str("provider");
+    }
+    b.get("provider_data")
+        .and_then(Value::as_obj)
+        .and_then(|d| d.str("provider"))
+}
+
+/// A block's `provider_data` when it came from `p`.
+pub fn data_from(b: &Map, p: Provider) -> Option<&Map> {
+    b.get("provider_data")
+        .and_then(Value::as_obj)
+        .filter(|d| d.str("provider") == Some(p.name()))
+}
+
+/// A string content as blocks (none when empty).
+pub fn string_blocks(s: &str) -> Vec<Value> {
+    if s.is_empty() {
+        Vec::new()
+    } else {
+        vec![text_block(s)]
+    }
+}
+
+/// `data:<media>;base64,<data>`.
+pub fn data_url(media: &str, data: &str) -> String {
+    format!("data:{media};base64,{data}")
+}
+
+/// `(media type, base64 data)` of a `data:` URL.
+pub fn parse_data_url(u: &str) -> Option<(&str, &str)> {
+    let rest = u.strip_prefix("data:")?;
+    let (head, data) = rest.split_once(',')?;
+    let media = head.strip_suffix(";base64")?;
+    Some((media, data))
+}
+
+/// An Anthropic `image`/`document` block for a base64 payload or URL.
+pub fn media_block(kind: &str, media: &str, data: &str) -> Value {
+    obj(vec![
+        ("type", kind.into()),
+        (
+            "source",
+            obj(vec![
+                ("type", "base64".into()),
+                ("media_type", media.into()),
+                ("data", data.into()),
+            ]),
+        ),
+    ])
+}
+
+pub fn url_block(kind: &str, url: &str) -> Value {
+    obj(vec![
+        ("type", kind.into()),
+        (
+            "source",
+            obj(vec![("type", "url".into()), ("url", url.into())]),
+        ),
+    ])
+}
+
+/// What an `image`/`document` block's `source` holds.
+pub enum Source<'v> {
+    Base64 { media: &'v str, data: &'v str },
+    Url(&'v str),
+    Text { media: &'v str, data: &'v str },
+    Other,
+}
+
+pub fn source(b: &Map) -> Source<'_> {
+    let Some(s) = b.get("source").and_then(Value::as_obj) else {
+        return Source::Other;
+    };
+    match s.str("type") {
+        Some("base64") => Source::Base64 {
+            media: s.str("media_type").unwrap_or("application/octet-stream"),
+            data: s.str("data").unwrap_or(""),
+        },
+        Some("url") => s.str("url").map_or(Source::Other, Source::Url),
+        Some("text") => Source::Text {
+            media: s.str("media_type").unwrap_or("text/plain"),
+            data: s.str("data").unwrap_or(""),
+        },
+        _ => Source::Other,
+    }
+}
+
+/// Texts of a tool_result's content (string, or its text blocks joined by "\n").
+pub fn result_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::Str(s)) => s.clone(),
+        Some(Value::Arr(a)) => a
+            .iter()
+            .filter_map(Value::as_obj)
+            .filter(|b| b.str("type") == Some("text"))
+            .filter_map(|b| b.str("text"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Deterministic, collision-free tool ids within a target's rules: an id that
+/// is valid stays; any other gets its valid characters, cut to fit, plus
+/// `_` and 8 hex digits of a hash. The same input id always gets the same
+/// output id within a call, so a call and its result stay paired.
+pub struct Ids {
+    limit: usize,
+    reserved: AHashSet<String>,
+    map: AHashMap<String, String>,
+}
+
+pub fn id_ok(id: &str, limit: usize) -> bool {
+    !id.is_empty()
+        && id.len() <= limit
+        && id
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+}
+
+impl Ids {
+    /// `limit`: the target's maximum length (in bytes; the ids are ASCII).
+    pub fn new(recs: &[Rec<'_>], limit: usize) -> Self {
+        let mut reserved = AHashSet::new();
+        // The set of valid ids is needed only when some id gets rewritten.
+        let ids = || {
+            recs.iter()
+                .flat_map(|r| r.blocks.iter().filter_map(Value::as_obj))
+                .flat_map(|b| [b.str("id"), b.str("tool_use_id")])
+                .flatten()
+        };
+        if ids().all(|id| id_ok(id, limit)) {
+            return Ids {
+                limit,
+                reserved,
+                map: AHashMap::new(),
+            };
+        }
+        for r in recs {
+            for b in r.blocks.iter().filter_map(Value::as_obj) {
+                for k in ["id", "tool_use_id"] {
+                    if let Some(id) = b.str(k) {
+                        if id_ok(id, limit) {
+                            reserved.insert(id.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        Ids {
+            limit,
+            reserved,
+            map: AHashMap::new(),
+        }
+    }
+
+    pub fn get(&mut self, id: &str, counts: &mut Counts) -> String {
+        if id_ok(id, self.limit) {
+            return id.to_string();
+        }
+        if let Some(m) = self.map.get(id) {
+            return m.clone();
+        }
+        count(counts, "ids_rewritten");
+        let keep: String = id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+            .take(self.limit.saturating_sub(9).min(64))
+            .collect();
+        let mut salt = 0u32;
+        let out = loop {
+            let mut h = crc32fast::Hasher::new();
+            h.update(id.as_bytes());
+            h.update(&salt.to_le_bytes());
+            let cand = format!("{keep}_{:08x}", h.finalize());
+            if !self.reserved.contains(&cand) {
+                break cand;
+            }
+            salt += 1;
+        };
+        self.reserved.insert(out.clone());
+        self.map.insert(id.to_string(), out.clone());
+        out
+    }
+}
+
+/// A target's rule for signed thinking: kept when it came from a provider
+/// whose signatures the target verifies.
+pub fn thinking_ok(b: &Map, target: Provider) -> bool {
+    let o = origin(b);
+    match target {
+        Provider::Anthropic | Provider::Bedrock => {
+            matches!(o, None | Some("anthropic") | Some("bedrock"))
+        }
+        _ => o == Some(target.name()),
+    }
+}
+
+/// A JSON object text, for tool call `arguments`.
+pub fn args_json(input: Option<&Value>) -> String {
+    match input {
+        Some(v) => v.to_json(),
+        None => "{}".to_string(),
+    }
+}
+
+/// `arguments` text → a tool_use `input` (an object), or `None` when it is not
+/// a JSON object (the caller keeps the text).
+pub fn parse_args(s: &str) -> Option<Value> {
+    match Value::from_json(s) {
+        Ok(v @ Value::Obj(_)) => Some(v),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chat() -> Vec<Value> {
+        let src = r#"[
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call.with.dots", "type": "function",
+                 "function": {"name": "f", "arguments": "{\"a\":1}"}}]},
+            {"role": "tool", "tool_call_id": "call.with.dots", "content": "ok"},
+            {"role": "assistant", "content": "done"}
+        ]"#;
+        match Value::from_json(src).unwrap() {
+            Value::Arr(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    fn run(target: Provider) -> (Value, Counts) {
+        let mut report = crate::Report::default();
+        let mut counts = Counts::new();
+        let api = crate::ApiOptions::default();
+        let out = convert(
+            Provider::OpenAIChat,
+            target,
+            &chat(),
+            None,
+            &api,
+            &mut report,
+            &mut counts,
+        )
+        .unwrap();
+        assert_eq!(report.dropped, 0, "the system prompt is carried");
+        (out, counts)
+    }
+
+    #[test]
+    fn chat_ids_outside_the_charset_are_rewritten_in_pairs() {
+        let (out, counts) = run(Provider::OpenAIChat);
+        // '.' is outside [a-zA-Z0-9_-]: rewritten the same way in the call and the result
+        let text = out.to_json();
+        assert!(!text.contains("call.with.dots"), "{text}");
+        assert_eq!(counts.get("ids_rewritten"), Some(&1));
+        let Value::Arr(msgs) = out else { panic!() };
+        assert_eq!(msgs.len(), 5);
+        let call = msgs[2]
+            .as_obj()
+            .unwrap()
+            .get("tool_calls")
+            .unwrap()
+            .as_arr()
+            .unwrap()[0]
+            .as_obj()
+            .unwrap()
+            .str("id")
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            msgs[3].as_obj().unwrap().str("tool_call_id"),
+            Some(call.as_str())
+        );
+        assert!(id_ok(&call, openai_chat::ID_LIMIT));
+    }
+
+    #[test]
+    fn every_target_gets_the_system_prompt_and_the_pair() {
+        for p in Provider::ALL {
+            let (out, _) = run(p);
+            let text = out.to_json();
+            assert!(text.contains("Be brief."), "{p:?}: {text}");
+            assert!(text.contains("done"), "{p:?}: {text}");
+        }
+    }
+
+    #[test]
+    fn ids_are_deterministic_and_within_the_limit() {
+        let long = "x".repeat(100);
+        let blocks = [Value::Obj(Map(vec![
+            ("type".into(), "tool_use".into()),
+            ("id".into(), Value::Str(long.clone())),
+        ]))];
+        let recs = [Rec {
+            index: 0,
+            assistant: true,
+            text: None,
+            blocks: &blocks,
+            data: None,
+        }];
+        let mut counts = Counts::new();
+        let mut ids = Ids::new(&recs, 40);
+        let a = ids.get(&long, &mut counts);
+        assert_eq!(ids.get(&long, &mut counts), a);
+        assert!(id_ok(&a, 40));
+        assert_eq!(Ids::new(&recs, 40).get(&long, &mut counts), a);
+        assert_eq!(ids.get("ok_id", &mut counts), "ok_id");
+    }
+
+    #[test]
+    fn unknown_message_shapes_name_the_field() {
+        let bad = vec![Value::from_json(r#"{"role": "tool", "content": "x"}"#).unwrap()];
+        let e = from_provider(Provider::OpenAIChat, &bad, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "messages[0].tool_call_id: missing required field (a string)"
+        );
+    }
+}

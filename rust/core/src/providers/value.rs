@@ -1,0 +1,495 @@
+//! A small owned JSON value tree (objects keep their key order) that the
+//! provider adapters read and build; the bindings convert to and from it.
+
+use crate::error::{Error, Result};
+use std::borrow::Cow;
+
+/// An object key: the keys the adapters read and write are static strings
+/// (no allocation per object); any other key is owned.
+pub type Key = Cow<'static, str>;
+
+/// `s` as a [`Key`], borrowed when it is one of the known keys.
+pub fn key(s: &str) -> Key {
+    const KNOWN: &[&str] = &[
+        "type",
+        "text",
+        "role",
+        "content",
+        "id",
+        "name",
+        "input",
+        "tool_use_id",
+        "message",
+        "uuid",
+        "source",
+        "media_type",
+        "data",
+        "is_error",
+        "signature",
+        "thinking",
+        "provider_data",
+        "provider",
+        "subtype",
+        "tool_calls",
+        "tool_call_id",
+        "function",
+        "arguments",
+        "image_url",
+        "url",
+        "detail",
+        "call_id",
+        "output",
+        "parts",
+        "function_call",
+        "function_response",
+        "args",
+        "response",
+        "inline_data",
+        "mime_type",
+        "thought",
+        "thought_signature",
+        "summary",
+        "encrypted_content",
+        "status",
+        "annotations",
+        "toolUse",
+        "toolUseId",
+        "toolResult",
+        "json",
+        "image",
+        "format",
+        "bytes",
+        "document",
+        "title",
+        "cache_control",
+        "part",
+        "item",
+        "parentUuid",
+        "sessionId",
+        "timestamp",
+        "isMeta",
+        "model",
+        "usage",
+        "requestId",
+        "cwd",
+        "version",
+        "gitBranch",
+        "userType",
+        "isSidechain",
+        "no_id",
+        "refusal",
+        "system",
+        "messages",
+        "contents",
+        "system_instruction",
+        "reasoningContent",
+        "reasoningText",
+        "cachePoint",
+        "file",
+        "file_data",
+        "filename",
+        "input_tokens",
+        "output_tokens",
+        "stop_reason",
+    ];
+    match KNOWN.iter().find(|k| **k == s) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(s.to_owned()),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// A number that fits neither `i64` nor `f64` exactly, as its decimal text.
+    Num(String),
+    Str(String),
+    /// Raw bytes (Bedrock's blobs); written to JSON as base64.
+    Bytes(Vec<u8>),
+    Arr(Vec<Value>),
+    Obj(Map),
+}
+
+/// An object: keys in insertion order (messages are small, so lookups scan).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Map(pub Vec<(Key, Value)>);
+
+impl Map {
+    pub fn new() -> Self {
+        Map(Vec::new())
+    }
+    pub fn with_capacity(n: usize) -> Self {
+        Map(Vec::with_capacity(n))
+    }
+    pub fn get(&self, k: &str) -> Option<&Value> {
+        self.0
+            .iter()
+            .find(|(name, _)| name.as_ref() == k)
+            .map(|(_, v)| v)
+    }
+    pub fn get_mut(&mut self, k: &str) -> Option<&mut Value> {
+        self.0
+            .iter_mut()
+            .find(|(name, _)| name.as_ref() == k)
+            .map(|(_, v)| v)
+    }
+    /// Sets `k` (replacing an existing value in place).
+    pub fn set(&mut self, k: &str, v: impl Into<Value>) {
+        let v = v.into();
+        match self.get_mut(k) {
+            Some(slot) => *slot = v,
+            None => self.0.push((key(k), v)),
+        }
+    }
+    /// Appends `k` without checking for an existing key (for fresh objects).
+    pub fn push(&mut self, k: &str, v: impl Into<Value>) {
+        self.0.push((key(k), v.into()));
+    }
+    pub fn remove(&mut self, k: &str) -> Option<Value> {
+        let i = self.0.iter().position(|(name, _)| name.as_ref() == k)?;
+        Some(self.0.remove(i).1)
+    }
+    pub fn str(&self, k: &str) -> Option<&str> {
+        self.get(k).and_then(Value::as_str)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// A copy without the listed keys.
+    pub fn without(&self, keys: &[&str]) -> Map {
+        Map(self
+            .0
+            .iter()
+            .filter(|(k, _)| !keys.contains(&k.as_ref()))
+            .cloned()
+            .collect())
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::Str(s.to_string())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::Str(s)
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+impl From<Map> for Value {
+    fn from(m: Map) -> Self {
+        Value::Obj(m)
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Self {
+        Value::Arr(v)
+    }
+}
+
+impl Value {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_obj(&self) -> Option<&Map> {
+        match self {
+            Value::Obj(m) => Some(m),
+            _ => None,
+        }
+    }
+    pub fn as_arr(&self) -> Option<&[Value]> {
+        match self {
+            Value::Arr(a) => Some(a),
+            _ => None,
+        }
+    }
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "a bool",
+            Value::Int(_) | Value::Float(_) | Value::Num(_) => "a number",
+            Value::Str(_) => "a string",
+            Value::Bytes(_) => "bytes",
+            Value::Arr(_) => "a list",
+            Value::Obj(_) => "an object",
+        }
+    }
+
+    /// Compact JSON text (`{"a":1}`), non-ASCII kept, bytes as base64.
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+
+    pub fn write_json(&self, out: &mut String) {
+        match self {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => {
+                use std::fmt::Write;
+                let _ = write!(out, "{i}");
+            }
+            Value::Float(f) => {
+                if f.is_finite() {
+                    let s = format!("{f:?}");
+                    out.push_str(&s);
+                } else {
+                    out.push_str("null");
+                }
+            }
+            Value::Num(n) => out.push_str(n),
+            Value::Str(s) => write_json_str(out, s),
+            Value::Bytes(b) => write_json_str(out, &base64_encode(b)),
+            Value::Arr(a) => {
+                out.push('[');
+                for (i, v) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    v.write_json(out);
+                }
+                out.push(']');
+            }
+            Value::Obj(m) => {
+                out.push('{');
+                for (i, (k, v)) in m.0.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_json_str(out, k);
+                    out.push(':');
+                    v.write_json(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+
+    /// Parses JSON text (a tool call's `arguments`).
+    pub fn from_json(src: &str) -> Result<Value> {
+        let mut p = crate::json::parse::Parser::new(src);
+        let v = parse_value(&mut p, 0)?;
+        if !p.at_end() {
+            return Err(p.err("extra data after the JSON value"));
+        }
+        Ok(v)
+    }
+
+    /// Feeds every string and number of the value into `h` (for derived uuids).
+    pub fn hash_into(&self, h: &mut crc32fast::Hasher) {
+        match self {
+            Value::Null => h.update(b"n"),
+            Value::Bool(b) => h.update(if *b { b"t" } else { b"f" }),
+            Value::Int(i) => h.update(&i.to_le_bytes()),
+            Value::Float(f) => h.update(&f.to_le_bytes()),
+            Value::Num(n) => h.update(n.as_bytes()),
+            Value::Str(s) => {
+                h.update(b"s");
+                h.update(s.as_bytes())
+            }
+            Value::Bytes(b) => h.update(b),
+            Value::Arr(a) => {
+                h.update(b"[");
+                a.iter().for_each(|v| v.hash_into(h));
+            }
+            Value::Obj(m) => {
+                h.update(b"{");
+                for (k, v) in &m.0 {
+                    h.update(k.as_bytes());
+                    v.hash_into(h);
+                }
+            }
+        }
+    }
+}
+
+pub const MAX_DEPTH: usize = 500;
+
+fn parse_value(p: &mut crate::json::parse::Parser<'_>, depth: usize) -> Result<Value> {
+    use crate::json::parse::Peek;
+    if depth > MAX_DEPTH {
+        return Err(p.err("nesting too deep"));
+    }
+    Ok(match p.peek()? {
+        Peek::Object => {
+            p.begin_object()?;
+            let mut m = Map::new();
+            let mut first = true;
+            while let Some((_, k)) = p.next_key(&mut first)? {
+                let v = parse_value(p, depth + 1)?;
+                match m.get_mut(&k) {
+                    Some(slot) => *slot = v, // a repeated key: the last one wins
+                    None => m.0.push((key(&k), v)),
+                }
+            }
+            Value::Obj(m)
+        }
+        Peek::Array => {
+            p.begin_array()?;
+            let mut a = Vec::new();
+            let mut first = true;
+            while p.next_elem(&mut first)? {
+                a.push(parse_value(p, depth + 1)?);
+            }
+            Value::Arr(a)
+        }
+        Peek::String => Value::Str(p.string()?.into_owned()),
+        Peek::Number => {
+            let raw = p.skip_value()?;
+            if let Ok(i) = raw.parse::<i64>() {
+                Value::Int(i)
+            } else {
+                match raw.parse::<f64>() {
+                    Ok(f)
+                        if f.is_finite()
+                            && !raw.bytes().all(|c| c == b'-' || c.is_ascii_digit()) =>
+                    {
+                        Value::Float(f)
+                    }
+                    _ => Value::Num(raw.to_string()),
+                }
+            }
+        }
+        Peek::True | Peek::False | Peek::Null => {
+            let raw = p.skip_value()?;
+            match raw {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => Value::Null,
+            }
+        }
+    })
+}
+
+pub fn write_json_str(out: &mut String, s: &str) {
+    out.push('"');
+    let b = s.as_bytes();
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let esc = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            c if c < 0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{c:04x}"));
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with padding.
+pub fn base64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        out.push(B64[(n >> 18) as usize & 63] as char);
+        out.push(B64[(n >> 12) as usize & 63] as char);
+        out.push(if chunk.len() > 1 {
+            B64[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        out.push(if chunk.len() > 2 {
+            B64[n as usize & 63] as char
+        } else {
+            '='
+        });
+    }
+    out
+}
+
+/// Standard or URL-safe base64, padding optional; `None` when it is not base64.
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let s = s.trim_end_matches('=');
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    // A trailing group of one character, or leftover bits that are not zero,
+    // is not canonical base64 (decoders such as pydantic's refuse it).
+    if bits >= 6 || acc != 0 {
+        return None;
+    }
+    Some(out)
+}
+
+/// `Error::invalid` for `messages[i].path`.
+pub fn bad(i: usize, path: &str, msg: impl Into<String>) -> Error {
+    Error::invalid(i, format!("messages[{i}]{path}"), msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips() {
+        for n in 0..20u8 {
+            let data: Vec<u8> = (0..n).map(|i| i.wrapping_mul(37)).collect();
+            let e = base64_encode(&data);
+            assert_eq!(base64_decode(&e).unwrap(), data);
+        }
+        assert_eq!(base64_encode(b"hello"), "aGVsbG8=");
+        assert!(base64_decode("a$b").is_none());
+        assert!(base64_decode("R0lGOD").is_none());
+        assert_eq!(base64_decode("aGk").unwrap(), b"hi");
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let src = r#"{"a":[1,2.5,"x\n",true,null,{"b":-3}],"c":"é"}"#;
+        assert_eq!(Value::from_json(src).unwrap().to_json(), src);
+        assert!(Value::from_json("{").is_err());
+        assert!(Value::from_json("1 2").is_err());
+    }
+}

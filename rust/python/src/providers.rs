@@ -1,0 +1,313 @@
+//! Provider adapters (`msgnorm-core`'s `providers`): Python objects ↔ the
+//! core's value tree, and dispatch. The per-block work runs in the core with
+//! the GIL released.
+
+use crate::read::Failure;
+use crate::{guard, to_pyerr};
+use ahash::AHashMap;
+use msgnorm_core::provider::Provider;
+use msgnorm_core::providers::{self, value::key, value::MAX_DEPTH, Map, SystemPrompt, Value};
+use msgnorm_core::{ApiOptions, Error};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+fn provider(py: Python<'_>, name: &str, what: &str) -> PyResult<Provider> {
+    Provider::from_name(name).ok_or_else(|| {
+        let names: Vec<_> = Provider::ALL
+            .iter()
+            .map(|p| format!("{:?}", p.name()))
+            .collect();
+        let msg = format!(
+            "unknown {what} {name:?}: expected one of {}",
+            names.join(", ")
+        );
+        to_pyerr(py, Failure::Core(Error::value(msg)))
+    })
+}
+
+/// Why a Python object is not JSON-shaped (the caller adds where).
+fn to_value(v: &Bound<'_, PyAny>, depth: usize) -> Result<Value, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+    }
+    if let Ok(s) = v.cast::<PyString>() {
+        return s.to_str().map(|s| Value::Str(s.to_owned())).map_err(|_| {
+            "holds a str with a lone surrogate, which is not valid Unicode text".into()
+        });
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut m = Map::with_capacity(d.len());
+        for (k, x) in d.iter() {
+            let Ok(k) = k.cast::<PyString>() else {
+                return Err("holds a dict with a key that is not a str".into());
+            };
+            let k = k
+                .to_str()
+                .map_err(|_| "holds a key with a lone surrogate".to_string())?;
+            m.0.push((key(k), to_value(&x, depth + 1)?));
+        }
+        return Ok(Value::Obj(m));
+    }
+    if let Ok(l) = v.cast::<PyList>() {
+        return l
+            .iter()
+            .map(|x| to_value(&x, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Arr);
+    }
+    if v.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = v.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if v.cast::<PyInt>().is_ok() {
+        return Ok(match v.extract::<i64>() {
+            Ok(i) => Value::Int(i),
+            Err(_) => Value::Num(v.str().map_err(|e| e.to_string())?.to_string()),
+        });
+    }
+    if let Ok(f) = v.cast::<PyFloat>() {
+        return Ok(Value::Float(f.value()));
+    }
+    if let Ok(b) = v.cast::<PyBytes>() {
+        return Ok(Value::Bytes(b.as_bytes().to_vec()));
+    }
+    if let Ok(t) = v.cast::<PyTuple>() {
+        return t
+            .iter()
+            .map(|x| to_value(&x, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Arr);
+    }
+    let tname = v
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    Err(format!("holds a {tname}, which is not JSON data"))
+}
+
+/// Value → Python objects. Short strings (keys, types, roles) are made once
+/// per call and shared, as a JSON decoder's key cache does.
+struct ToPy<'py, 'v> {
+    py: Python<'py>,
+    cache: AHashMap<&'v str, Bound<'py, PyString>>,
+}
+
+impl<'py, 'v> ToPy<'py, 'v> {
+    fn new(py: Python<'py>) -> Self {
+        ToPy {
+            py,
+            cache: AHashMap::new(),
+        }
+    }
+
+    fn str(&mut self, s: &'v str) -> Bound<'py, PyString> {
+        if s.len() > 16 {
+            return PyString::new(self.py, s);
+        }
+        let py = self.py;
+        self.cache
+            .entry(s)
+            .or_insert_with(|| PyString::new(py, s))
+            .clone()
+    }
+
+    fn value(&mut self, v: &'v Value) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        Ok(match v {
+            Value::Null => py.None().into_bound(py),
+            Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+            Value::Int(i) => i.into_pyobject(py)?.into_any(),
+            Value::Float(f) => PyFloat::new(py, *f).into_any(),
+            Value::Num(n) => py
+                .import("builtins")?
+                .getattr("int")?
+                .call1((n.as_str(),))?,
+            Value::Str(s) => self.str(s).into_any(),
+            Value::Bytes(b) => PyBytes::new(py, b).into_any(),
+            Value::Arr(a) => {
+                let items = a
+                    .iter()
+                    .map(|x| self.value(x))
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, items)?.into_any()
+            }
+            Value::Obj(m) => {
+                let d = PyDict::new(py);
+                for (k, x) in &m.0 {
+                    let key = self.str(k);
+                    d.set_item(key, self.value(x)?)?;
+                }
+                d.into_any()
+            }
+        })
+    }
+}
+
+fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    ToPy::new(py).value(v)
+}
+
+/// The elements of a list as values; errors name `what[i]`.
+fn list_values(py: Python<'_>, l: &Bound<'_, PyList>, what: &str) -> PyResult<Vec<Value>> {
+    l.iter()
+        .enumerate()
+        .map(|(i, x)| {
+            to_value(&x, 0).map_err(|m| {
+                to_pyerr(
+                    py,
+                    Failure::Core(Error::invalid(i, format!("{what}[{i}]"), m)),
+                )
+            })
+        })
+        .collect()
+}
+
+fn one_value(py: Python<'_>, v: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
+    to_value(v, 0).map_err(|m| to_pyerr(py, Failure::Core(Error::invalid(0, what, m))))
+}
+
+fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> msgnorm_core::Result<T> + Send) -> PyResult<T> {
+    py.detach(|| guard(|| f().map_err(Failure::Core)))
+        .map_err(|e| to_pyerr(py, e))
+}
+
+/// Provider messages → a list of record dicts.
+#[pyfunction]
+#[pyo3(signature = (messages, source, system=None))]
+pub fn from_provider<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyList>,
+    source: &str,
+    system: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let p = provider(py, source, "source")?;
+    let msgs = list_values(py, messages, "messages")?;
+    let sys = match system {
+        Some(s) if !s.is_none() => Some(one_value(py, s, "system")?),
+        _ => None,
+    };
+    let out = run(py, || providers::from_provider(p, &msgs, sys.as_ref()))?;
+    let mut conv = ToPy::new(py);
+    let items = out
+        .iter()
+        .map(|v| conv.value(v))
+        .collect::<PyResult<Vec<_>>>()?;
+    drop(conv);
+    providers::drop_later(out);
+    providers::drop_later(msgs);
+    Ok(PyList::new(py, items)?.into_any())
+}
+
+fn report_dict<'py>(
+    py: Python<'py>,
+    report: &msgnorm_core::Report,
+    counts: &providers::Counts,
+    normalized: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let rep = PyDict::new(py);
+    if normalized {
+        for (k, v) in report.items() {
+            rep.set_item(k, v)?;
+        }
+    }
+    for (k, v) in counts {
+        rep.set_item(*k, v)?;
+    }
+    Ok(rep)
+}
+
+fn api_options(strict: bool, max_media: Option<usize>) -> ApiOptions {
+    ApiOptions {
+        strict,
+        max_media,
+        ..ApiOptions::default()
+    }
+}
+
+/// `(output, report)`: `records` normalized (unless `normalize` is false) and
+/// written in `target`'s request shape. The system prompts are the records'
+/// `system_prompt` records, then `system`.
+#[pyfunction]
+#[pyo3(signature = (records, target, system, normalize, strict, max_media))]
+pub fn to_provider<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyList>,
+    target: &str,
+    system: Option<&Bound<'py, PyAny>>,
+    normalize: bool,
+    strict: bool,
+    max_media: Option<usize>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    let p = provider(py, target, "target")?;
+    let recs = list_values(py, records, "records")?;
+    let extra = match system.filter(|s| !s.is_none()) {
+        Some(s) => {
+            let content = one_value(py, s, "system")?;
+            if !matches!(content, Value::Str(_) | Value::Arr(_)) {
+                let msg = "system must be a str or a list of text blocks";
+                return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
+            }
+            Some(SystemPrompt {
+                role: "system".into(),
+                content,
+            })
+        }
+        None => None,
+    };
+    let api = api_options(strict, max_media);
+    let (out, report, counts) = run(py, || {
+        let mut report = msgnorm_core::Report::default();
+        let mut counts = providers::Counts::new();
+        let api = normalize.then_some(&api);
+        providers::normalize_to_provider(p, recs, extra, api, &mut report, &mut counts)
+            .map(|o| (o, report, counts))
+    })?;
+    let rep = report_dict(py, &report, &counts, normalize)?;
+    let obj = to_py(py, &out)?;
+    providers::drop_later(out);
+    Ok((obj, rep))
+}
+
+/// `(output, report)`: provider messages → records → normalize_for_api → `target`.
+#[pyfunction]
+#[pyo3(signature = (messages, source, target, system, strict, max_media))]
+pub fn convert<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyList>,
+    source: &str,
+    target: &str,
+    system: Option<&Bound<'py, PyAny>>,
+    strict: bool,
+    max_media: Option<usize>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    let src = provider(py, source, "source")?;
+    let dst = provider(py, target, "target")?;
+    let msgs = list_values(py, messages, "messages")?;
+    let sys = match system {
+        Some(s) if !s.is_none() => Some(one_value(py, s, "system")?),
+        _ => None,
+    };
+    let api = api_options(strict, max_media);
+    let (out, report, counts) = run(py, || {
+        let mut report = msgnorm_core::Report::default();
+        let mut counts = providers::Counts::new();
+        providers::convert(
+            src,
+            dst,
+            &msgs,
+            sys.as_ref(),
+            &api,
+            &mut report,
+            &mut counts,
+        )
+        .map(|o| (o, report, counts))
+    })?;
+    let rep = report_dict(py, &report, &counts, true)?;
+    let obj = to_py(py, &out)?;
+    providers::drop_later(out);
+    providers::drop_later(msgs);
+    Ok((obj, rep))
+}

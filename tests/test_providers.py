@@ -1,0 +1,753 @@
+"""Provider adapters: from_provider, to_provider/to_<provider>, convert (docs/PROVIDERS.md).
+
+Oracles are the providers' own SDK types, offline (tests/provider_oracles.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import msgnorm
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from provider_fixtures import HISTORIES, PDF, PNG, request
+from provider_oracles import check
+from strategies import histories
+
+PROVIDERS = msgnorm.PROVIDERS
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def _records(source: str) -> list[dict[str, Any]]:
+    messages, system = HISTORIES[source]
+    return msgnorm.from_provider(messages, source, system=system)
+
+
+# --------------------------------------------------------------------------
+# round trips: what a provider accepted comes back unchanged
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", PROVIDERS)
+def test_round_trip_gives_the_provider_messages_back(source: str) -> None:
+    messages, system = HISTORIES[source]
+    before = copy.deepcopy(messages)
+    out = msgnorm.to_provider(_records(source), source)
+    back, back_system = request(source, out)
+    assert back == messages
+    assert back_system == system
+    assert messages == before  # input not mutated
+
+
+@pytest.mark.parametrize("source", PROVIDERS)
+def test_round_trip_is_stable_through_a_second_pass(source: str) -> None:
+    first = msgnorm.to_provider(_records(source), source)
+    msgs, system = request(source, first)
+    again = msgnorm.convert(msgs, source=source, target=source, system=system)
+    assert again == first
+
+
+def test_deliberate_normalisations() -> None:
+    # Anthropic: an assistant string content becomes a text block (SPEC §4 step 4).
+    out = msgnorm.convert(
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+        source="anthropic",
+        target="anthropic",
+    )
+    assert out == {
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+        ]
+    }
+    # OpenAI Chat: two user messages in a row are merged (with a newline seam);
+    # tool call arguments are written as compact JSON.
+    chat = msgnorm.convert(
+        [
+            {"role": "user", "content": "a"},
+            {"role": "user", "content": "b"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "f", "arguments": '{"x": 1}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        ],
+        source="openai-chat",
+        target="openai-chat",
+    )
+    assert chat[0] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "a\n"}, {"type": "text", "text": "b"}],
+    }
+    # arguments that were not compact are kept as given
+    assert chat[1]["tool_calls"][0]["function"]["arguments"] == '{"x": 1}'
+    # Responses: a user item keeps its own fields; an assistant text gets "type": "message".
+    items = msgnorm.convert(
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}],
+        source="openai-responses",
+        target="openai-responses",
+    )
+    assert items == [
+        {"role": "user", "content": "hi"},
+        {"type": "message", "role": "assistant", "content": "yo"},
+    ]
+    # Gemini: camelCase keys in, snake_case out.
+    g = msgnorm.convert(
+        [{"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": PNG}}]}],
+        source="gemini",
+        target="gemini",
+    )
+    assert g["contents"][0]["parts"] == [{"inline_data": {"mime_type": "image/png", "data": PNG}}]
+
+
+# --------------------------------------------------------------------------
+# oracles: every source converted to every target is what the target's SDK takes
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", PROVIDERS)
+@pytest.mark.parametrize("source", PROVIDERS)
+def test_output_validates_against_the_provider_sdk(source: str, target: str) -> None:
+    out = msgnorm.to_provider(_records(source), target)
+    check(target, out)
+
+
+@pytest.mark.parametrize("target", PROVIDERS)
+def test_oracles_reject_a_wrong_shape(target: str) -> None:
+    out = msgnorm.to_provider(_records("anthropic"), target)
+    bad = copy.deepcopy(out)
+    messages, _ = request(target, bad)
+    if target in ("openai-chat", "openai-responses"):
+        messages[1]["bogus"] = 1
+    elif target == "gemini":
+        messages[0]["parts"][0]["bogus"] = 1
+    elif target == "bedrock":
+        messages[0]["content"][0] = {"txt": "x"}
+    else:
+        messages[0]["role"] = "human"
+    with pytest.raises(Exception):  # noqa: B017 (each SDK raises its own error type)
+        check(target, bad)
+
+
+def _corpus_files() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(CORPUS.rglob("*.jsonl"))
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is absent")
+@pytest.mark.parametrize("target", PROVIDERS)
+def test_corpus_sessions_validate_against_the_provider_sdk(target: str) -> None:
+    checked = 0
+    for path in _corpus_files():
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        try:
+            msgnorm.normalize_for_api(records)
+        except msgnorm.InvalidRecordError:
+            continue  # files that normalize_for_api itself refuses
+        check(target, msgnorm.to_provider(records, target))
+        checked += 1
+    assert checked > 0
+
+
+# --------------------------------------------------------------------------
+# differential: out → from_provider → normalize → out equals normalize → out
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", PROVIDERS)
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_provider_history_in_and_out_agrees_with_native_records(target: str, data: Any) -> None:
+    records = data.draw(histories())
+    native = msgnorm.to_provider(records, target)
+    messages, system = request(target, native)
+    via = msgnorm.convert(messages, source=target, target=target, system=system)
+    assert via == native
+
+
+# Anthropic output passes the history's own Anthropic blocks through, and the
+# generated histories hold made-up block types; the corpus and fixtures cover it.
+@pytest.mark.parametrize("target", [p for p in PROVIDERS if p != "anthropic"])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_generated_histories_validate_against_the_provider_sdk(target: str, data: Any) -> None:
+    records = data.draw(histories())
+    check(target, msgnorm.to_provider(records, target))
+
+
+# --------------------------------------------------------------------------
+# records: uuids, system prompts, errors
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", PROVIDERS)
+def test_records_are_msgnorm_records_with_derived_uuids(source: str) -> None:
+    recs = _records(source)
+    again = _records(source)
+    assert recs == again  # deterministic
+    uuids = [r["uuid"] for r in recs]
+    assert len(set(uuids)) == len(uuids)
+    assert recs[0]["type"] == "system" and recs[0]["subtype"] == "system_prompt"
+    for r in recs[1:]:
+        assert r["type"] in ("user", "assistant")
+        assert r["message"]["role"] == r["type"]
+    msgnorm.normalize_for_api(recs)  # valid records
+    # a longer history keeps the uuids of its prefix; another history gets others
+    messages, system = HISTORIES[source]
+    prefix = msgnorm.from_provider(messages[:2], source, system=system)
+    assert [r["uuid"] for r in prefix] == uuids[: len(prefix)]
+    other = copy.deepcopy(messages)
+    other[0] = copy.deepcopy(messages[-2])
+    changed = msgnorm.from_provider(other, source, system=system)
+    assert changed[1]["uuid"] != recs[1]["uuid"]
+
+
+def test_system_prompts_are_carried_to_every_target() -> None:
+    recs = msgnorm.from_provider(
+        [
+            {"role": "developer", "content": "Use metric units."},
+            {"role": "user", "content": "hi"},
+        ],
+        "openai-chat",
+    )
+    assert recs[0]["role"] == "developer"
+    assert msgnorm.to_openai_chat(recs)[0] == {"role": "developer", "content": "Use metric units."}
+    assert msgnorm.to_openai_responses(recs)[0] == {
+        "type": "message",
+        "role": "developer",
+        "content": "Use metric units.",
+    }
+    assert msgnorm.to_provider(recs, "anthropic")["system"] == "Use metric units."
+    assert msgnorm.to_gemini(recs)["system_instruction"] == {
+        "parts": [{"text": "Use metric units."}]
+    }
+    assert msgnorm.to_bedrock(recs)["system"] == [{"text": "Use metric units."}]
+    _, report = msgnorm.to_provider_report(recs, "bedrock")
+    assert report["dropped"] == 0  # carried, not dropped
+    # the system= argument adds a prompt after the history's own
+    out = msgnorm.to_openai_chat(recs, system="Be brief.")
+    assert [m["role"] for m in out[:2]] == ["developer", "system"]
+
+
+def test_unknown_source_or_target_lists_the_names() -> None:
+    with pytest.raises(ValueError, match="openai-chat") as e:
+        msgnorm.from_provider([], "openai")
+    for name in PROVIDERS:
+        assert repr(name) in str(e.value) or f'"{name}"' in str(e.value)
+    with pytest.raises(ValueError, match="unknown target"):
+        msgnorm.to_provider([], "claude")
+
+
+@pytest.mark.parametrize(
+    ("source", "messages", "path"),
+    [
+        ("openai-chat", [{"role": "user", "content": "a"}, {"role": "robot"}], "messages[1].role"),
+        (
+            "openai-chat",
+            [{"role": "tool", "content": "x"}],
+            "messages[0].tool_call_id",
+        ),
+        (
+            "openai-chat",
+            [{"role": "assistant", "tool_calls": [{"id": "a", "function": {}}]}],
+            "messages[0].tool_calls[0].function.name",
+        ),
+        ("anthropic", [{"role": "user", "content": 3}], "messages[0].content"),
+        ("anthropic", [{"role": "user", "content": [{"text": "x"}]}], "messages[0].content[0]"),
+        ("openai-responses", [{"type": "function_call", "name": "f"}], "messages[0].call_id"),
+        ("gemini", [{"role": "model"}], "messages[0].parts"),
+        ("gemini", [{"role": "assistant", "parts": []}], "messages[0].role"),
+        ("bedrock", [{"role": "user", "content": "hi"}], "messages[0].content"),
+        ("bedrock", ["not a message"], "messages[0]"),
+        ("openai-chat", [{"role": "user", "content": {1, 2}}], "messages[0]"),
+    ],
+)
+def test_a_message_that_does_not_fit_names_the_field(
+    source: str, messages: list[Any], path: str
+) -> None:
+    with pytest.raises(msgnorm.InvalidRecordError) as e:
+        msgnorm.from_provider(messages, source)
+    assert e.value.path == path
+    assert e.value.index == 0 or path.startswith("messages[1]")
+    assert path in str(e.value)
+
+
+def test_non_list_input_is_refused() -> None:
+    with pytest.raises(msgnorm.InvalidRecordError):
+        msgnorm.from_provider({"role": "user"}, "anthropic")  # type: ignore[arg-type]
+    with pytest.raises(msgnorm.InvalidRecordError, match="records"):
+        msgnorm.to_openai_chat("[]")
+
+
+# --------------------------------------------------------------------------
+# provider rules
+# --------------------------------------------------------------------------
+
+
+def _tool_history(call_id: str) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": call_id, "name": "f", "input": {}},
+                {"type": "tool_use", "id": call_id + "!", "name": "f", "input": {}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": call_id, "content": "a"},
+                {"type": "tool_result", "tool_use_id": call_id + "!", "content": "b"},
+            ],
+        },
+    ]
+
+
+@pytest.mark.parametrize(("target", "limit"), [("openai-chat", 40), ("bedrock", 64)])
+def test_tool_ids_are_rewritten_within_the_limit_and_stay_paired(target: str, limit: int) -> None:
+    long_id = "toolu_" + "x" * 70
+    out, report = msgnorm.to_provider_report(
+        msgnorm.from_provider(_tool_history(long_id), "anthropic"), target
+    )
+    check(target, out)
+    if target == "openai-chat":
+        calls = [c["id"] for c in out[1]["tool_calls"]]
+        results = [m["tool_call_id"] for m in out[2:]]
+    else:
+        calls = [b["toolUse"]["toolUseId"] for b in out["messages"][1]["content"]]
+        results = [b["toolResult"]["toolUseId"] for b in out["messages"][2]["content"]]
+    assert calls == results
+    assert len(set(calls)) == 2
+    for c in calls:
+        assert 1 <= len(c) <= limit
+        assert all(ch.isalnum() or ch in "_-" for ch in c)
+    assert report["ids_rewritten"] == 2
+    # deterministic
+    assert (
+        msgnorm.to_provider(msgnorm.from_provider(_tool_history(long_id), "anthropic"), target)
+        == out
+    )
+
+
+def test_valid_ids_are_kept_and_rewritten_ids_avoid_them() -> None:
+    out = msgnorm.to_openai_chat(msgnorm.from_provider(_tool_history("call_1"), "anthropic"))
+    ids = [c["id"] for c in out[1]["tool_calls"]]
+    assert ids[0] == "call_1"
+    assert ids[1] != "call_1" and ids[1].startswith("call_1_")
+
+
+def test_anthropic_ids_get_the_anthropic_charset() -> None:
+    out = msgnorm.to_provider(
+        msgnorm.from_provider(_tool_history("call.1"), "anthropic"), "anthropic"
+    )
+    check("anthropic", out)
+    ids = [b["id"] for b in out["messages"][1]["content"]]
+    assert all(i.replace("_", "").replace("-", "").isalnum() for i in ids)
+
+
+def test_signed_thinking_is_kept_byte_identical_where_the_target_verifies_it() -> None:
+    recs = _records("anthropic")
+    thinking = HISTORIES["anthropic"][0][1]["content"][0]
+    a = msgnorm.to_provider(recs, "anthropic")
+    assert a["messages"][1]["content"][0] == thinking
+    b = msgnorm.to_bedrock(recs)
+    assert b["messages"][1]["content"][0] == {
+        "reasoningContent": {
+            "reasoningText": {"text": thinking["thinking"], "signature": thinking["signature"]}
+        }
+    }
+    for target in ("openai-chat", "openai-responses", "gemini"):
+        out, report = msgnorm.to_provider_report(recs, target)
+        assert report["thinking_dropped"] == 1
+        assert "I need the weather tool." not in json.dumps(out, default=str)
+
+
+def test_reasoning_from_another_provider_is_dropped_and_counted() -> None:
+    recs = _records("openai-responses")
+    out, report = msgnorm.to_provider_report(recs, "anthropic")
+    assert report["thinking_dropped"] == 1
+    assert all(
+        b.get("type") != "thinking"
+        for m in out["messages"]
+        for b in m["content"]
+        if isinstance(b, dict)
+    )
+    items = msgnorm.to_openai_responses(recs)
+    assert HISTORIES["openai-responses"][0][2] in items  # the reasoning item itself
+
+
+def test_gemini_merges_turns_and_never_sends_empty_parts() -> None:
+    recs = msgnorm.from_provider(
+        [
+            {"role": "user", "content": "a"},
+            {"role": "assistant", "content": [{"type": "text", "text": "b"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "c"}]},
+            {"role": "user", "content": [{"type": "text", "text": "d"}]},
+        ],
+        "anthropic",
+    )
+    out, report = msgnorm.to_provider_report(recs, "gemini")
+    check("gemini", out)
+    assert [c["role"] for c in out["contents"]] == ["user", "model", "user"]
+    assert report["messages_merged"] == 1
+    assert all(c["parts"] for c in out["contents"])
+
+
+def test_gemini_function_responses_pair_by_name_without_ids() -> None:
+    contents = [
+        {"role": "user", "parts": [{"text": "go"}]},
+        {
+            "role": "model",
+            "parts": [
+                {"function_call": {"name": "f", "args": {"i": 1}}},
+                {"function_call": {"name": "g", "args": {}}},
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {"function_response": {"name": "g", "response": {"output": "G"}}},
+                {"function_response": {"name": "f", "response": {"output": "F"}}},
+            ],
+        },
+    ]
+    recs = msgnorm.from_provider(contents, "gemini")
+    calls = recs[1]["message"]["content"]
+    results = recs[2]["message"]["content"]
+    assert results[0]["tool_use_id"] == calls[1]["id"]
+    assert results[1]["tool_use_id"] == calls[0]["id"]
+    # normalize_for_api keeps both results: they answer the calls
+    out = msgnorm.to_provider(recs, "anthropic")
+    assert [b["content"] for b in out["messages"][2]["content"]] == ["G", "F"]
+
+
+def test_bedrock_starts_with_user_and_alternates() -> None:
+    recs = msgnorm.from_provider(
+        [
+            {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
+            {"role": "user", "content": "  "},
+        ],
+        "anthropic",
+    )
+    out = msgnorm.to_bedrock(recs)
+    check("bedrock", out)
+    roles = [m["role"] for m in out["messages"]]
+    assert roles[0] == "user"
+    assert all(a != b for a, b in itertools.pairwise(roles))
+    for m in out["messages"]:
+        for b in m["content"]:
+            if "text" in b:
+                assert b["text"].strip()
+
+
+def test_bedrock_binary_payloads_are_bytes() -> None:
+    out = msgnorm.to_bedrock(_records("anthropic"))
+    image = out["messages"][0]["content"][1]["image"]
+    assert image == {"format": "png", "source": {"bytes": b"\x89PNG\r\n\x1a\n"}}
+    doc = next(b for b in out["messages"][2]["content"] if "document" in b)["document"]
+    assert doc["source"]["bytes"] == b"%PDF-1.4" and doc["name"] == "report"
+
+
+def test_openai_chat_tool_result_media_moves_to_a_user_message() -> None:
+    recs = msgnorm.from_provider(
+        [
+            {"role": "user", "content": "shot"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "s", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t1",
+                        "content": [
+                            {"type": "text", "text": "here"},
+                            {
+                                "type": "image",
+                                "source": {
+                                    "type": "base64",
+                                    "media_type": "image/png",
+                                    "data": PNG,
+                                },
+                            },
+                        ],
+                    }
+                ],
+            },
+        ],
+        "anthropic",
+    )
+    out, report = msgnorm.to_provider_report(recs, "openai-chat")
+    check("openai-chat", out)
+    assert out[2] == {
+        "role": "tool",
+        "tool_call_id": "t1",
+        "content": [{"type": "text", "text": "here"}],
+    }
+    assert out[3]["role"] == "user"
+    assert out[3]["content"][0]["image_url"]["url"] == f"data:image/png;base64,{PNG}"
+    assert report["media_moved"] == 1
+
+
+def test_documents_in_each_target_shape() -> None:
+    recs = _records("anthropic")
+    chat = msgnorm.to_openai_chat(recs)
+    file = {
+        "type": "file",
+        "file": {"file_data": f"data:application/pdf;base64,{PDF}", "filename": "report"},
+    }
+    assert any(isinstance(m["content"], list) and file in m["content"] for m in chat)
+    items = msgnorm.to_openai_responses(recs)
+    assert any(
+        p.get("type") == "input_file"
+        for it in items
+        if isinstance(it.get("content"), list)
+        for p in it["content"]
+    )
+    g = msgnorm.to_gemini(recs)
+    assert {"inline_data": {"mime_type": "application/pdf", "data": PDF}} in g["contents"][2][
+        "parts"
+    ]
+
+
+def test_unknown_provider_parts_survive_their_own_round_trip_only() -> None:
+    chat = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "listen"},
+                {"type": "input_audio", "input_audio": {"data": "UklGR", "format": "wav"}},
+            ],
+        }
+    ]
+    recs = msgnorm.from_provider(chat, "openai-chat")
+    assert msgnorm.to_openai_chat(recs) == chat
+    out, report = msgnorm.to_provider_report(recs, "anthropic")
+    assert out["messages"] == [{"role": "user", "content": [{"type": "text", "text": "listen"}]}]
+    assert report["parts_dropped"] == 1
+
+
+def test_structs_and_normalize_false() -> None:
+    recs = _records("openai-chat")
+    norm = msgnorm.normalize_for_api(recs)
+    a = msgnorm.to_openai_chat(recs)
+    b = msgnorm.to_openai_chat(norm, normalize=False)
+    assert a[1:] == b  # without the history's system records, no system message
+    structs = msgnorm.from_builtins(norm)
+    assert msgnorm.to_openai_chat(structs, normalize=False) == b
+
+
+def test_gemini_sdk_objects_are_accepted() -> None:
+    types = pytest.importorskip("google.genai.types")
+    contents = [
+        types.Content(role="user", parts=[types.Part(text="hi")]),
+        types.Content(
+            role="model",
+            parts=[types.Part(function_call=types.FunctionCall(name="f", args={"a": 1}))],
+        ),
+        types.Content(
+            role="user",
+            parts=[
+                types.Part(
+                    function_response=types.FunctionResponse(name="f", response={"output": "x"})
+                )
+            ],
+        ),
+    ]
+    out = msgnorm.convert(contents, source="gemini", target="gemini")
+    check("gemini", out)
+    assert out["contents"][1]["parts"][0]["function_call"] == {"name": "f", "args": {"a": 1}}
+
+
+# --------------------------------------------------------------------------
+# CLI: --source and --format
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["records", *PROVIDERS])
+def test_cli_converts_between_formats(target: str, tmp_path: Path) -> None:
+    from msgnorm.cli import main
+
+    src = tmp_path / "chat.json"
+    src.write_text(json.dumps(HISTORIES["openai-chat"][0]))
+    out = tmp_path / "out.json"
+    assert (
+        main(["normalize", str(src), "--source", "openai-chat", "--format", target, "-o", str(out)])
+        == 0
+    )
+    got = json.loads(out.read_text())
+    records = _records("openai-chat")
+    if target == "records":
+        assert got == msgnorm.normalize_for_api(records)
+    elif target == "bedrock":
+        # JSON output: bytes are written as base64
+        assert len(got["messages"]) == len(msgnorm.to_bedrock(records)["messages"])
+    else:
+        assert got == msgnorm.to_provider(records, target)
+    if target == "openai-chat":
+        assert got == HISTORIES["openai-chat"][0]  # the round trip through the CLI
+
+
+def test_cli_takes_a_request_object_with_its_system(tmp_path: Path) -> None:
+    from msgnorm.cli import main
+
+    messages, system = HISTORIES["gemini"]
+    src = tmp_path / "req.json"
+    src.write_text(json.dumps({"contents": messages, "system_instruction": system}))
+    out = tmp_path / "out.json"
+    assert (
+        main(["normalize", str(src), "--source", "gemini", "--format", "gemini", "-o", str(out)])
+        == 0
+    )
+    assert json.loads(out.read_text()) == {"system_instruction": system, "contents": messages}
+
+
+# --------------------------------------------------------------------------
+# LangChain v1 messages (source="langchain", target="langchain")
+# --------------------------------------------------------------------------
+
+
+def test_langchain_messages_round_trip() -> None:
+    lc = pytest.importorskip("langchain_core.messages")
+    messages = [
+        lc.SystemMessage(content="You are terse."),
+        lc.HumanMessage(content="Weather in Paris?"),
+        lc.AIMessage(
+            content="Checking.",
+            tool_calls=[
+                {
+                    "name": "get_weather",
+                    "args": {"city": "Paris"},
+                    "id": "call_1",
+                    "type": "tool_call",
+                }
+            ],
+        ),
+        lc.ToolMessage(content="18C", tool_call_id="call_1"),
+        lc.AIMessage(content="It is 18C."),
+        lc.HumanMessage(
+            content=[
+                {"type": "text", "text": "and this?"},
+                {"type": "image", "base64": PNG, "mime_type": "image/png"},
+            ]
+        ),
+        lc.AIMessage(content="A blank image."),
+    ]
+    records = msgnorm.from_provider(messages, "langchain")
+    assert records[0]["type"] == "system"
+    back = msgnorm.to_provider(records, "langchain")
+    assert [type(m).__name__ for m in back] == [type(m).__name__ for m in messages]
+    for a, b in zip(messages, back, strict=True):
+        assert b.content == a.content
+    assert back[2].tool_calls == messages[2].tool_calls
+    assert back[3].tool_call_id == "call_1" and back[3].status == "success"
+    # and into a provider's shape
+    out = msgnorm.convert(messages, source="langchain", target="openai-chat")
+    check("openai-chat", out)
+    assert out[0] == {"role": "system", "content": "You are terse."}
+
+
+def test_langchain_output_is_repaired() -> None:
+    lc = pytest.importorskip("langchain_core.messages")
+    messages = [
+        lc.AIMessage(
+            content="", tool_calls=[{"name": "f", "args": {}, "id": "t1", "type": "tool_call"}]
+        ),
+        lc.HumanMessage(content="go on"),
+    ]
+    out = msgnorm.convert(messages, source="langchain", target="langchain")
+    # a user message first, the missing tool result inserted, then the prompt
+    assert isinstance(out[0], lc.HumanMessage)
+    assert isinstance(out[1], lc.AIMessage) and out[1].tool_calls[0]["id"] == "t1"
+    assert isinstance(out[2], lc.ToolMessage) and out[2].status == "error"
+    assert isinstance(out[3], lc.HumanMessage) and out[3].content == "go on"
+    with pytest.raises(msgnorm.InvalidRecordError, match=r"messages\[0\]"):
+        msgnorm.from_provider(["hi"], "langchain")
+
+
+def test_hostile_values_are_refused_with_a_path() -> None:
+    deep: Any = "x"
+    for _ in range(1000):
+        deep = {"a": deep}
+    msgs = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [deep]}]
+    with pytest.raises(msgnorm.InvalidRecordError) as e:
+        msgnorm.from_provider(msgs, "anthropic")
+    assert e.value.path == "messages[1]"
+    with pytest.raises(msgnorm.InvalidRecordError, match="not a str"):
+        msgnorm.from_provider([{"role": "user", 1: "x"}], "openai-chat")
+    with pytest.raises(msgnorm.InvalidRecordError, match="surrogate"):
+        msgnorm.from_provider([{"role": "user", "content": "\ud800"}], "openai-chat")
+    cyclic: dict[str, Any] = {"role": "user"}
+    cyclic["content"] = [cyclic]
+    with pytest.raises(msgnorm.InvalidRecordError):
+        msgnorm.from_provider([cyclic], "anthropic")
+    # big numbers survive
+    big = {"type": "tool_use", "id": "t", "name": "f", "input": {"n": 2**80, "x": 0.1}}
+    recs = msgnorm.from_provider(
+        [{"role": "user", "content": "a"}, {"role": "assistant", "content": [big]}], "anthropic"
+    )
+    out = msgnorm.to_provider(recs, "anthropic")
+    assert out["messages"][1]["content"][0]["input"] == {"n": 2**80, "x": 0.1}
+
+
+_roles = st.sampled_from(["user", "assistant", "model", "system", "developer", "tool", "x"])
+_json = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=3)),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["type", "text", "role", "content", "id", "parts", "call_id", "name"]),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=8,
+)
+_messages = st.lists(
+    st.fixed_dictionaries(
+        {"role": _roles},
+        optional={
+            "content": _json,
+            "parts": _json,
+            "type": st.sampled_from(["message", "function_call", "reasoning", "other"]),
+            "call_id": st.text(max_size=3),
+            "name": st.text(max_size=3),
+        },
+    ),
+    max_size=5,
+)
+
+
+@pytest.mark.parametrize("source", PROVIDERS)
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(messages=_messages)
+def test_arbitrary_messages_give_records_or_a_clear_error(
+    source: str, messages: list[dict[str, Any]]
+) -> None:
+    try:
+        records = msgnorm.from_provider(messages, source)
+    except msgnorm.InvalidRecordError as e:
+        assert e.path.startswith("messages[")
+        return
+    for target in PROVIDERS:
+        try:
+            msgnorm.to_provider(records, target)
+        except msgnorm.InvalidRecordError as e:
+            # only blocks passed through as given (Anthropic source) can be invalid records
+            assert source == "anthropic", e
