@@ -38,16 +38,27 @@ def request_ends(norm: list[dict[str, Any]], n: int) -> list[int]:
 
 
 def simulate(
-    norm: list[dict[str, Any]], ends: list[int], edit: dict[str, Any] | None
+    norm: list[dict[str, Any]],
+    ends: list[int],
+    edit: dict[str, Any] | None,
+    conversation: bool = False,
 ) -> dict[str, Any]:
+    """One run; with ``conversation`` the policy is a :class:`msgnorm.Conversation`'s
+    (``clear_tool_results=edit``) instead of the function carried forward."""
     sent_prev: list[dict[str, Any]] = []
     prev_end = 0
     total = write = read = events = 0
+    conv = msgnorm.Conversation(clear_tool_results=edit) if conversation else None
     for end in ends:
-        sent = sent_prev + norm[prev_end:end]
-        if edit is not None:
-            sent, rep = msgnorm.clear_tool_results_report(sent, **edit)
-            events += rep["first_changed"] is not None
+        if conv is not None:
+            conv.append(norm[prev_end:end])
+            sent = conv.for_api()
+            events = len(conv.edits)
+        else:
+            sent = sent_prev + norm[prev_end:end]
+            if edit is not None:
+                sent, rep = msgnorm.clear_tool_results_report(sent, **edit)
+                events += rep["first_changed"] is not None
         costs = msgnorm.count_tokens_per_record(sent)
         common = 0
         for a, b in zip(sent, sent_prev, strict=False):
@@ -84,22 +95,21 @@ def main(argv: list[str] | None = None) -> int:
             f"only {len(ends)} requests in {args.records} records: raise --records", file=sys.stderr
         )
         return 1
-    policies = {
-        "no clearing": None,
-        f"trigger {args.trigger:,}, keep 3": {"trigger": args.trigger, "keep": 3},
-        f"trigger {args.trigger:,}, keep 3, clear_at_least {args.clear_at_least:,}": {
-            "trigger": args.trigger,
-            "keep": 3,
-            "clear_at_least": args.clear_at_least,
-        },
+    plain = {"trigger": args.trigger, "keep": 3}
+    least = {**plain, "clear_at_least": args.clear_at_least}
+    policies: dict[str, tuple[dict[str, Any] | None, bool]] = {
+        "no clearing": (None, False),
+        f"trigger {args.trigger:,}, keep 3": (plain, False),
+        f"trigger {args.trigger:,}, keep 3, clear_at_least {args.clear_at_least:,}": (least, False),
+        "the same, as a `Conversation` policy": (least, True),
     }
     print(f"{len(ends)} requests, {ends[-1]:,} normalized records, §6 tokens\n")
     print(
         "| policy | tokens sent | cache writes | cache reads | clearing events | last request | effective cost |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for name, edit in policies.items():
-        r = simulate(norm, ends, edit)
+    for name, (edit, conversation) in policies.items():
+        r = simulate(norm, ends, edit, conversation)
         print(
             f"| {name} | {r['sent']:,} | {r['cache_write']:,} | {r['cache_read']:,} | "
             f"{r['events']} | {r['last']:,} | {r['effective']:,.0f} |"

@@ -473,6 +473,16 @@ class Report:
             conv.append(history)
             conv.for_api()
             convs[kind] = conv
+        # The same turn with a context-editing policy: one whose trigger is never
+        # crossed, and one that fired once on the history (its trigger at 70% of it,
+        # with what it cleared applied to every later turn) and does not fire again.
+        tokens = convs["dicts"].count_tokens()
+        for kind, trigger in (("never", 10**15), ("fired", int(tokens * 0.7))):
+            conv = mn.Conversation(kind="dicts", clear_tool_results={"trigger": trigger})
+            conv.append(history)
+            conv.for_api()
+            convs[kind] = conv
+        fired = len(convs["fired"].edits)
         supply = {kind: iter(turns) for kind in convs}
 
         def turn(kind: str) -> Callable[[], Any]:
@@ -483,6 +493,12 @@ class Report:
 
             return run
 
+        m_never = f"Conversation turn with an editing policy that never fired vs none ({fmt_n(n)})"
+        m_fired = (
+            f"Conversation turn with an editing policy that fired before, not now, vs none "
+            f"({fmt_n(n)})"
+        )
+
         def batch() -> Any:
             out = mn.normalize_for_api(history)
             return out, mn.count_tokens(out)
@@ -491,11 +507,17 @@ class Report:
             "batch": Contender("batch normalize_for_api + count_tokens", batch),
             "dicts": Contender("Conversation turn, dicts", turn("dicts")),
             "bytes": Contender("Conversation turn, bytes", turn("bytes")),
+            "never": Contender("Conversation turn, dicts, policy never fired", turn("never")),
+            "fired": Contender("Conversation turn, dicts, policy fired before", turn("fired")),
         }
         self.log("conversation")
         self.race(list(c.values()), rounds=max(5, self.plan.rounds))
         self.ratio_row(m_dicts, c["dicts"], c["batch"], target=100, faster=True)
         self.ratio_row(m_bytes, c["bytes"], c["batch"], target=None, faster=True)
+        self.ratio_row(m_never, c["never"], c["dicts"], target=1.1, faster=False)
+        self.ratio_row(m_fired, c["fired"], c["dicts"], target=1.1, faster=False)
+        if len(convs["fired"].edits) != fired:
+            self.errors.append("conversation: the policy fired during the timed turns")
         state = len(convs["bytes"].to_bytes())
         self.rows.append(
             Row(
@@ -876,6 +898,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the corpus-scale section (batch, Arrow, engines)",
     )
+    ap.add_argument(
+        "--only",
+        help="comma-separated sections: normalize, tokens, editing, sessions, conversation, "
+        "scaling, corpus_scale, memory",
+    )
     args = ap.parse_args(argv)
     plan = QUICK if args.quick else FULL
     if args.size:
@@ -884,15 +911,19 @@ def main(argv: list[str] | None = None) -> int:
     rep = Report(plan)
     header = rep.header()
     try:
-        if not args.only_scale:
+        if args.only:
+            for name in args.only.split(","):
+                getattr(rep, name.strip())()
+        elif not args.only_scale:
             rep.normalize()
             rep.tokens()
             rep.editing()
             rep.sessions()
             rep.conversation()
             rep.scaling()
-        rep.corpus_scale(engines=not args.no_engines)
-        if not args.no_memory and not args.only_scale:
+        if not args.only:
+            rep.corpus_scale(engines=not args.no_engines)
+        if not args.no_memory and not args.only_scale and not args.only:
             rep.memory()
     except Exception as e:  # the harness itself broke
         import traceback

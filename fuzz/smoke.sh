@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 SECONDS_EACH="${SECONDS_EACH:-${1:-20}}"
 ENGINE="${FUZZ_ENGINE:-stable}"
 LIMIT=$((SECONDS_EACH + 60)) # a hang (or a check stuck on one input) fails the run
-TARGETS=(normalize_for_api normalize_messages count_tokens budget session)
+TARGETS=(normalize_for_api normalize_messages count_tokens budget session conversation)
 
 # Per-target corpora from the shared seeds, with the option bytes each target reads first.
 prefix() {
@@ -20,6 +20,7 @@ prefix() {
         normalize_for_api) printf '\x00' ;;
         count_tokens) printf '\x00' ;;
         session) printf '\x00' ;;
+        conversation) printf '\x00' ;;
         budget) printf '\x00\x10\x00' ;;
         *) ;;
     esac
@@ -73,5 +74,5 @@ run_pair() {
 }
 run_pair "${TARGETS[0]}" "${TARGETS[1]}"
 run_pair "${TARGETS[2]}" "${TARGETS[3]}"
-run_pair "${TARGETS[4]}"
+run_pair "${TARGETS[4]}" "${TARGETS[5]}"
 exit "$status"

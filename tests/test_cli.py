@@ -324,3 +324,38 @@ def test_normalize_clearing_happens_before_the_token_budget(tmp_path: Path) -> N
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == norm  # fits once cleared: nothing trimmed
+
+
+def test_follow_with_a_context_editing_policy(tmp_path: Path) -> None:
+    """`follow --clear-tool-results`: the line of the turn that crossed the trigger
+    says what was cleared and from which record the prompt cache is rewritten,
+    exactly as the Conversation policy does it."""
+    path = tmp_path / "live.jsonl"
+    history = _tool_history(path, 2)
+    args = ["follow", str(path), "--interval", "0.05", "--idle-exit", "3"]
+    args += ["--clear-tool-results=1", "--trigger", "400"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "msgnorm.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    assert "context edit" not in proc.stdout.readline().decode()
+    more = _tool_history(tmp_path / "more.jsonl", 8)[1 + 2 * 2 :]
+    conv = msgnorm.Conversation(history, clear_tool_results={"trigger": 400, "keep": 1})
+    lines = []
+    for i in range(0, len(more), 2):
+        with path.open("a") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in more[i : i + 2]))
+        conv.append(more[i : i + 2])
+        conv.for_api()
+        lines.append(proc.stdout.readline().decode())
+    assert proc.wait(timeout=30) == 0
+    fired = [ln for ln in lines if "context edit" in ln]
+    assert len(fired) == len(conv.edits) >= 1
+    e = conv.edits[0]
+    assert (
+        f"context edit: {e['results_cleared']} tool results, 0 thinking blocks cleared, "
+        f"{e['tokens_saved']} tokens saved, the prompt cache rewritten from record "
+        f"{e['first_changed']}"
+    ) in fired[0]

@@ -5,8 +5,10 @@
 //! - an error is one the entry point documents (a `Pairing` error only with
 //!   `strict`, a `Budget` error only from the budget functions, 1-based JSON
 //!   line and column, an `InvalidRecord` path that starts with `records[index]`);
-//! - any JSON output is a valid JSON array (checked by an independent strict
-//!   validator, [`validate_json`]) and reads back with the core's own reader;
+//! - the reader refuses exactly the inputs serde_json (an outside oracle)
+//!   refuses, but lone-surrogate escapes, which it refuses on purpose;
+//! - any JSON output is a valid JSON array (checked by serde_json,
+//!   [`validate_json`]) and reads back with the core's own reader;
 //! - `normalize_for_api`'s output has SPEC §4's guarantees and is a fixed point:
 //!   run again (also with `strict=True`) it comes back byte for byte;
 //! - `normalize_messages` yields one block per user/assistant record;
@@ -64,156 +66,98 @@ fn check_input_error(e: &Error, what: &str) {
     }
 }
 
-/// RFC 8259 validation of one JSON text, iteratively (no recursion, any depth).
+/// Whether `b` is one JSON text, by serde_json: an outside oracle (as jiter's
+/// `compare_to_serde.rs`), not a second hand-written validator. Past serde_json's
+/// recursion limit the check runs again without it, on a thread with a stack big
+/// enough for any input the fuzzers make.
 pub fn validate_json(b: &[u8]) -> Result<(), String> {
-    let mut i = 0usize;
-    let ws = |i: &mut usize| {
-        while *i < b.len() && matches!(b[*i], b' ' | b'\t' | b'\n' | b'\r') {
-            *i += 1;
+    fn run(b: &[u8], unbounded: bool) -> Result<(), serde_json::Error> {
+        use serde::Deserialize;
+        let mut de = serde_json::Deserializer::from_slice(b);
+        if unbounded {
+            de.disable_recursion_limit();
         }
-    };
-    // true = object, false = array
-    let mut stack: Vec<bool> = Vec::new();
-    let err = |i: usize, m: &str| Err(format!("{m} at byte {i}"));
-    std::str::from_utf8(b).map_err(|e| format!("not UTF-8: {e}"))?;
-    ws(&mut i);
-    loop {
-        // Expect a value at i.
-        ws(&mut i);
-        let Some(&c) = b.get(i) else {
-            return err(i, "expected a value");
-        };
-        let mut opened = false;
-        match c {
-            b'{' | b'[' => {
-                i += 1;
-                ws(&mut i);
-                let close = if c == b'{' { b'}' } else { b']' };
-                if b.get(i) == Some(&close) {
-                    i += 1;
-                } else {
-                    stack.push(c == b'{');
-                    opened = true;
-                    if c == b'{' {
-                        i = string(b, i)?;
-                        ws(&mut i);
-                        if b.get(i) != Some(&b':') {
-                            return err(i, "expected ':'");
-                        }
-                        i += 1;
-                    }
-                }
-            }
-            b'"' => i = string(b, i)?,
-            b't' if b[i..].starts_with(b"true") => i += 4,
-            b'f' if b[i..].starts_with(b"false") => i += 5,
-            b'n' if b[i..].starts_with(b"null") => i += 4,
-            b'-' | b'0'..=b'9' => i = number(b, i)?,
-            _ => return err(i, "bad value"),
+        serde::de::IgnoredAny::deserialize(&mut de)?;
+        de.end()
+    }
+    match run(b, false) {
+        Ok(()) => Ok(()),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            let owned = b.to_vec();
+            std::thread::Builder::new()
+                .stack_size(1 << 30)
+                .spawn(move || run(&owned, true).map_err(|e| e.to_string()))
+                .expect("a validation thread")
+                .join()
+                .expect("the validation thread")
         }
-        if opened {
-            continue;
-        }
-        // After a value: close containers or move to the next member.
-        loop {
-            ws(&mut i);
-            let Some(&obj) = stack.last() else {
-                return if i == b.len() {
-                    Ok(())
-                } else {
-                    err(i, "data after the value")
-                };
-            };
-            match b.get(i) {
-                Some(b',') => {
-                    i += 1;
-                    if obj {
-                        ws(&mut i);
-                        i = string(b, i)?;
-                        ws(&mut i);
-                        if b.get(i) != Some(&b':') {
-                            return err(i, "expected ':'");
-                        }
-                        i += 1;
-                    }
-                    break;
-                }
-                Some(b'}') if obj => {
-                    stack.pop();
-                    i += 1;
-                }
-                Some(b']') if !obj => {
-                    stack.pop();
-                    i += 1;
-                }
-                _ => return err(i, "expected ',' or a closing bracket"),
-            }
-        }
+        Err(e) => Err(e.to_string()),
     }
 }
 
-fn string(b: &[u8], mut i: usize) -> Result<usize, String> {
-    if b.get(i) != Some(&b'"') {
-        return Err(format!("expected a string at byte {i}"));
+/// serde_json's verdict on an input read the way the core reads it: one JSON
+/// array, else JSON Lines (each line that is not blank one JSON text). `None`
+/// where the two are known to differ on purpose: an empty input (the core
+/// refuses it: there are no records) and a UTF-8 byte order mark (the core
+/// skips it, as Claude Code's files may start with one).
+fn serde_verdict(input: &[u8]) -> Option<bool> {
+    if input.iter().all(|c| c.is_ascii_whitespace()) || input.starts_with(b"\xEF\xBB\xBF") {
+        return None;
     }
-    i += 1;
-    loop {
-        match b.get(i) {
-            None => return Err("unterminated string".into()),
-            Some(b'"') => return Ok(i + 1),
-            Some(b'\\') => {
-                match b.get(i + 1) {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-                    Some(b'u') => {
-                        let hex = b.get(i + 2..i + 6).ok_or("short \\u escape")?;
-                        if !hex.iter().all(u8::is_ascii_hexdigit) {
-                            return Err(format!("bad \\u escape at byte {i}"));
-                        }
-                        i += 6;
-                    }
-                    _ => return Err(format!("bad escape at byte {i}")),
-                };
-            }
-            Some(&c) if c < 0x20 => return Err(format!("raw control character at byte {i}")),
-            Some(_) => i += 1,
-        }
+    if std::str::from_utf8(input).is_err() {
+        return Some(false);
     }
+    let first = input.iter().find(|c| !c.is_ascii_whitespace());
+    if first == Some(&b'[') && validate_json(input).is_ok() {
+        return Some(true);
+    }
+    Some(
+        input
+            .split(|&c| c == b'\n')
+            .filter(|l| !l.iter().all(|c| c.is_ascii_whitespace()))
+            .all(|l| validate_json(l).is_ok()),
+    )
 }
 
-fn number(b: &[u8], mut i: usize) -> Result<usize, String> {
-    let digits = |i: &mut usize| {
-        let s = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            *i += 1;
-        }
-        *i - s
+/// Whether `b` holds a `\uD800`-`\uDFFF` escape.
+fn has_surrogate_escape(b: &[u8]) -> bool {
+    b.windows(4).any(|w| {
+        w[0] == b'\\'
+            && w[1] == b'u'
+            && matches!(w[2], b'd' | b'D')
+            && matches!(w[3], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+    })
+}
+
+/// The core's reader refuses exactly the inputs serde_json refuses.
+fn check_against_serde<T>(input: &[u8], result: &Result<T, Error>, what: &str) {
+    let Some(valid) = serde_verdict(input) else {
+        return;
     };
-    if b.get(i) == Some(&b'-') {
-        i += 1;
-    }
-    match b.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            digits(&mut i);
-        }
-        _ => return Err(format!("bad number at byte {i}")),
-    }
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return Err(format!("bad fraction at byte {i}"));
+    let refused = matches!(result, Err(Error::Json { .. }));
+    // A difference on purpose: a `\u` escape of a lone surrogate is valid JSON
+    // syntax (RFC 8259 leaves its meaning open; serde_json, skipping strings,
+    // accepts it) but no Unicode text, so the core refuses it.
+    if let Err(Error::Json { msg, .. }) = result {
+        if msg.contains("lone surrogate") || msg.contains("low surrogate") {
+            assert!(
+                has_surrogate_escape(input),
+                "{what}: a lone-surrogate error without such an escape"
+            );
+            return;
         }
     }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return Err(format!("bad exponent at byte {i}"));
-        }
-    }
-    Ok(i)
+    assert!(
+        valid != refused,
+        "{what}: serde_json says the input is {}valid JSON, the core {}: {:?}\n{}",
+        if valid { "" } else { "not " },
+        match result {
+            Err(e) => format!("refuses it ({e})"),
+            Ok(_) => "accepts it".to_owned(),
+        },
+        result.as_ref().err(),
+        String::from_utf8_lossy(input)
+    );
 }
 
 /// A JSON array output: valid JSON, an array, and readable by the core.
@@ -335,7 +279,9 @@ pub fn normalize_for_api(data: &[u8]) {
     let (flags, input) = split_first(data);
     let opts = api_options(flags);
     let mut report = Report::default();
-    let out = match on_json::normalize_for_api(input, &opts, &mut report) {
+    let result = on_json::normalize_for_api(input, &opts, &mut report);
+    check_against_serde(input, &result, "normalize_for_api");
+    let out = match result {
         Ok(out) => out,
         Err(Error::Pairing { index, ids, .. }) => {
             assert!(
@@ -432,7 +378,9 @@ fn count_params(b: u8) -> CountParams {
 pub fn count_tokens(data: &[u8]) {
     let (b, input) = split_first(data);
     let p = count_params(b);
-    let costs = match on_json::count_tokens_per_record(input, &p) {
+    let result = on_json::count_tokens_per_record(input, &p);
+    check_against_serde(input, &result, "count_tokens_per_record");
+    let costs = match result {
         Ok(c) => c,
         Err(e) => return check_input_error(&e, "count_tokens_per_record"),
     };
@@ -461,7 +409,9 @@ pub fn budget(data: &[u8]) {
     let pin = usize::from(data[1] & 3);
     let p = count_params(data[2]);
     let input = &data[3..];
-    let costs = match on_json::count_tokens_per_record(input, &p) {
+    let result = on_json::count_tokens_per_record(input, &p);
+    check_against_serde(input, &result, "count_tokens_per_record");
+    let costs = match result {
         Ok(c) => c,
         Err(e) => {
             check_input_error(&e, "count_tokens_per_record");
@@ -638,12 +588,133 @@ pub fn session(data: &[u8]) {
     }
 }
 
+/// `conversation::Conversation`: the input's records appended in chunks (sizes
+/// from the first byte), with a context-editing policy when bit 0 is set.
+/// Without one, the output after every append is the batch `normalize_for_api`
+/// of the records so far, byte for byte; with one, it is a fixed point of
+/// `normalize_for_api` (the §4 guarantees hold) and never has more tokens than
+/// the batch output. Either way the settled output changes only at a counted
+/// rewrite or a recorded event, a saved conversation restores to the same
+/// output, and damaged saved data is refused, never a panic.
+pub fn conversation(data: &[u8]) {
+    use msgnorm_core::conversation::{Conversation, Policy, Settings};
+    use msgnorm_core::editing::{ClearInputs, ThinkingOptions, ToolOptions, Trigger};
+    let (flags, input) = split_first(data);
+    let Ok(src) = utf8(input) else { return };
+    let Ok(recs) = read_records(src, ReadOpts::default()) else {
+        return;
+    };
+    let lines: Vec<&str> = recs.iter().filter_map(|r| r.orig.map(|o| o.text)).collect();
+    let mut conv = Conversation::new(Settings::default()).expect("settings");
+    let policy = flags & 1 == 1;
+    if policy {
+        let trigger = if flags & 2 == 0 {
+            Trigger::InputTokens(u64::from(flags >> 3) * 8)
+        } else {
+            Trigger::ToolUses(u64::from(flags >> 5))
+        };
+        conv.set_policy(Some(Policy {
+            trigger,
+            clear_at_least: u64::from(flags & 4) * 4,
+            tools: Some(ToolOptions {
+                trigger,
+                keep: usize::from(flags >> 6),
+                clear_at_least: 0,
+                exclude_tools: vec!["Keep".into()],
+                clear_inputs: if flags & 16 == 0 {
+                    ClearInputs::None
+                } else {
+                    ClearInputs::All
+                },
+                placeholder: "[cleared]".into(),
+            }),
+            thinking: Some(ThinkingOptions {
+                keep_turns: Some(usize::from(flags >> 7)),
+            }),
+        }))
+        .expect("policy");
+    }
+    let step = 1 + usize::from(flags >> 4);
+    let mut settled: Vec<u8> = Vec::new();
+    let (mut rewrites, mut events) = (0, 0);
+    let mut at = 0;
+    while at < lines.len() {
+        let end = (at + step).min(lines.len());
+        let chunk = format!("[{}]", lines[at..end].join(","));
+        conv.append(chunk.as_bytes())
+            .expect("records read once read again");
+        at = end;
+        let so_far = format!("[{}]", lines[..at].join(","));
+        let batch = on_json::normalize_for_api(
+            so_far.as_bytes(),
+            &ApiOptions::default(),
+            &mut Report::default(),
+        );
+        let out = match (conv.for_api(), batch) {
+            (Ok(o), Ok(b)) => {
+                if !policy {
+                    assert_eq!(o, b, "the conversation differs from the batch call");
+                } else {
+                    let again = on_json::normalize_for_api(
+                        &o,
+                        &ApiOptions::default(),
+                        &mut Report::default(),
+                    )
+                    .expect("the edited output normalizes");
+                    assert_eq!(again, o, "the edited output is not a fixed point");
+                    let p = CountParams::default();
+                    let t = |x: &[u8]| -> u64 {
+                        on_json::count_tokens_per_record(x, &p)
+                            .expect("count")
+                            .iter()
+                            .sum()
+                    };
+                    assert!(t(&o) <= t(&b), "editing raised the token count");
+                }
+                o
+            }
+            (Err(_), Err(_)) => return, // both refuse (the same record)
+            (a, b) => panic!("conversation {:?} but batch {:?}", a.err(), b.err()),
+        };
+        let n = conv.settled_len().expect("settled");
+        let ev = conv.edits().expect("edits").len();
+        let now: Vec<u8> = conv.json_range(0, n);
+        if conv.rewrites() == rewrites && ev == events && !settled.is_empty() {
+            let prefix = &settled[..settled.len() - 1];
+            assert!(
+                now.starts_with(prefix),
+                "the settled output changed without a rewrite or an event"
+            );
+        }
+        rewrites = conv.rewrites();
+        events = ev;
+        settled = now;
+        let saved = conv.to_bytes();
+        let mut back = Conversation::from_bytes(&saved).expect("a saved conversation loads");
+        assert_eq!(
+            back.for_api().expect("restored"),
+            out,
+            "restored differently"
+        );
+        let mut bad = saved.clone();
+        let i = usize::from(flags) * 7919 % bad.len();
+        bad[i] ^= 0x5a;
+        let _ = Conversation::from_bytes(&bad); // an error, never a panic
+        bad.truncate(i);
+        assert!(
+            Conversation::from_bytes(&bad).is_err(),
+            "truncated data loaded"
+        );
+    }
+}
+
 pub const TARGETS: &[(&str, Check)] = &[
     ("normalize_for_api", normalize_for_api),
     ("normalize_messages", normalize_messages),
     ("count_tokens", count_tokens),
     ("budget", budget),
     ("session", session),
+    ("conversation", conversation),
 ];
 
 #[cfg(test)]

@@ -222,7 +222,7 @@ def _follow(args: argparse.Namespace) -> int:
     """Tails a growing session file: the main thread, turn by turn, on a Conversation."""
     path = Path(args.path)
     loaded = session.load_session(path, kind="bytes")
-    conv = Conversation(loaded.records, kind="bytes")
+    conv = _conversation(args, loaded.records)
     offset = path.stat().st_size
     with path.open("rb") as f:
         f.seek(offset)
@@ -253,7 +253,7 @@ def _follow(args: argparse.Namespace) -> int:
         records, broken = _new_records(data[:cut])
         for rec in records:
             if rec.get("type") == "system" and rec.get("subtype") == "compact_boundary":
-                conv = Conversation(kind="bytes")  # what follows replaces the history
+                conv = _conversation(args)  # what follows replaces the history
             if rec.get("isSidechain") is True:
                 continue  # a subagent's record: not the main thread
             try:
@@ -263,6 +263,23 @@ def _follow(args: argparse.Namespace) -> int:
         updates += 1
         _report_turn(conv, len(records), "update", broken)
     return 0
+
+
+def _conversation(args: argparse.Namespace, records: Any = None) -> Conversation:
+    """``follow``'s conversation, with its context-editing policy if one was asked for."""
+    tools = None
+    if args.clear_tool_results is not None:
+        tools = {"trigger": args.trigger, "keep": args.clear_tool_results}
+        if args.clear_at_least:
+            tools["clear_at_least"] = args.clear_at_least
+    thinking: Any = None
+    if args.clear_thinking is not None:
+        thinking = args.clear_thinking
+        if tools is None:
+            thinking = {"keep_turns": thinking, "trigger": args.trigger}
+            if args.clear_at_least:
+                thinking["clear_at_least"] = args.clear_at_least
+    return Conversation(records, kind="bytes", clear_tool_results=tools, clear_thinking=thinking)
 
 
 def _new_records(data: bytes) -> tuple[list[dict[str, Any]], int]:
@@ -286,6 +303,14 @@ def _new_records(data: bytes) -> tuple[list[dict[str, Any]], int]:
 def _report_turn(conv: Conversation, added: int, what: str, broken: int = 0) -> None:
     fired = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in conv.tail_report().items() if v)
     extra = f"; {broken} broken line(s) skipped" if broken else ""
+    edits = conv.edits
+    if edits and edits[-1]["input_len"] == conv.input_len:
+        e = edits[-1]
+        extra += (
+            f"; context edit: {e['results_cleared']} tool results, "
+            f"{e['thinking_cleared']} thinking blocks cleared, {e['tokens_saved']} tokens "
+            f"saved, the prompt cache rewritten from record {e['first_changed']}"
+        )
     print(
         f"{what}: +{added} records; {len(conv)} out ({conv.settled_len} settled), "
         f"{conv.count_tokens()} tokens; open turn repairs: {fired or 'none'}{extra}",
@@ -539,6 +564,32 @@ def _parser() -> argparse.ArgumentParser:
         "--idle-exit", type=float, default=None, metavar="S", help="stop after S idle seconds"
     )
     f.add_argument("--max-updates", type=int, default=None, metavar="N", help="stop after N")
+    e = f.add_argument_group(
+        "context editing (a policy: fires when the output crosses --trigger, and what it "
+        "cleared stays cleared)"
+    )
+    e.add_argument(
+        "--clear-tool-results",
+        nargs="?",
+        const=3,
+        default=None,
+        type=_keep_count,
+        metavar="KEEP",
+        help="clear the results of all but the last KEEP tool uses (default 3)",
+    )
+    e.add_argument(
+        "--clear-thinking",
+        nargs="?",
+        const=1,
+        default=None,
+        type=_keep_turns,
+        metavar="KEEP",
+        help="drop thinking but in the last KEEP assistant turns (default 1, or 'all')",
+    )
+    e.add_argument("--trigger", type=int, default=100_000, metavar="N", help="tokens (100000)")
+    e.add_argument(
+        "--clear-at-least", type=int, default=0, metavar="N", help="fire only if N tokens go"
+    )
     f.set_defaults(func=_follow)
 
     s = sub.add_parser("split", help="one record per content block (SPEC §3), as JSON")

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import msgspec
 
 from . import _api, _native
+from .editing import EditEvent, _policy_args
 from .errors import MsgnormError
 from .model import decode, encode
 from .session import Session
@@ -54,6 +55,13 @@ class Conversation:
     records appended; ``"dicts"`` if none).  The options are those of
     :func:`msgnorm.normalize_for_api` and of the token counters.
 
+    ``clear_tool_results`` and ``clear_thinking`` set a context-editing policy
+    (``True``, or the options of :func:`msgnorm.clear_tool_results` /
+    ``{"keep_turns": ...}``): when the output read after an append is over the
+    trigger, old tool results (and thinking) are cleared as those functions do,
+    and stay cleared; the settled output changes only at those events
+    (:attr:`edits`).
+
     Settled dicts (and Structs) are shared between the lists that
     :meth:`for_api` returns: treat them as read-only.  Safe to use from several
     threads; :meth:`to_bytes` / :meth:`from_bytes` (and pickling) save and
@@ -74,6 +82,8 @@ class Conversation:
         tokens_per_message: int = 3,
         tokens_per_image: int = 1600,
         tokens_per_document: int = 3000,
+        clear_tool_results: bool | Mapping[str, Any] | None = None,
+        clear_thinking: bool | int | Literal["all"] | Mapping[str, Any] | None = None,
     ) -> None:
         if kind is not None and kind not in _KINDS:
             raise MsgnormError(f"kind must be one of {', '.join(map(repr, _KINDS))}, not {kind!r}")
@@ -91,6 +101,9 @@ class Conversation:
             templates,
             counting,
         )
+        policy = _policy_args(clear_tool_results, clear_thinking)
+        if policy is not None:
+            native.set_policy(**policy)
         self._init(native, kind)
         if records is not None:
             self.append(records)
@@ -101,6 +114,7 @@ class Conversation:
         self._lock = threading.Lock()
         self._cache: list[Any] = []  # settled output records as dicts or Structs
         self._cache_rewrites = 0
+        self._cache_edits = 0
 
     @classmethod
     def from_session(cls, session: Session, **options: Any) -> Conversation:
@@ -154,6 +168,16 @@ class Conversation:
             settled = self._native.settled_len
             if self._native.rewrites != self._cache_rewrites:
                 self._cache, self._cache_rewrites = [], self._native.rewrites
+            edits = self._native.edit_count
+            if edits != self._cache_edits:
+                # Output records from the first one an edit changed on are new.
+                first = min(
+                    (r["first_changed"] for _, r in self._native.edits()[self._cache_edits :]),
+                    default=None,
+                )
+                if first is not None:
+                    del self._cache[first:]
+                self._cache_edits = edits
             if len(self._cache) < settled:
                 more = self._native.json_range(len(self._cache), settled)
                 self._cache.extend(self._convert(more))
@@ -185,6 +209,16 @@ class Conversation:
     def rewrites(self) -> int:
         """How often the settled output had to change (the whole history normalized again)."""
         return int(self._native.rewrites)
+
+    @property
+    def edits(self) -> list[EditEvent]:
+        """The times the context-editing policy fired (``clear_tool_results`` /
+        ``clear_thinking``), oldest first. Each is where the settled output changed
+        and the provider's prompt cache was invalidated: from ``first_changed`` on."""
+        return [
+            EditEvent(input_len=n, **report)  # type: ignore[typeddict-item]
+            for n, report in self._native.edits()
+        ]
 
     def cache_breakpoints(self) -> list[int]:
         """Up to 4 output positions, newest first, where an Anthropic ``cache_control``
@@ -238,9 +272,11 @@ class Conversation:
         return (_restore, (self.to_bytes(), self._kind))
 
     def __repr__(self) -> str:
+        edits = self._native.edit_count
         return (
             f"<msgnorm.Conversation: {self.input_len} records in, {len(self)} out, "
-            f"{self.settled_len} settled, {self.rewrites} rewrites>"
+            f"{self.settled_len} settled, {self.rewrites} rewrites"
+            + (f", {edits} edits>" if edits else ">")
         )
 
 

@@ -39,6 +39,7 @@ from .model import _gc_paused
 
 __all__ = [
     "DEFAULT_PLACEHOLDER",
+    "EditEvent",
     "EditReport",
     "clear_thinking",
     "clear_thinking_report",
@@ -65,6 +66,14 @@ class EditReport(TypedDict):
     first_changed: int | None
     """Index of the first changed record: where a provider's prompt cache is
     invalidated; ``None`` when nothing changed."""
+
+
+class EditEvent(EditReport):
+    """One time a :class:`msgnorm.Conversation`'s context-editing policy fired;
+    ``first_changed`` is the output position from which the output changed."""
+
+    input_len: int
+    """Records appended to the conversation when it fired."""
 
 
 def _count(name: str, value: object, kinds: tuple[str, ...]) -> tuple[str, int]:
@@ -109,6 +118,31 @@ def clear_tool_results_report(
     placeholder: str = DEFAULT_PLACEHOLDER,
 ) -> tuple[Any, EditReport]:
     """:func:`clear_tool_results` and its :class:`EditReport`."""
+    return _run(
+        records,
+        **_tool_args(
+            trigger=trigger,
+            keep=keep,
+            clear_at_least=clear_at_least,
+            exclude_tools=exclude_tools,
+            clear_tool_inputs=clear_tool_inputs,
+            placeholder=placeholder,
+        ),
+        thinking=False,
+        keep_turns=None,
+    )
+
+
+def _tool_args(
+    *,
+    trigger: int | Mapping[str, Any] | None = 100_000,
+    keep: int | Mapping[str, Any] = 3,
+    clear_at_least: int | Mapping[str, Any] | None = None,
+    exclude_tools: Iterable[str] = (),
+    clear_tool_inputs: bool | Iterable[str] = False,
+    placeholder: str = DEFAULT_PLACEHOLDER,
+) -> dict[str, Any]:
+    """The core's arguments for :func:`clear_tool_results`'s options (checked)."""
     if trigger is None:
         tkind, tvalue = "tool_uses", 0
     else:
@@ -125,20 +159,74 @@ def clear_tool_results_report(
         all_inputs, inputs_of = False, _names("clear_tool_inputs", clear_tool_inputs)
     if not isinstance(placeholder, str) or not placeholder:
         raise MsgnormError(f"placeholder must be a non-empty str, not {placeholder!r}")
-    return _run(
-        records,
-        tools=True,
-        trigger_kind=tkind,
-        trigger_value=min(tvalue, _U64_MAX),
-        keep=min(nkeep, _USIZE_MAX),
-        clear_at_least=min(least, _U64_MAX),
-        exclude_tools=_names("exclude_tools", exclude_tools),
-        clear_all_inputs=all_inputs,
-        clear_inputs_of=inputs_of,
-        placeholder=placeholder,
-        thinking=False,
-        keep_turns=None,
-    )
+    return {
+        "tools": True,
+        "trigger_kind": tkind,
+        "trigger_value": min(tvalue, _U64_MAX),
+        "keep": min(nkeep, _USIZE_MAX),
+        "clear_at_least": min(least, _U64_MAX),
+        "exclude_tools": _names("exclude_tools", exclude_tools),
+        "clear_all_inputs": all_inputs,
+        "clear_inputs_of": inputs_of,
+        "placeholder": placeholder,
+    }
+
+
+def _keep_turns(keep_turns: int | Literal["all"] | Mapping[str, Any]) -> int | None:
+    if keep_turns == "all" or (isinstance(keep_turns, Mapping) and keep_turns.get("type") == "all"):
+        return None
+    return min(_count("keep_turns", keep_turns, ("thinking_turns",))[1], _USIZE_MAX)
+
+
+_TOOL_KEYS = frozenset(
+    ("trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs", "placeholder")
+)
+
+
+def _policy_args(clear_tool_results: Any, clear_thinking: Any) -> dict[str, Any] | None:
+    """The core's ``Conversation.set_policy`` arguments for a conversation's
+    ``clear_tool_results`` / ``clear_thinking`` options; ``None`` for no policy."""
+    if clear_tool_results is None or clear_tool_results is False:
+        tools: dict[str, Any] | None = None
+    elif clear_tool_results is True:
+        tools = _tool_args()
+    elif isinstance(clear_tool_results, Mapping):
+        unknown = sorted(set(clear_tool_results) - _TOOL_KEYS)
+        if unknown:
+            raise MsgnormError(
+                f"clear_tool_results: unknown option {unknown[0]!r} "
+                f"(options: {', '.join(sorted(_TOOL_KEYS))})"
+            )
+        tools = _tool_args(**clear_tool_results)
+    else:
+        raise MsgnormError(
+            "clear_tool_results must be True or a dict of clear_tool_results() options, "
+            f"not {clear_tool_results!r}"
+        )
+    thinking = clear_thinking is not None and clear_thinking is not False
+    keep_turns: int | None = None
+    when: dict[str, Any] = {}
+    if thinking:
+        spec: Any = 1 if clear_thinking is True else clear_thinking
+        if isinstance(spec, Mapping) and "type" not in spec:  # options, not a count
+            unknown = sorted(set(spec) - {"keep_turns", "trigger", "clear_at_least"})
+            if unknown:
+                raise MsgnormError(
+                    f"clear_thinking: unknown option {unknown[0]!r} "
+                    "(options: clear_at_least, keep_turns, trigger)"
+                )
+            when = {k: spec[k] for k in ("trigger", "clear_at_least") if k in spec}
+            if tools is not None and when:
+                raise MsgnormError(
+                    "clear_thinking: with clear_tool_results set, its trigger and "
+                    "clear_at_least govern both"
+                )
+            spec = spec.get("keep_turns", 1)
+        keep_turns = _keep_turns(spec)
+    if tools is None and not thinking:
+        return None
+    base = tools if tools is not None else {**_tool_args(**when), "tools": False}
+    return {**base, "thinking": thinking, "keep_turns": keep_turns}
 
 
 def clear_tool_results(
@@ -183,10 +271,7 @@ def clear_thinking_report(
     records: Any, *, keep_turns: int | Literal["all"] | Mapping[str, Any] = 1
 ) -> tuple[Any, EditReport]:
     """:func:`clear_thinking` and its :class:`EditReport`."""
-    if keep_turns == "all" or (isinstance(keep_turns, Mapping) and keep_turns.get("type") == "all"):
-        keep: int | None = None
-    else:
-        keep = min(_count("keep_turns", keep_turns, ("thinking_turns",))[1], _USIZE_MAX)
+    keep = _keep_turns(keep_turns)
     return _run(
         records,
         tools=False,

@@ -15,6 +15,9 @@ use crate::tokens::{per_record, CountParams};
 use ahash::{AHashMap, AHashSet};
 use std::borrow::Cow;
 
+/// LangChain's `ClearToolUsesEdit` placeholder, the default.
+pub const DEFAULT_PLACEHOLDER: &str = "[cleared]";
+
 /// When `clear_tool_uses` fires.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trigger {
@@ -85,6 +88,38 @@ enum Change {
     Input(usize, usize),
 }
 
+/// What an edit changed, by the keys that find it again in a later history:
+/// tool_use ids and record positions (the incremental
+/// [`crate::conversation::Conversation`] keeps them as its sticky state).
+#[derive(Clone, Debug, Default)]
+pub struct Touched {
+    /// tool_use ids whose result was replaced by the placeholder.
+    pub results: Vec<String>,
+    /// tool_use ids whose input was cleared.
+    pub inputs: Vec<String>,
+    /// tool_use ids the strategy reached (all but the last `keep`, outside the
+    /// current tool loop), cleared or not (too small, excluded).
+    pub handled: Vec<String>,
+    /// Records whose thinking blocks were removed.
+    pub thinking: Vec<usize>,
+}
+
+/// The current tool loop: the last assistant record with `tool_use` blocks
+/// and the user record right after it (never edited).
+pub fn current_loop<H>(recs: &[Record<'_, H>]) -> (Option<usize>, Option<usize>) {
+    let loop_at = recs.iter().rposition(|r| {
+        r.kind == Kind::Assistant
+            && r.content
+                .blocks()
+                .iter()
+                .any(|b| b.kind == BlockKind::ToolUse)
+    });
+    let answer_at = loop_at
+        .map(|i| i + 1)
+        .filter(|&j| recs.get(j).is_some_and(|r| r.kind == Kind::User));
+    (loop_at, answer_at)
+}
+
 /// Clears tool results (with `tools`) and thinking (with `thinking`) of
 /// `recs`, whose costs must have been read (§6). `info` reads a tool_use
 /// block's name and input from its original. A tool_use block marked `dirty`
@@ -96,26 +131,36 @@ pub fn edit<'a, H: Clone>(
     p: &CountParams,
     info: &dyn Fn(&H) -> Result<ToolUseInfo>,
 ) -> Result<EditReport> {
+    edit_touched(recs, tools, thinking, p, info, &mut Touched::default())
+}
+
+/// [`edit`], saying in `touched` what it changed.
+pub fn edit_touched<'a, H: Clone>(
+    recs: &mut [Record<'a, H>],
+    tools: Option<&ToolOptions>,
+    thinking: Option<ThinkingOptions>,
+    p: &CountParams,
+    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
+    touched: &mut Touched,
+) -> Result<EditReport> {
     let mut report = EditReport::default();
     let before = per_record(recs, p)?;
     report.tokens_before = before.iter().fold(0u64, |a, &b| a.saturating_add(b));
-    // The current tool loop: the last assistant record with tool_use blocks.
-    let loop_at = recs.iter().rposition(|r| {
-        r.kind == Kind::Assistant
-            && r.content
-                .blocks()
-                .iter()
-                .any(|b| b.kind == BlockKind::ToolUse)
-    });
-    let answer_at = loop_at
-        .map(|i| i + 1)
-        .filter(|&j| recs.get(j).is_some_and(|r| r.kind == Kind::User));
+    let (loop_at, answer_at) = current_loop(recs);
     let protected = |i: usize| Some(i) == loop_at || Some(i) == answer_at;
     let mut first: Option<usize> = None;
     let mut note = |i: usize| first = Some(first.map_or(i, |f: usize| f.min(i)));
 
     if let Some(t) = tools {
-        let changes = plan_tools(recs, t, p, report.tokens_before, &protected, info)?;
+        let changes = plan_tools(
+            recs,
+            t,
+            p,
+            report.tokens_before,
+            &protected,
+            info,
+            &mut touched.handled,
+        )?;
         if !changes.is_empty() {
             // The cost of each touched record after the changes.
             let mut costs: AHashMap<usize, Cost> = AHashMap::new();
@@ -153,6 +198,9 @@ pub fn edit<'a, H: Clone>(
                         Change::Result(ri, bi) => {
                             let r = &mut recs[ri];
                             let b = &mut r.blocks_mut()[bi];
+                            touched
+                                .results
+                                .push(b.id.as_deref().unwrap_or("").to_owned());
                             b.inner = Some(Content::Str(Cow::Owned(t.placeholder.clone())));
                             b.dirty = true;
                             b.cost = Cost {
@@ -166,6 +214,9 @@ pub fn edit<'a, H: Clone>(
                             let name_chars = tool_info(&recs[ri].content.blocks()[bi], info)?;
                             let r = &mut recs[ri];
                             let b = &mut r.blocks_mut()[bi];
+                            touched
+                                .inputs
+                                .push(b.id.as_deref().unwrap_or("").to_owned());
                             b.dirty = true;
                             b.cost = Cost {
                                 chars: name_chars.name_chars,
@@ -227,6 +278,7 @@ pub fn edit<'a, H: Clone>(
             });
             r.cost.chars = r.cost.chars.saturating_sub(gone.chars);
             report.thinking_cleared += n as u64;
+            touched.thinking.push(i);
             note(i);
         }
     }
@@ -235,6 +287,152 @@ pub fn edit<'a, H: Clone>(
         .iter()
         .fold(0u64, |a, &b| a.saturating_add(b));
     Ok(report)
+}
+
+/// What earlier edits cleared, kept by an incremental editor (the
+/// [`crate::conversation::Conversation`]'s policy) and applied again to every
+/// later output, so that what was cleared stays cleared.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sticky {
+    /// tool_use ids whose result is the placeholder.
+    pub results: AHashSet<String>,
+    /// tool_use ids whose input is `{}`.
+    pub inputs: AHashSet<String>,
+    /// tool_use ids an edit reached ([`Touched::handled`]).
+    pub handled: AHashSet<String>,
+    /// uuids of assistant records whose thinking blocks are gone.
+    pub thinking: AHashSet<String>,
+}
+
+impl Sticky {
+    /// Adds what an edit of `recs` touched.
+    pub fn extend<H>(&mut self, touched: Touched, recs: &[Record<'_, H>]) {
+        self.results.extend(touched.results);
+        self.inputs.extend(touched.inputs);
+        self.handled.extend(touched.handled);
+        self.thinking.extend(
+            touched
+                .thinking
+                .into_iter()
+                .filter_map(|i| recs.get(i)?.uuid.as_deref().map(str::to_owned)),
+        );
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty() && self.inputs.is_empty() && self.thinking.is_empty()
+    }
+}
+
+/// Applies `sticky` to `recs` (read with costs): results of the tool uses it
+/// names become `placeholder`, the inputs it names `{}`, and the assistant
+/// records it names lose their thinking blocks (unless that would empty them);
+/// records for which `protected` holds are left alone. Costs are kept up to
+/// date. Returns whether anything changed.
+pub fn apply_sticky<'a, H: Clone>(
+    recs: &mut [Record<'a, H>],
+    sticky: &Sticky,
+    placeholder: &str,
+    protected: &dyn Fn(usize) -> bool,
+    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
+) -> Result<bool> {
+    if sticky.is_empty() {
+        return Ok(false);
+    }
+    let placeholder_chars = placeholder.chars().count() as u64;
+    let is_thinking = |k: BlockKind| matches!(k, BlockKind::Thinking | BlockKind::RedactedThinking);
+    let mut any = false;
+    for (i, r) in recs.iter_mut().enumerate() {
+        if protected(i) {
+            continue;
+        }
+        match r.kind {
+            Kind::User => {
+                let hit = r.content.blocks().iter().any(|b| {
+                    b.kind == BlockKind::ToolResult
+                        && b.id
+                            .as_deref()
+                            .is_some_and(|id| sticky.results.contains(id))
+                        && !matches!(&b.inner, Some(Content::Str(s)) if *s == placeholder)
+                });
+                if !hit {
+                    continue;
+                }
+                let mut cost = r.cost;
+                for b in r.blocks_mut().iter_mut() {
+                    let named = b.kind == BlockKind::ToolResult
+                        && b.id
+                            .as_deref()
+                            .is_some_and(|id| sticky.results.contains(id));
+                    if !named || matches!(&b.inner, Some(Content::Str(s)) if *s == placeholder) {
+                        continue;
+                    }
+                    cost.chars = cost.chars.saturating_sub(b.cost.chars) + placeholder_chars;
+                    cost.images = cost.images.saturating_sub(b.cost.images);
+                    cost.documents = cost.documents.saturating_sub(b.cost.documents);
+                    b.inner = Some(Content::Str(Cow::Owned(placeholder.to_owned())));
+                    b.dirty = true;
+                    b.cost = Cost {
+                        chars: placeholder_chars,
+                        ..Cost::default()
+                    };
+                }
+                r.cost = cost;
+                any = true;
+            }
+            Kind::Assistant => {
+                let strip = r
+                    .uuid
+                    .as_deref()
+                    .is_some_and(|u| sticky.thinking.contains(u))
+                    && r.content.blocks().iter().any(|b| is_thinking(b.kind))
+                    && !r.content.blocks().iter().all(|b| is_thinking(b.kind));
+                let inputs = r.content.blocks().iter().any(|b| {
+                    b.kind == BlockKind::ToolUse
+                        && b.id.as_deref().is_some_and(|id| sticky.inputs.contains(id))
+                });
+                if !strip && !inputs {
+                    continue;
+                }
+                let mut cost = r.cost;
+                let mut changed = false;
+                if inputs {
+                    for b in r.blocks_mut().iter_mut() {
+                        let named = b.kind == BlockKind::ToolUse
+                            && b.id.as_deref().is_some_and(|id| sticky.inputs.contains(id));
+                        if !named || b.dirty {
+                            continue;
+                        }
+                        let ti = tool_info(b, info)?;
+                        if ti.input_empty {
+                            continue;
+                        }
+                        cost.chars = cost.chars.saturating_sub(b.cost.chars) + ti.name_chars;
+                        b.dirty = true;
+                        b.cost = Cost {
+                            chars: ti.name_chars,
+                            ..Cost::default()
+                        };
+                        changed = true;
+                    }
+                }
+                if strip {
+                    r.blocks_mut().retain(|b| {
+                        if is_thinking(b.kind) {
+                            cost.chars = cost.chars.saturating_sub(b.cost.chars);
+                            false
+                        } else {
+                            true
+                        }
+                    });
+                    changed = true;
+                }
+                r.cost = cost;
+                any |= changed;
+            }
+            _ => {}
+        }
+    }
+    Ok(any)
 }
 
 fn tool_info<H>(
@@ -256,6 +454,7 @@ fn plan_tools<H>(
     tokens: u64,
     protected: &dyn Fn(usize) -> bool,
     info: &dyn Fn(&H) -> Result<ToolUseInfo>,
+    handled: &mut Vec<String>,
 ) -> Result<Vec<Change>> {
     let uses: usize = recs
         .iter()
@@ -298,6 +497,7 @@ fn plan_tools<H>(
                     if n > clearable || protected(ri) {
                         continue;
                     }
+                    handled.push(b.id.as_deref().unwrap_or("").to_owned());
                     let ti = tool_info(b, info)?;
                     if exclude.contains(ti.name.as_str()) {
                         continue;

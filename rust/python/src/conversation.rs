@@ -168,6 +168,60 @@ impl Conversation {
         Ok((PyBytes::new(py, &a), PyBytes::new(py, &b)))
     }
 
+    /// Sets the context-editing policy (`tools` / `thinking` off: none of it).
+    #[pyo3(signature = (*, trigger_kind, trigger_value, clear_at_least, tools, keep, exclude_tools, clear_all_inputs, clear_inputs_of, placeholder, thinking, keep_turns))]
+    #[allow(clippy::too_many_arguments)]
+    fn set_policy(
+        &self,
+        py: Python<'_>,
+        trigger_kind: &str,
+        trigger_value: u64,
+        clear_at_least: u64,
+        tools: bool,
+        keep: usize,
+        exclude_tools: Vec<String>,
+        clear_all_inputs: bool,
+        clear_inputs_of: Vec<String>,
+        placeholder: String,
+        thinking: bool,
+        keep_turns: Option<usize>,
+    ) -> PyResult<()> {
+        use msgnorm_core::editing::ThinkingOptions;
+        let trigger = crate::trigger(py, trigger_kind, trigger_value)?;
+        let policy = (tools || thinking).then(|| conversation::Policy {
+            trigger,
+            clear_at_least,
+            tools: tools.then(|| {
+                crate::tool_options(
+                    trigger,
+                    keep,
+                    0,
+                    exclude_tools,
+                    clear_all_inputs,
+                    clear_inputs_of,
+                    placeholder,
+                )
+            }),
+            thinking: thinking.then_some(ThinkingOptions { keep_turns }),
+        });
+        self.with(py, |c| c.set_policy(policy))
+    }
+
+    /// How many times the policy fired.
+    #[getter]
+    fn edit_count(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with(py, |c| Ok(c.edits()?.len()))
+    }
+
+    /// The times the policy fired: `(input_len, report)` pairs.
+    fn edits<'py>(&self, py: Python<'py>) -> PyResult<Vec<(usize, Bound<'py, PyDict>)>> {
+        let events = self.with(py, |c| Ok(c.edits()?.to_vec()))?;
+        events
+            .into_iter()
+            .map(|e| Ok((e.input_len, crate::edit_report(py, &e.report)?)))
+            .collect()
+    }
+
     fn cache_breakpoints(&self, py: Python<'_>) -> PyResult<Vec<usize>> {
         self.with(py, |c| c.cache_breakpoints())
     }

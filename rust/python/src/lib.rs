@@ -456,33 +456,17 @@ fn clear_context<'py>(
     thinking: bool,
     keep_turns: Option<usize>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-    use msgnorm_core::editing::{ClearInputs, ThinkingOptions, ToolOptions, Trigger};
-    let trigger = match trigger_kind {
-        "input_tokens" => Trigger::InputTokens(trigger_value),
-        "tool_uses" => Trigger::ToolUses(trigger_value),
-        other => {
-            return Err(to_pyerr(
-                py,
-                Failure::Core(Error::value(format!(
-                    "trigger type must be 'input_tokens' or 'tool_uses', not {other:?}"
-                ))),
-            ))
-        }
-    };
-    let t = ToolOptions {
+    use msgnorm_core::editing::ThinkingOptions;
+    let trigger = trigger(py, trigger_kind, trigger_value)?;
+    let t = tool_options(
         trigger,
         keep,
         clear_at_least,
         exclude_tools,
-        clear_inputs: if clear_all_inputs {
-            ClearInputs::All
-        } else if clear_inputs_of.is_empty() {
-            ClearInputs::None
-        } else {
-            ClearInputs::Tools(clear_inputs_of)
-        },
+        clear_all_inputs,
+        clear_inputs_of,
         placeholder,
-    };
+    );
     let th = ThinkingOptions { keep_turns };
     let inp = input(records)?;
     let (out, rep) = match &inp {
@@ -514,6 +498,14 @@ fn clear_context<'py>(
             (json_out(py, &inp, out)?, rep)
         }
     };
+    Ok((out, edit_report(py, &rep)?))
+}
+
+/// A context edit's report as the `EditReport` dict.
+pub(crate) fn edit_report<'py>(
+    py: Python<'py>,
+    rep: &msgnorm_core::editing::EditReport,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("results_cleared", rep.results_cleared)?;
     d.set_item("inputs_cleared", rep.inputs_cleared)?;
@@ -525,7 +517,53 @@ fn clear_context<'py>(
         rep.tokens_before.saturating_sub(rep.tokens_after),
     )?;
     d.set_item("first_changed", rep.first_changed)?;
-    Ok((out, d))
+    Ok(d)
+}
+
+/// A context edit's trigger from its Python spelling.
+pub(crate) fn trigger(
+    py: Python<'_>,
+    kind: &str,
+    value: u64,
+) -> PyResult<msgnorm_core::editing::Trigger> {
+    use msgnorm_core::editing::Trigger;
+    match kind {
+        "input_tokens" => Ok(Trigger::InputTokens(value)),
+        "tool_uses" => Ok(Trigger::ToolUses(value)),
+        other => Err(to_pyerr(
+            py,
+            Failure::Core(Error::value(format!(
+                "trigger type must be 'input_tokens' or 'tool_uses', not {other:?}"
+            ))),
+        )),
+    }
+}
+
+/// `clear_tool_uses` options from the binding's arguments.
+pub(crate) fn tool_options(
+    trigger: msgnorm_core::editing::Trigger,
+    keep: usize,
+    clear_at_least: u64,
+    exclude_tools: Vec<String>,
+    clear_all_inputs: bool,
+    clear_inputs_of: Vec<String>,
+    placeholder: String,
+) -> msgnorm_core::editing::ToolOptions {
+    use msgnorm_core::editing::ClearInputs;
+    msgnorm_core::editing::ToolOptions {
+        trigger,
+        keep,
+        clear_at_least,
+        exclude_tools,
+        clear_inputs: if clear_all_inputs {
+            ClearInputs::All
+        } else if clear_inputs_of.is_empty() {
+            ClearInputs::None
+        } else {
+            ClearInputs::Tools(clear_inputs_of)
+        },
+        placeholder,
+    }
 }
 
 /// A tool_use block's name and whether its input is `{}` (a dict or a Struct).

@@ -16,6 +16,10 @@
 //! normalized again on its own, and the point is taken only when that gives the
 //! same output.
 
+mod policy;
+
+pub use policy::{EditEvent, Policy};
+
 use crate::cutoff;
 use crate::error::{Error, Result};
 use crate::json::{read_records, utf8, write_records, Raw, ReadOpts};
@@ -120,13 +124,23 @@ impl Texts {
         self.text.push(self.sep);
         self.starts.push(self.text.len());
     }
-    /// Texts `i..` with their separators.
-    fn from(&self, i: usize) -> &str {
-        &self.text[self.starts[i]..]
-    }
     /// Texts `i..j` with their separators.
     fn range(&self, i: usize, j: usize) -> &str {
         &self.text[self.starts[i]..self.starts[j]]
+    }
+    /// Keeps the first `n` texts.
+    fn truncate(&mut self, n: usize) {
+        if n < self.len() {
+            self.starts.truncate(n + 1);
+            self.text.truncate(self.end());
+        }
+        self.reseal();
+    }
+    /// Texts `i..j` as a JSON array (output texts only).
+    fn array_of(&self, i: usize, j: usize) -> String {
+        let r = self.range(i, j);
+        let inner = if r.is_empty() { r } else { &r[..r.len() - 1] };
+        format!("[{inner}]")
     }
     fn clear(&mut self) {
         let lead = self.starts.first().copied().unwrap_or(0);
@@ -166,11 +180,17 @@ pub struct Conversation {
     media_last: usize,
     tool_use_ids: AHashSet<String>,
     uuids: AHashSet<String>,
+    /// uuids of the open tail's input records that make the settling point (the
+    /// turn start after the settled part): a tombstone naming one of them may
+    /// leave the settled part's last record the last of all, so it rewrites.
+    point_uuids: Vec<String>,
     tombstoned: Vec<String>,
     /// The settled output's length after each time it grew.
     marks: Vec<usize>,
     rewrites: usize,
     tail: Option<Tail>,
+    /// The context-editing policy and the edited output, if one is set.
+    edited: Option<Box<policy::Edited>>,
 }
 
 fn options(s: &Settings) -> Result<ApiOptions> {
@@ -184,9 +204,10 @@ fn options(s: &Settings) -> Result<ApiOptions> {
     })
 }
 
-/// The records of JSON Lines text; none for none.
+/// The records of a JSON array of input records ([`Conversation::input_array`]);
+/// none for none.
 fn read_lines(lines: &str) -> Result<Vec<Rec<'_>>> {
-    if lines.is_empty() {
+    if lines == "[]" {
         return Ok(Vec::new());
     }
     read_records(lines, ReadOpts::default())
@@ -256,7 +277,8 @@ impl Conversation {
         Ok(Conversation {
             settings,
             opts,
-            input: Texts::new('\n'),
+            // The inside of a JSON array: a record may span lines.
+            input: Texts::array(),
             settled_in: 0,
             out: Texts::array(),
             costs: Vec::new(),
@@ -265,10 +287,12 @@ impl Conversation {
             media_last: 0,
             tool_use_ids: AHashSet::new(),
             uuids: AHashSet::new(),
+            point_uuids: Vec::new(),
             tombstoned: Vec::new(),
             marks: Vec::new(),
             rewrites: 0,
             tail: None,
+            edited: None,
         })
     }
 
@@ -291,8 +315,16 @@ impl Conversation {
         }
         if !recs.is_empty() {
             self.tail = None;
+            if let Some(e) = self.edited.as_mut() {
+                e.tail = None;
+            }
         }
         Ok(recs.len())
+    }
+
+    /// Input records `from..` as a JSON array.
+    fn input_array(&self, from: usize) -> String {
+        self.input.array_of(from, self.input.len())
     }
 
     /// Input records appended so far.
@@ -334,7 +366,23 @@ impl Conversation {
         Ok(self.tail()?.report.clone())
     }
 
-    /// The output, as `normalize_for_api` gives it on the whole history.
+    /// The output's settled texts, costs, turn starts, tail and cache marks:
+    /// the edited ones when a policy is set.
+    fn parts(&self) -> (&Texts, &[u64], &[bool], Option<&Tail>, &[usize]) {
+        match self.edited.as_deref() {
+            Some(e) => (&e.out, &e.costs, &e.turn, e.tail.as_ref(), &e.marks),
+            None => (
+                &self.out,
+                &self.costs,
+                &self.turn,
+                self.tail.as_ref(),
+                &self.marks,
+            ),
+        }
+    }
+
+    /// The output, as `normalize_for_api` gives it on the whole history
+    /// (edited by the policy, when one is set).
     pub fn for_api(&mut self) -> Result<Vec<u8>> {
         Ok(self.api_bytes()?.to_vec())
     }
@@ -344,26 +392,31 @@ impl Conversation {
     /// takes `&mut self`). The work is the tail's size.
     pub fn api_bytes(&mut self) -> Result<&[u8]> {
         self.update()?;
-        self.out.reseal();
-        if let Some(t) = &self.tail {
-            self.out.text.push_str(&t.out.text);
+        let (out, tail) = match self.edited.as_deref_mut() {
+            Some(e) => (&mut e.out, e.tail.as_ref()),
+            None => (&mut self.out, self.tail.as_ref()),
+        };
+        out.reseal();
+        if let Some(t) = tail {
+            out.text.push_str(&t.out.text);
         }
-        if self.out.text.len() > 1 {
-            self.out.text.pop(); // the last separator
+        if out.text.len() > 1 {
+            out.text.pop(); // the last separator
         }
-        self.out.text.push(']');
-        Ok(self.out.text.as_bytes())
+        out.text.push(']');
+        Ok(out.text.as_bytes())
     }
 
     /// Output records `from..to` as a JSON array.
     pub fn json_range(&self, from: usize, to: usize) -> Vec<u8> {
-        let settled = self.out.len();
+        let (settled_out, _, _, tail, _) = self.parts();
+        let settled = settled_out.len();
         let empty = Texts::default();
-        let tail = self.tail.as_ref().map_or(&empty, |t| &t.out);
+        let tail = tail.map_or(&empty, |t| &t.out);
         let to = to.min(settled + tail.len());
         let from = from.min(to);
         // The separators are there already: two copies at most.
-        let a = self.out.range(from.min(settled), to.min(settled));
+        let a = settled_out.range(from.min(settled), to.min(settled));
         let b = tail.range(from.max(settled) - settled, to.max(settled) - settled);
         let mut out = Vec::with_capacity(a.len() + b.len() + 2);
         out.push(b'[');
@@ -381,29 +434,33 @@ impl Conversation {
 
     /// The JSON of output record `i` (settled, then the tail).
     fn output(&self, i: usize) -> &str {
-        if i < self.out.len() {
-            self.out.get(i)
+        let (out, _, _, tail, _) = self.parts();
+        if i < out.len() {
+            out.get(i)
         } else {
-            self.tail
-                .as_ref()
-                .map_or("", |t| t.out.get(i - self.out.len()))
+            tail.map_or("", |t| t.out.get(i - out.len()))
         }
     }
 
     /// Per output record: its tokens (§6) and whether it starts a turn (§7).
     pub fn costs(&mut self) -> Result<(Vec<u64>, Vec<bool>)> {
-        let tail = self.tail()?.clone();
-        let mut costs = self.costs.clone();
-        costs.extend_from_slice(&tail.costs);
-        let mut turn = self.turn.clone();
-        turn.extend_from_slice(&tail.turn);
+        self.update()?;
+        let (_, c, t, tail, _) = self.parts();
+        let mut costs = c.to_vec();
+        let mut turn = t.to_vec();
+        if let Some(tail) = tail {
+            costs.extend_from_slice(&tail.costs);
+            turn.extend_from_slice(&tail.turn);
+        }
         Ok((costs, turn))
     }
 
     /// Tokens of the whole output (§6).
     pub fn count_tokens(&mut self) -> Result<u64> {
-        let tail: u64 = self.tail()?.costs.iter().sum();
-        Ok(self.costs.iter().sum::<u64>() + tail)
+        self.update()?;
+        let (_, c, _, tail, _) = self.parts();
+        let tail: u64 = tail.map_or(0, |t| t.costs.iter().sum());
+        Ok(c.iter().sum::<u64>() + tail)
     }
 
     /// §7 `trim_to_budget` on the output, from the cached costs: `(k, JSON)`.
@@ -449,7 +506,8 @@ impl Conversation {
     pub fn cache_breakpoints(&mut self) -> Result<Vec<usize>> {
         self.update()?;
         Ok(self
-            .marks
+            .parts()
+            .4
             .iter()
             .rev()
             .filter(|&&m| m > 0)
@@ -460,6 +518,11 @@ impl Conversation {
 
     /// Normalizes the open tail if something was appended since.
     fn update(&mut self) -> Result<()> {
+        self.update_base()?;
+        self.update_edited()
+    }
+
+    fn update_base(&mut self) -> Result<()> {
         if self.tail.is_some() {
             return Ok(());
         }
@@ -488,6 +551,7 @@ impl Conversation {
         self.media_last = 0;
         self.tool_use_ids.clear();
         self.uuids.clear();
+        self.point_uuids.clear();
         self.tombstoned.clear();
         self.marks.clear();
     }
@@ -525,7 +589,7 @@ impl Conversation {
     /// part would change (a rewrite is needed).
     fn normalize_tail(&mut self) -> Result<Option<Tail>> {
         let from = self.settled_in;
-        let lines = self.input.from(from).to_owned();
+        let lines = self.input_array(from);
         let context = self
             .out
             .len()
@@ -593,9 +657,9 @@ impl Conversation {
                         .take(j - from)
                         .filter_map(|r| r.tombstone_of.as_deref().map(str::to_owned)),
                 );
-                let rest = self.input.from(j);
+                let rest = self.input_array(j);
                 let mut again = Report::default();
-                let Ok(check) = self.run(j, Some(&texts[p - 1]), rest, &tombstoned, &mut again)
+                let Ok(check) = self.run(j, Some(&texts[p - 1]), &rest, &tombstoned, &mut again)
                 else {
                     continue;
                 };
@@ -605,6 +669,20 @@ impl Conversation {
                         .zip(&texts[p..])
                         .all(|(r, t)| record_json(r).ok().as_deref() == Some(t.as_str()));
                 if same {
+                    // The input records that make out[p]: from `j` to the first
+                    // that went into a later output record.
+                    let k = out[p + 1..]
+                        .iter()
+                        .map(|r| r.index.min(r.uuid_from))
+                        .filter(|&i| i >= j)
+                        .min()
+                        .unwrap_or(self.input.len());
+                    self.point_uuids = segment
+                        .iter()
+                        .skip(j - from)
+                        .take(k.saturating_sub(j))
+                        .filter_map(|r| r.uuid.as_deref().map(str::to_owned))
+                        .collect();
                     self.settle(from, j, &out[base..p], &texts[base..p])?;
                     return Ok(Some(self.tail_of(&texts[p..], again)?));
                 }
@@ -617,22 +695,28 @@ impl Conversation {
     }
 
     fn tombstones_settled(&self, lines: &str) -> Result<bool> {
-        if self.uuids.is_empty() {
+        if self.uuids.is_empty() && self.point_uuids.is_empty() {
             return Ok(false);
         }
         let recs = read_lines(lines)?;
         Ok(recs.iter().any(|r| {
             r.kind == Kind::Tombstone
-                && r.tombstone_of
-                    .as_deref()
-                    .is_some_and(|u| self.uuids.contains(u))
+                && r.tombstone_of.as_deref().is_some_and(|u| {
+                    self.uuids.contains(u) || self.point_uuids.iter().any(|p| p == u)
+                })
         }))
     }
 
     /// Output records `texts` (from input records `from..to`) become settled.
     fn settle(&mut self, from: usize, to: usize, recs: &[Rec<'_>], texts: &[String]) -> Result<()> {
         for r in recs {
-            for b in r.content.blocks() {
+            // §4 step 5 removes repeated tool_use ids of assistant records only.
+            let blocks = if r.kind == Kind::Assistant {
+                r.content.blocks()
+            } else {
+                &[]
+            };
+            for b in blocks {
                 if b.kind == BlockKind::ToolUse {
                     if let Some(id) = b.id.as_deref() {
                         self.tool_use_ids.insert(id.to_owned());
@@ -648,7 +732,7 @@ impl Conversation {
         for t in texts {
             self.out.push(t);
         }
-        let lines = self.input.from(from).to_owned();
+        let lines = self.input_array(from);
         let recs = read_lines(&lines)?;
         // A record a tombstone already names is out of the output for good: a
         // later tombstone naming it changes nothing settled.
@@ -702,7 +786,9 @@ impl Conversation {
     }
 }
 
-const MAGIC: &[u8] = b"msgnorm-conversation/1\n";
+const MAGIC: &[u8] = b"msgnorm-conversation/2\n";
+/// Conversations saved before context-editing policies: read as having none.
+const MAGIC_V1: &[u8] = b"msgnorm-conversation/1\n";
 
 /// Little-endian, length-prefixed fields: the conversation's plain data.
 struct Writer(Vec<u8>);
@@ -867,12 +953,14 @@ impl Conversation {
         w.usize(self.media_last);
         w.strings(self.tool_use_ids.iter());
         w.strings(self.uuids.iter());
+        w.strings(self.point_uuids.iter());
         w.strings(self.tombstoned.iter());
         w.usize(self.marks.len());
         for &m in &self.marks {
             w.usize(m);
         }
         w.usize(self.rewrites);
+        policy::write(&mut w, self.edited.as_deref());
         let crc = crc32fast::hash(&w.0[MAGIC.len()..]);
         w.u64(u64::from(crc));
         w.0
@@ -880,9 +968,14 @@ impl Conversation {
 
     /// A conversation saved by [`Conversation::to_bytes`]; damaged data is an error.
     pub fn from_bytes(data: &[u8]) -> Result<Conversation> {
-        let body = data
-            .strip_prefix(MAGIC)
-            .ok_or_else(|| corrupt("it does not start with the msgnorm header"))?;
+        let (body, v1) = match data.strip_prefix(MAGIC) {
+            Some(b) => (b, false),
+            None => (
+                data.strip_prefix(MAGIC_V1)
+                    .ok_or_else(|| corrupt("it does not start with the msgnorm header"))?,
+                true,
+            ),
+        };
         let (body, crc) = body
             .split_at_checked(body.len().saturating_sub(8))
             .ok_or_else(|| corrupt("truncated"))?;
@@ -916,7 +1009,17 @@ impl Conversation {
             count,
         };
         let mut c = Conversation::new(settings)?;
-        c.input = r.texts('\n')?;
+        c.input = if v1 {
+            // Saved as JSON Lines: each record on its own line.
+            let lines = r.texts('\n')?;
+            let mut t = Texts::array();
+            for i in 0..lines.len() {
+                t.push(lines.get(i));
+            }
+            t
+        } else {
+            r.texts(',')?
+        };
         c.settled_in = r.usize()?;
         c.out = r.texts(',')?;
         let n = c.out.len();
@@ -932,6 +1035,9 @@ impl Conversation {
         c.media_last = r.usize()?;
         c.tool_use_ids = r.strings()?.into_iter().collect();
         c.uuids = r.strings()?.into_iter().collect();
+        if !v1 {
+            c.point_uuids = r.strings()?;
+        }
         c.tombstoned = r.strings()?;
         let nm = r.count(8)?;
         c.marks = (0..nm).map(|_| r.usize()).collect::<Result<_>>()?;
@@ -939,6 +1045,9 @@ impl Conversation {
             return Err(corrupt("the settled marks"));
         }
         c.rewrites = r.usize()?;
+        if !v1 {
+            c.edited = policy::read(&mut r, n, c.marks.len(), c.rewrites)?;
+        }
         if r.pos != body.len() {
             return Err(corrupt("data after the end"));
         }
