@@ -200,3 +200,20 @@ def test_agentscope_repairs_a_call_without_result() -> None:
 def test_agentscope_bad_message() -> None:
     with pytest.raises(msgnorm.InvalidRecordError, match=r"messages\[0\]"):
         mas.from_agentscope([{"role": "tool", "content": []}])
+
+
+def test_from_provider_to_provider_and_convert_take_frameworks() -> None:
+    q = qwen_history()
+    assert msgnorm.from_provider(q, "qwen-agent") == mqa.from_qwen_agent(q)
+    assert msgnorm.to_provider(mqa.from_qwen_agent(q), "qwen-agent") == q
+    # a framework to another, and to a provider, through the same core adapters
+    a = msgnorm.convert(q, source="qwen-agent", target="agentscope")
+    assert mas.to_agentscope(msgnorm.from_provider(q, "qwen-agent")) == a
+    assert msgnorm.convert(a, source="agentscope", target="qwen-agent") == q
+    chat = msgnorm.convert(agentscope_history(), source="agentscope", target="openai-chat")
+    assert chat[0] == {"role": "system", "content": "be brief"}
+    calls = [c["id"] for m in chat for c in m.get("tool_calls", [])]
+    answers = [m["tool_call_id"] for m in chat if m["role"] == "tool"]
+    assert calls == answers == ["c1", "c2"]
+    out, report = msgnorm.to_provider_report(mqa.from_qwen_agent(q), "agentscope")
+    assert out == a and isinstance(report, dict)

@@ -12,8 +12,18 @@ Each adapter is a module imported only when used, needing only its framework:
   ``normalize_qwen_agent`` (``Message`` objects or their dicts).
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 FRAMEWORKS = ("langchain", "pydantic-ai", "agentscope", "qwen-agent")
 """The framework names ``from_provider``'s ``source=`` and ``to_provider``'s
 ``target=`` also take."""
 
 __all__ = ["FRAMEWORKS"]
+
+
+def _module(name: str) -> Any:
+    """The adapter module of framework ``name`` (imported now)."""
+    return importlib.import_module(f"{__name__}.{name.replace('-', '_')}")
