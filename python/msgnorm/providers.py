@@ -14,6 +14,7 @@ from typing import Any
 from . import _native
 from ._api import _is_structs
 from .errors import InvalidRecordError
+from .frameworks import FRAMEWORKS, _module
 from .model import _gc_paused, to_builtins
 
 __all__ = [
@@ -29,8 +30,8 @@ __all__ = [
     "to_provider_report",
 ]
 
-#: The provider names ``source=`` and ``target=`` take (and ``"langchain"``:
-#: LangChain message objects, with ``langchain-core`` installed).
+#: The provider names ``source=`` and ``target=`` take (and the framework names of
+#: :data:`msgnorm.frameworks.FRAMEWORKS`: that framework's message objects).
 PROVIDERS: tuple[str, ...] = (
     "anthropic",
     "openai-chat",
@@ -61,6 +62,31 @@ def _messages(messages: Any, source: str) -> list[Any]:
     return [_plain(m) for m in messages] if source == "gemini" else messages
 
 
+def _from_framework(messages: Any, source: str, system: Any) -> tuple[Any, str, Any]:
+    """A framework's messages as Anthropic ``messages`` (and its system prompts
+    before ``system``): what the core reads for it."""
+    if source not in FRAMEWORKS:
+        return messages, source, system
+    if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
+        raise InvalidRecordError(
+            f"messages: expected a list of messages, not {type(messages).__name__}",
+            None,
+            "messages",
+        )
+    msgs, prompts = _module(source)._to_anthropic(messages)
+    if system is not None:
+        prompts = [*prompts, system] if isinstance(system, str) else [*prompts, *system]
+    return msgs, "anthropic", _bridge_system(prompts)
+
+
+def _bridge_system(prompts: list[Any]) -> Any:
+    if not prompts:
+        return None
+    if len(prompts) == 1 and isinstance(prompts[0], str):
+        return prompts[0]
+    return [{"type": "text", "text": p} if isinstance(p, str) else p for p in prompts]
+
+
 def from_provider(
     messages: Sequence[Any], source: str, *, system: Any = None
 ) -> list[dict[str, Any]]:
@@ -71,12 +97,11 @@ def from_provider(
     ``system``); OpenAI ``system``/``developer`` messages come in ``messages``.
     System prompts become ``system`` records with ``subtype: "system_prompt"``.
     Uuids are derived from each message's position and the history up to it, so
-    repeated calls agree.
+    repeated calls agree. ``source`` may also be a framework of
+    :data:`msgnorm.frameworks.FRAMEWORKS` (its message objects, system prompts
+    among them).
     """
-    if source == "langchain":
-        from .langchain import from_langchain
-
-        return from_langchain(list(messages))
+    messages, source, system = _from_framework(messages, source, system)
     items = _messages(messages, source)
     with _gc_paused():
         return _native.from_provider(items, source, _plain(system))
@@ -98,10 +123,16 @@ def to_provider_report(
     ``parts_dropped`` (blocks with no shape in the target), ``ids_rewritten``,
     ``messages_merged``, ``media_moved``, ``blank_text_dropped``, ``empty_filled``.
     """
-    if target == "langchain":
-        from .langchain import to_langchain
-
-        return to_langchain(records, system=system, normalize=normalize), {}
+    if target in FRAMEWORKS:
+        shape, report = to_provider_report(
+            records,
+            "anthropic",
+            system=system,
+            normalize=normalize,
+            strict=strict,
+            max_media=max_media,
+        )
+        return _module(target)._from_anthropic(shape), report
     data = to_builtins(records) if _is_structs(records) else records
     if not isinstance(data, list):
         raise InvalidRecordError(
@@ -198,9 +229,17 @@ def convert_report(
     max_media: int | None = 100,
 ) -> tuple[Any, dict[str, int]]:
     """:func:`convert` and the counts of :func:`to_provider_report`."""
-    if "langchain" in (source, target):
-        records = from_provider(messages, source, system=system)
-        return to_provider_report(records, target, strict=strict, max_media=max_media)
+    messages, source, system = _from_framework(messages, source, system)
+    if target in FRAMEWORKS:
+        shape, report = convert_report(
+            messages,
+            source=source,
+            target="anthropic",
+            system=system,
+            strict=strict,
+            max_media=max_media,
+        )
+        return _module(target)._from_anthropic(shape), report
     items = _messages(messages, source)
     _check_max_media(max_media)
     with _gc_paused():

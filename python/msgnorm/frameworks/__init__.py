@@ -1,0 +1,29 @@
+"""Agent-framework message objects in and out (docs/PROVIDERS.md, "Frameworks").
+
+Each adapter is a module imported only when used, needing only its framework:
+
+- :mod:`msgnorm.frameworks.langchain`: ``from_langchain``, ``to_langchain``,
+  ``normalize_langchain`` (``langchain-core`` 1.x messages);
+- :mod:`msgnorm.frameworks.pydantic_ai`: ``from_pydantic_ai``, ``to_pydantic_ai``,
+  ``normalize_pydantic_ai`` (``ModelRequest`` / ``ModelResponse``);
+- :mod:`msgnorm.frameworks.agentscope`: ``from_agentscope``, ``to_agentscope``,
+  ``normalize_agentscope`` (``Msg`` objects or their dicts);
+- :mod:`msgnorm.frameworks.qwen_agent`: ``from_qwen_agent``, ``to_qwen_agent``,
+  ``normalize_qwen_agent`` (``Message`` objects or their dicts).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+FRAMEWORKS = ("langchain", "pydantic-ai", "agentscope", "qwen-agent")
+"""The framework names ``from_provider``'s ``source=`` and ``to_provider``'s
+``target=`` also take."""
+
+__all__ = ["FRAMEWORKS"]
+
+
+def _module(name: str) -> Any:
+    """The adapter module of framework ``name`` (imported now)."""
+    return importlib.import_module(f"{__name__}.{name.replace('-', '_')}")

@@ -1,0 +1,34 @@
+"""What every framework adapter shares: the Anthropic Messages shape as the bridge
+to msgnorm records, through the core's provider adapters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import providers
+
+
+def _system(system: list[str]) -> Any:
+    if not system:
+        return None
+    if len(system) == 1:
+        return system[0]
+    return [{"type": "text", "text": s} for s in system]
+
+
+def from_anthropic(messages: list[dict[str, Any]], system: list[str]) -> list[dict[str, Any]]:
+    return providers.from_provider(messages, "anthropic", system=_system(system))
+
+
+def to_anthropic(records: Any, *, normalize: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = providers.to_provider(records, "anthropic", normalize=normalize)
+    return out
+
+
+def convert_anthropic(
+    messages: list[dict[str, Any]], system: list[str], **options: Any
+) -> dict[str, Any]:
+    out: dict[str, Any] = providers.convert(
+        messages, source="anthropic", target="anthropic", system=_system(system), **options
+    )
+    return out

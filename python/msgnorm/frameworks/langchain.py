@@ -1,0 +1,243 @@
+"""LangChain (``langchain-core`` 1.x) messages in and out.
+
+Reading goes through LangChain's own ``content_blocks`` (its translation of every
+provider's content into standard blocks), so an ``AIMessage`` from any chat model
+integration is read the same way. Writing gives ``SystemMessage`` /
+``HumanMessage`` / ``AIMessage`` (standard content blocks, ``tool_calls``) /
+``ToolMessage``. The bridge is the Anthropic Messages shape, which carries
+everything msgnorm normalizes (signed and redacted thinking included); see
+``docs/PROVIDERS.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import InvalidRecordError
+from . import _bridge
+
+__all__ = ["from_langchain", "normalize_langchain", "to_langchain"]
+
+
+def _lc() -> Any:
+    try:
+        import langchain_core.messages as m
+    except ImportError as e:  # pragma: no cover - the error names the extra
+        raise ImportError(
+            "msgnorm's LangChain adapter needs langchain-core: pip install 'msgnorm[langchain]'"
+        ) from e
+    return m
+
+
+def _media_source(block: dict[str, Any]) -> dict[str, Any] | None:
+    """An Anthropic ``source`` for a standard image/file block."""
+    mime = block.get("mime_type")
+    if block.get("base64") is not None:
+        return {"type": "base64", "media_type": mime or "", "data": block["base64"]}
+    url = block.get("url")
+    if isinstance(url, str):
+        if url.startswith("data:") and ";base64," in url:
+            head, data = url[5:].split(";base64,", 1)
+            return {"type": "base64", "media_type": head, "data": data}
+        return {"type": "url", "url": url}
+    if block.get("file_id") is not None:
+        return {"type": "file", "file_id": block["file_id"]}
+    return None
+
+
+def _to_anthropic_block(block: dict[str, Any]) -> dict[str, Any]:
+    """One standard content block as an Anthropic block (others pass through)."""
+    t = block.get("type")
+    if t == "text":
+        return {"type": "text", "text": block.get("text", "")}
+    if t == "reasoning":
+        extras = block.get("extras") or {}
+        out: dict[str, Any] = {"type": "thinking", "thinking": block.get("reasoning", "")}
+        if "signature" in extras:
+            out["signature"] = extras["signature"]
+        return out
+    if t == "tool_call":
+        return {
+            "type": "tool_use",
+            "id": block.get("id") or "",
+            "name": block.get("name", ""),
+            "input": block.get("args") or {},
+        }
+    if t == "non_standard" and isinstance(block.get("value"), dict):
+        return dict(block["value"])  # a provider block LangChain has no type for
+    if t in ("image", "file", "text-plain"):
+        kind = "image" if t == "image" else "document"
+        if t == "text-plain" and isinstance(block.get("text"), str):
+            src: dict[str, Any] | None = {
+                "type": "text",
+                "media_type": "text/plain",
+                "data": block["text"],
+            }
+        else:
+            src = _media_source(block)
+        if src is not None:
+            return {"type": kind, "source": src}
+    return dict(block)  # audio, video, server tool blocks: carried as they are
+
+
+def _tool_result(msg: Any, index: int) -> dict[str, Any]:
+    call_id = getattr(msg, "tool_call_id", None)
+    if not isinstance(call_id, str):
+        raise InvalidRecordError(
+            f"messages[{index}].tool_call_id: a ToolMessage needs its tool_call_id",
+            index,
+            f"messages[{index}].tool_call_id",
+        )
+    content: Any
+    if isinstance(msg.content, str):
+        content = msg.content
+    else:
+        content = [_to_anthropic_block(b) for b in msg.content_blocks]
+    out: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": content}
+    if getattr(msg, "status", "success") == "error":
+        out["is_error"] = True
+    return out
+
+
+def _to_anthropic(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """LangChain messages as Anthropic ``messages`` and the system prompts."""
+    m = _lc()
+    out: list[dict[str, Any]] = []
+    system: list[str] = []
+    for i, msg in enumerate(messages):
+        if isinstance(msg, m.SystemMessage):
+            system.append(msg.text)
+        elif isinstance(msg, m.ToolMessage):
+            out.append({"role": "user", "content": [_tool_result(msg, i)]})
+        elif isinstance(msg, m.AIMessage):
+            blocks = [_to_anthropic_block(b) for b in msg.content_blocks]
+            have = {b.get("id") for b in blocks if b.get("type") == "tool_use"}
+            for call in msg.tool_calls:  # calls not already in the content
+                if call.get("id") not in have:
+                    blocks.append(_to_anthropic_block({**call, "type": "tool_call"}))
+            if isinstance(msg.content, str) and len(blocks) == 1 and blocks[0]["type"] == "text":
+                content: Any = msg.content
+            else:
+                content = blocks
+            entry: dict[str, Any] = {"role": "assistant", "content": content}
+            if msg.id:
+                entry["id"] = msg.id
+            out.append(entry)
+        elif isinstance(msg, (m.HumanMessage, m.ChatMessage)):
+            if isinstance(msg.content, str):
+                out.append({"role": "user", "content": msg.content})
+            else:
+                blocks = [_to_anthropic_block(b) for b in msg.content_blocks]
+                out.append({"role": "user", "content": blocks})
+        else:
+            raise InvalidRecordError(
+                f"messages[{i}]: expected a LangChain message, not {type(msg).__name__}",
+                i,
+                f"messages[{i}]",
+            )
+    return out, system
+
+
+def _from_anthropic_block(block: dict[str, Any]) -> dict[str, Any]:
+    """One Anthropic block as a standard content block."""
+    t = block.get("type")
+    if t == "text":
+        return {"type": "text", "text": block.get("text", "")}
+    if t == "thinking":
+        out: dict[str, Any] = {"type": "reasoning", "reasoning": block.get("thinking", "")}
+        if "signature" in block:
+            out["extras"] = {"signature": block["signature"]}
+        return out
+    if t in ("image", "document") and isinstance(block.get("source"), dict):
+        src = block["source"]
+        kind = "image" if t == "image" else "file"
+        if src.get("type") == "base64":
+            return {"type": kind, "base64": src.get("data"), "mime_type": src.get("media_type")}
+        if src.get("type") == "url":
+            return {"type": kind, "url": src.get("url")}
+        if src.get("type") == "file":
+            return {"type": kind, "file_id": src.get("file_id")}
+        if src.get("type") == "text":
+            return {"type": "text-plain", "text": src.get("data"), "mime_type": "text/plain"}
+    if t in ("audio", "video", "file", "text-plain"):
+        return dict(block)  # a standard block carried through
+    return {"type": "non_standard", "value": dict(block)}
+
+
+def _from_anthropic(shape: dict[str, Any]) -> list[Any]:
+    m = _lc()
+    out: list[Any] = []
+    system = shape.get("system")
+    if isinstance(system, str) and system:
+        out.append(m.SystemMessage(content=system))
+    elif isinstance(system, list):
+        joined = "\n\n".join(b.get("text", "") for b in system if isinstance(b, dict))
+        if joined:
+            out.append(m.SystemMessage(content=joined))
+    for msg in shape["messages"]:
+        content = msg["content"]
+        if msg["role"] == "assistant":
+            if isinstance(content, str):
+                out.append(m.AIMessage(content=content, id=msg.get("id")))
+                continue
+            calls = [
+                {"type": "tool_call", "id": b["id"], "name": b["name"], "args": b.get("input")}
+                for b in content
+                if b.get("type") == "tool_use"
+            ]
+            rest = [_from_anthropic_block(b) for b in content if b.get("type") != "tool_use"]
+            text: Any = rest
+            if not rest:
+                text = ""
+            elif len(rest) == 1 and rest[0]["type"] == "text":
+                text = rest[0]["text"]  # LangChain's usual plain string
+            out.append(m.AIMessage(content=text, tool_calls=calls, id=msg.get("id")))
+            continue
+        if isinstance(content, str):
+            out.append(m.HumanMessage(content=content))
+            continue
+        others = []
+        for b in content:
+            if b.get("type") == "tool_result":
+                inner = b.get("content", "")
+                body = (
+                    inner
+                    if isinstance(inner, str)
+                    else [_from_anthropic_block(x) for x in inner or []]
+                )
+                out.append(
+                    m.ToolMessage(
+                        content=body,
+                        tool_call_id=b["tool_use_id"],
+                        status="error" if b.get("is_error") else "success",
+                    )
+                )
+            else:
+                others.append(_from_anthropic_block(b))
+        if len(others) == 1 and others[0]["type"] == "text":
+            out.append(m.HumanMessage(content=others[0]["text"]))
+        elif others:
+            out.append(m.HumanMessage(content=others))
+    return out
+
+
+def from_langchain(messages: Sequence[Any]) -> list[dict[str, Any]]:
+    """LangChain messages as msgnorm records (system messages become ``system_prompt``
+    records, each ``ToolMessage`` a user record with its ``tool_result``)."""
+    anthropic, system = _to_anthropic(messages)
+    return _bridge.from_anthropic(anthropic, system)
+
+
+def to_langchain(records: Any, *, normalize: bool = True) -> list[Any]:
+    """msgnorm records as LangChain messages, after ``normalize_for_api`` and the
+    Anthropic rules (ids, alternation); ``normalize=False`` for records that are
+    already ``normalize_for_api``'s output."""
+    return _from_anthropic(_bridge.to_anthropic(records, normalize=normalize))
+
+
+def normalize_langchain(messages: Sequence[Any], **options: Any) -> list[Any]:
+    """LangChain messages in, the repaired history out, as LangChain messages: what
+    ``to_langchain(normalize_for_api(from_langchain(messages)))`` gives."""
+    anthropic, system = _to_anthropic(messages)
+    return _from_anthropic(_bridge.convert_anthropic(anthropic, system, **options))
