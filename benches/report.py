@@ -448,10 +448,11 @@ class Report:
             "(read natively), LangChain on a fresh copy of the message list."
         )
         # Per model call in an agent loop: LangChain's ContextEditingMiddleware runs
-        # apply on the whole history of every call (trigger at half its tokens, so
-        # it fires); a Conversation with the same policy appends the turn's records,
-        # its clearing fired once on the history and stays applied.
-        half = rep["tokens_before"] // 2
+        # apply on the whole history of every call (trigger at 70% of its tokens, so
+        # it fires on every call); a Conversation with the same policy appends the
+        # turn's records: its clearing fired once on the history, brought it under the
+        # trigger, and stays applied.
+        half = rep["tokens_before"] * 7 // 10
         per_call = ClearToolUsesEdit(trigger=half, keep=3)
 
         def lc_call() -> Any:
