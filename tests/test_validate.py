@@ -970,3 +970,56 @@ def test_cli_rules(capsys: pytest.CaptureFixture[str]) -> None:
     assert [ln.split("\t")[0] for ln in lines] == [
         c[0] for c in CASES if c[0].startswith("gemini/")
     ]
+
+
+# --------------------------------------------------------------------------
+# msgnorm's repair for every provider: from_provider -> to_provider passes
+# --------------------------------------------------------------------------
+
+
+def _unpack(provider: str, shape: Any) -> tuple[list[Any], Any]:
+    """The messages and the system prompt of ``to_provider``'s output."""
+    if provider == "gemini":
+        return shape["contents"], shape.get("system_instruction")
+    if provider in ("anthropic", "bedrock"):
+        return shape["messages"], shape.get("system")
+    return shape, None
+
+
+REPAIRED_ELSEWHERE = [
+    c
+    for c in CASES
+    if not c[0].startswith("anthropic/")
+    and not msgnorm.validate(c[1], _provider(c[0]), **c[2])[0].repair.startswith("none")
+]
+
+
+@pytest.mark.parametrize("case", REPAIRED_ELSEWHERE, ids=[c[0] for c in REPAIRED_ELSEWHERE])
+def test_provider_repair_passes(case: Case) -> None:
+    """A history breaking a rule msgnorm repairs, converted to the same provider
+    (``convert(source=p, target=p)``: from_provider, normalize_for_api, the
+    provider's output rules), breaks no repaired rule of that provider."""
+    rule, bad, kwargs, *_ = case
+    p = _provider(rule)
+    shape = msgnorm.convert(bad, source=p, target=p, system=kwargs.get("system"))
+    messages, system = _unpack(p, shape)
+    found = msgnorm.validate(messages, p, system=system, tools=kwargs.get("tools"))
+    assert [v for v in found if _repaired(v)] == []
+
+
+REFUSED = [
+    c
+    for c in CASES
+    if not c[0].startswith("anthropic/")
+    and msgnorm.validate(c[1], _provider(c[0]), **c[2])[0].repair.startswith("none: from_provider")
+]
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=[c[0] for c in REFUSED])
+def test_what_the_adapters_refuse_is_named(case: Case) -> None:
+    """Rules whose repair is "none: from_provider refuses ...": the adapter refuses
+    the history with an error naming the message the validator names."""
+    rule, bad, kwargs, index, *_ = case
+    with pytest.raises(msgnorm.InvalidRecordError) as e:
+        msgnorm.from_provider(bad, _provider(rule), system=kwargs.get("system"))
+    assert f"messages[{index}]" in str(e.value)

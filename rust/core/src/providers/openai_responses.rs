@@ -420,7 +420,60 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             out.push(message("user", Value::Arr(parts), template));
         }
     }
+    drop_unsendable_ids(&mut out, counts);
     Ok(Value::Arr(out))
+}
+
+/// Item ids the API would refuse, dropped (an input item's `id` is optional):
+/// a repeated id ("Duplicate item found with id"), and, when the history uses
+/// reasoning, the id of a replayed `function_call` with no reasoning item in its
+/// response ("function_call was provided without its required 'reasoning'
+/// item"): without its id the call is the caller's, linked to no reasoning.
+fn drop_unsendable_ids(items: &mut [Value], counts: &mut Counts) {
+    let kind = |m: &Map| -> String {
+        m.str("type")
+            .unwrap_or(if m.get("role").is_some() {
+                "message"
+            } else {
+                ""
+            })
+            .to_owned()
+    };
+    let reasoning = items
+        .iter()
+        .filter_map(Value::as_obj)
+        .any(|m| kind(m) == "reasoning");
+    let mut seen = std::collections::HashSet::new();
+    let mut reasoned = false;
+    for item in items.iter_mut() {
+        let Value::Obj(m) = item else { continue };
+        let t = kind(m);
+        // What a response produced (as the validator reads it): its messages,
+        // reasoning and calls, not the caller's outputs.
+        let output = match t.as_str() {
+            "message" => m.str("role") == Some("assistant"),
+            "function_call_output"
+            | "custom_tool_call_output"
+            | "computer_call_output"
+            | "local_shell_call_output"
+            | "mcp_approval_response"
+            | "item_reference" => false,
+            t => t.ends_with("_call") || t == "reasoning",
+        };
+        if !output {
+            reasoned = false;
+        } else if t == "reasoning" {
+            reasoned = true;
+        }
+        let Some(id) = m.str("id").map(str::to_owned) else {
+            continue;
+        };
+        let orphan_call = reasoning && t == "function_call" && !reasoned;
+        if !seen.insert(id) || orphan_call {
+            m.remove("id");
+            count(counts, "item_ids_dropped");
+        }
+    }
 }
 
 fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {

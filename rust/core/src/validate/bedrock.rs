@@ -7,7 +7,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "bedrock/invalid-role",
         text: "Value '{x}' at 'messages.{i}.member.role' failed to satisfy constraint: Member must satisfy enum value set: [user, assistant]",
-        repair: "to_bedrock writes only user and assistant messages and puts system text in `system` (adapter rule: roles)",
+        repair: "none: from_provider refuses a message with another role (InvalidRecordError naming it); to_bedrock writes only user and assistant messages and puts system text in `system`",
         check: invalid_role,
     },
     Rule {

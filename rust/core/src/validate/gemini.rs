@@ -6,7 +6,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "gemini/invalid-role",
         text: "Please use a valid role: user, model.",
-        repair: "to_gemini writes assistant turns as `model` and system text as `system_instruction` (adapter rule: roles)",
+        repair: "none: from_provider refuses a content with another role (InvalidRecordError naming it); to_gemini writes assistant turns as `model` and system text as `system_instruction`",
         check: invalid_role,
     },
     Rule {

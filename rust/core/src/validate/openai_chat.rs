@@ -13,7 +13,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-chat/invalid-role",
         text: "Invalid value: '{x}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.",
-        repair: "to_openai_chat writes only these roles (adapter rule: roles)",
+        repair: "none: from_provider refuses a message with another role (InvalidRecordError naming it); to_openai_chat writes only these roles",
         check: invalid_role,
     },
     Rule {
@@ -43,7 +43,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-chat/tool-call-id-missing",
         text: "Missing required parameter: 'messages[{i}].tool_call_id'.",
-        repair: "to_openai_chat writes the id of the call on every tool message (adapter rule: tool ids)",
+        repair: "none: from_provider refuses a tool message without its tool_call_id (InvalidRecordError naming it); to_openai_chat writes the id of the call on every tool message",
         check: tool_call_id_missing,
     },
     Rule {

@@ -7,19 +7,19 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-responses/invalid-role",
         text: "Invalid value: '{x}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.",
-        repair: "to_openai_responses writes only these roles (adapter rule: roles)",
+        repair: "none: from_provider refuses a message with another role (InvalidRecordError naming it); to_openai_responses writes only these roles",
         check: invalid_role,
     },
     Rule {
         id: "openai-responses/reasoning-without-following",
         text: "Item '{x}' of type 'reasoning' was provided without its required following item.",
-        repair: "to_openai_responses keeps a reasoning item only together with the message or function_call that followed it (adapter rule: reasoning)",
+        repair: "to_openai_responses drops the item id of a replayed function_call that has no reasoning item in its response (the call is then the caller's)",
         check: reasoning_without_following,
     },
     Rule {
         id: "openai-responses/function-call-without-reasoning",
         text: "Item '{x}' of type 'function_call' was provided without its required 'reasoning' item.",
-        repair: "to_openai_responses keeps a reasoning item only together with the message or function_call that followed it (adapter rule: reasoning)",
+        repair: "to_openai_responses drops the item id of a replayed function_call that has no reasoning item in its response (the call is then the caller's)",
         check: call_without_reasoning,
     },
     Rule {
@@ -37,7 +37,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-responses/duplicate-item-id",
         text: "Duplicate item found with id {x}. Remove duplicate items from your input and try again.",
-        repair: "SPEC §4 step 5 (assistant clean-up) removes repeated calls; to_openai_responses writes every item once",
+        repair: "SPEC §4 step 5 (assistant clean-up) removes repeated calls; to_openai_responses drops an item id seen before",
         check: duplicate_item_id,
     },
 ];
