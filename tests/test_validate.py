@@ -1023,3 +1023,33 @@ def test_what_the_adapters_refuse_is_named(case: Case) -> None:
     with pytest.raises(msgnorm.InvalidRecordError) as e:
         msgnorm.from_provider(bad, _provider(rule), system=kwargs.get("system"))
     assert f"messages[{index}]" in str(e.value)
+
+
+STRICT = [c for c in REPAIRED_ANTHROPIC + REPAIRED_ELSEWHERE]
+
+
+@pytest.mark.parametrize("case", STRICT, ids=[c[0] for c in STRICT])
+def test_strict_mode_raises_what_validate_names(case: Case) -> None:
+    """``convert(..., strict=True)`` refuses to repair: it raises
+    ``ProviderRuleError`` with the violations ``validate`` gives (those msgnorm
+    would repair), the first one's place in ``index``/``path``."""
+    rule, bad, kwargs, *_ = case
+    p = _provider(rule)
+    with pytest.raises(ProviderRuleError) as e:
+        msgnorm.convert(bad, source=p, target=p, system=kwargs.get("system"), strict=True)
+    want = [v for v in msgnorm.validate(bad, p, system=kwargs.get("system")) if _repaired(v)]
+    assert e.value.violations == want and rule in {v.rule for v in want}
+    assert (e.value.index, e.value.path) == (want[0].index, want[0].path)
+
+
+def test_normalize_for_api_strict_carries_the_violations() -> None:
+    records = _as_records([U("go"), A([TU("t1")]), U("never mind")])
+    with pytest.raises(msgnorm.PairingError) as e:
+        msgnorm.normalize_for_api(records, strict=True)
+    rules = {v.rule for v in e.value.violations}
+    assert "anthropic/tool-use-without-result" in rules
+    assert e.value.violations == [v for v in msgnorm.validate(records, "anthropic") if _repaired(v)]
+    # the same history through the adapter's strict mode: the same violations
+    with pytest.raises(ProviderRuleError) as e2:
+        msgnorm.to_provider(records, "anthropic", strict=True)
+    assert e2.value.violations == e.value.violations

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _native
-from .errors import MsgnormError
+from .errors import MsgnormError, PairingError
 from .model import _gc_paused, to_builtins
 
 __all__ = [
@@ -124,15 +124,23 @@ def normalize_for_api_report(
     if max_media is not None:
         _check_nonneg("max_media", max_media)
     templates = dict(attachment_templates) if attachment_templates is not None else None
-    with _gc_paused():  # the call builds many objects; see model._gc_paused
-        out, report = _native.normalize_for_api(
-            _prepare(records),
-            bool(strict),
-            None if max_media is None else _cap(max_media, _USIZE_MAX),
-            bool(short_ids),
-            bool(ensure_user_first),
-            templates,
-        )
+    try:
+        with _gc_paused():  # the call builds many objects; see model._gc_paused
+            out, report = _native.normalize_for_api(
+                _prepare(records),
+                bool(strict),
+                None if max_media is None else _cap(max_media, _USIZE_MAX),
+                bool(short_ids),
+                bool(ensure_user_first),
+                templates,
+            )
+    except PairingError as e:
+        # What the Anthropic rules say of the history (msgnorm.validate), worked
+        # out only now that strict mode refused it.
+        from .provider_rules import repairable_violations
+
+        e.violations = repairable_violations(records, "anthropic")
+        raise
     return out, report
 
 

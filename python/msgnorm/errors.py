@@ -48,6 +48,9 @@ class PairingError(MsgnormError):
         super().__init__(message)
         self.index = index
         self.ids = list(ids or [])
+        #: The Anthropic rules the history breaks that normalize_for_api would have
+        #: repaired (:class:`msgnorm.Violation`, as :func:`msgnorm.validate` names them).
+        self.violations: list[Any] = []
 
 
 class BudgetError(MsgnormError):

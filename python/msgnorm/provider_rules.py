@@ -58,6 +58,15 @@ def validate(
     return [Violation(*row) for row in rows]
 
 
+def repairable_violations(
+    messages: Any, provider: Provider | str = "anthropic", *, system: Any = None
+) -> list[Violation]:
+    """The violations msgnorm repairs (not those whose repair is "none: ...")."""
+    return [
+        v for v in validate(messages, provider, system=system) if not v.repair.startswith("none")
+    ]
+
+
 def check(
     messages: Any,
     provider: Provider | str = "anthropic",

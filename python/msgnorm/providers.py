@@ -13,7 +13,7 @@ from typing import Any
 
 from . import _native
 from ._api import _is_structs
-from .errors import InvalidRecordError
+from .errors import InvalidRecordError, ProviderRuleError
 from .frameworks import FRAMEWORKS, _module
 from .model import _gc_paused, to_builtins
 
@@ -79,6 +79,16 @@ def _from_framework(messages: Any, source: str, system: Any) -> tuple[Any, str, 
     return msgs, "anthropic", _bridge_system(prompts)
 
 
+def _refuse_repairs(messages: Any, provider: str, system: Any) -> None:
+    """``strict=True``: the rules of ``provider`` that msgnorm would repair, raised
+    as :class:`ProviderRuleError` (as :func:`msgnorm.check` does) instead."""
+    from .provider_rules import repairable_violations
+
+    found = repairable_violations(messages, provider, system=system)
+    if found:
+        raise ProviderRuleError(found)
+
+
 def _bridge_system(prompts: list[Any]) -> Any:
     if not prompts:
         return None
@@ -123,6 +133,8 @@ def to_provider_report(
     ``parts_dropped`` (blocks with no shape in the target), ``ids_rewritten``,
     ``messages_merged``, ``media_moved``, ``blank_text_dropped``, ``empty_filled``.
     """
+    if strict:
+        _refuse_repairs(records, "anthropic", None)
     if target in FRAMEWORKS:
         shape, report = to_provider_report(
             records,
@@ -230,6 +242,8 @@ def convert_report(
 ) -> tuple[Any, dict[str, int]]:
     """:func:`convert` and the counts of :func:`to_provider_report`."""
     messages, source, system = _from_framework(messages, source, system)
+    if strict:
+        _refuse_repairs(_messages(messages, source), source, system)
     if target in FRAMEWORKS:
         shape, report = convert_report(
             messages,
