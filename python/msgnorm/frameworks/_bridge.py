@@ -16,6 +16,14 @@ def _system(system: list[str]) -> Any:
     return [{"type": "text", "text": s} for s in system]
 
 
+def system_text(shape: dict[str, Any]) -> str:
+    """The system prompt of an Anthropic request shape as one text ("" for none)."""
+    system = shape.get("system")
+    if isinstance(system, list):
+        return "\n\n".join(b.get("text", "") for b in system if isinstance(b, dict))
+    return system if isinstance(system, str) else ""
+
+
 def from_anthropic(messages: list[dict[str, Any]], system: list[str]) -> list[dict[str, Any]]:
     return providers.from_provider(messages, "anthropic", system=_system(system))
 

@@ -182,9 +182,7 @@ def _blocks_out(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _from_anthropic(shape: dict[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    system = shape.get("system")
-    if isinstance(system, list):
-        system = "\n\n".join(b.get("text", "") for b in system)
+    system = _bridge.system_text(shape)
     if system:
         out.append(
             {"name": "system", "role": "system", "content": [{"type": "text", "text": system}]}

@@ -168,13 +168,9 @@ def _from_anthropic_block(block: dict[str, Any]) -> dict[str, Any]:
 def _from_anthropic(shape: dict[str, Any]) -> list[Any]:
     m = _lc()
     out: list[Any] = []
-    system = shape.get("system")
-    if isinstance(system, str) and system:
+    system = _bridge.system_text(shape)
+    if system:
         out.append(m.SystemMessage(content=system))
-    elif isinstance(system, list):
-        joined = "\n\n".join(b.get("text", "") for b in system if isinstance(b, dict))
-        if joined:
-            out.append(m.SystemMessage(content=joined))
     for msg in shape["messages"]:
         content = msg["content"]
         if msg["role"] == "assistant":

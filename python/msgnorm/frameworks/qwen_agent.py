@@ -166,9 +166,7 @@ def _content_items(blocks: list[dict[str, Any]]) -> Any:
 
 def _from_anthropic(shape: dict[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    system = shape.get("system")
-    if isinstance(system, list):
-        system = "\n\n".join(b.get("text", "") for b in system)
+    system = _bridge.system_text(shape)
     if system:
         out.append({"role": "system", "content": system})
     names: dict[str, str] = {}

@@ -448,18 +448,7 @@ fn drop_unsendable_ids(items: &mut [Value], counts: &mut Counts) {
     for item in items.iter_mut() {
         let Value::Obj(m) = item else { continue };
         let t = kind(m);
-        // What a response produced (as the validator reads it): its messages,
-        // reasoning and calls, not the caller's outputs.
-        let output = match t.as_str() {
-            "message" => m.str("role") == Some("assistant"),
-            "function_call_output"
-            | "custom_tool_call_output"
-            | "computer_call_output"
-            | "local_shell_call_output"
-            | "mcp_approval_response"
-            | "item_reference" => false,
-            t => t.ends_with("_call") || t == "reasoning",
-        };
+        let output = crate::validate::openai_responses::is_output_item(&t, m.str("role"));
         if !output {
             reasoned = false;
         } else if t == "reasoning" {

@@ -51,8 +51,15 @@ fn item_type<'v>(m: &Msg<'v, '_>) -> &'v str {
 
 /// Items the model produced (parts of a response), as opposed to the caller's input.
 fn is_output(m: &Msg) -> bool {
-    match item_type(m) {
-        "message" => m.role == Some("assistant"),
+    is_output_item(item_type(m), m.role)
+}
+
+/// Whether an item of type `t` (and `role`, for messages) is one a response
+/// produced: its messages, reasoning and calls, not the caller's outputs. The
+/// Responses writer drops ids by the same reading.
+pub fn is_output_item(t: &str, role: Option<&str>) -> bool {
+    match t {
+        "message" => role == Some("assistant"),
         "function_call_output"
         | "custom_tool_call_output"
         | "computer_call_output"
