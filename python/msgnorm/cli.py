@@ -265,6 +265,28 @@ def _follow(args: argparse.Namespace) -> int:
     return 0
 
 
+def _clearing_options(p: Any, results_help: str) -> None:
+    """``--clear-tool-results[=KEEP]`` and ``--clear-thinking[=KEEP]`` (normalize, follow)."""
+    p.add_argument(
+        "--clear-tool-results",
+        nargs="?",
+        const=3,
+        default=None,
+        type=_keep_count,
+        metavar="KEEP",
+        help=results_help,
+    )
+    p.add_argument(
+        "--clear-thinking",
+        nargs="?",
+        const=1,
+        default=None,
+        type=_keep_turns,
+        metavar="KEEP",
+        help="drop thinking but in the last KEEP assistant turns (default 1, or 'all')",
+    )
+
+
 def _conversation(args: argparse.Namespace, records: Any = None) -> Conversation:
     """``follow``'s conversation, with its context-editing policy if one was asked for."""
     tools = None
@@ -558,24 +580,10 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--strict", action="store_true", help="raise instead of repairing pairing")
     n.add_argument("--short-ids", action="store_true", help="append [id:xxxxxx] to user texts")
     n.add_argument("--max-media", type=int, default=100, metavar="N", help="-1: no limit")
-    n.add_argument(
-        "--clear-tool-results",
-        nargs="?",
-        const=3,
-        default=None,
-        type=_keep_count,
-        metavar="KEEP",
-        help="replace the results of all but the last KEEP tool uses (default 3) by "
+    _clearing_options(
+        n,
+        "replace the results of all but the last KEEP tool uses (default 3) by "
         "'[cleared]', the current tool loop excepted; before --max-tokens",
-    )
-    n.add_argument(
-        "--clear-thinking",
-        nargs="?",
-        const=1,
-        default=None,
-        type=_keep_turns,
-        metavar="KEEP",
-        help="drop thinking but in the last KEEP assistant turns (default 1, or 'all')",
     )
     n.add_argument("--max-tokens", type=int, default=None, metavar="N", help="trim to N tokens")
     n.add_argument("--pin", type=int, default=0, metavar="K", help="keep the first K records")
@@ -614,24 +622,7 @@ def _parser() -> argparse.ArgumentParser:
         "context editing (a policy: fires when the output crosses --trigger, and what it "
         "cleared stays cleared)"
     )
-    e.add_argument(
-        "--clear-tool-results",
-        nargs="?",
-        const=3,
-        default=None,
-        type=_keep_count,
-        metavar="KEEP",
-        help="clear the results of all but the last KEEP tool uses (default 3)",
-    )
-    e.add_argument(
-        "--clear-thinking",
-        nargs="?",
-        const=1,
-        default=None,
-        type=_keep_turns,
-        metavar="KEEP",
-        help="drop thinking but in the last KEEP assistant turns (default 1, or 'all')",
-    )
+    _clearing_options(e, "clear the results of all but the last KEEP tool uses (default 3)")
     e.add_argument("--trigger", type=int, default=100_000, metavar="N", help="tokens (100000)")
     e.add_argument(
         "--clear-at-least", type=int, default=0, metavar="N", help="fire only if N tokens go"
