@@ -751,3 +751,93 @@ def test_arbitrary_messages_give_records_or_a_clear_error(
         except msgnorm.InvalidRecordError as e:
             # only blocks passed through as given (Anthropic source) can be invalid records
             assert source == "anthropic", e
+
+
+# --------------------------------------------------------------------------
+# differential: normalize inside to_provider/convert (the JSON backend, whose
+# unchanged records are the input's own values) equals normalize_for_api on
+# the Python objects followed by to_provider(normalize=False)
+# --------------------------------------------------------------------------
+
+_PRUNED = ("parts_dropped", "thinking_dropped", "invalid_media_dropped", "blank_text_dropped")
+
+
+def _prompts(records: list[Any]) -> list[Any]:
+    return [
+        r
+        for r in records
+        if isinstance(r, dict) and r.get("type") == "system" and r.get("subtype") == "system_prompt"
+    ]
+
+
+def _normalized_then_out(records: list[Any], target: str) -> Any:
+    normalized = msgnorm.normalize_for_api(records)
+    return msgnorm.to_provider(_prompts(records) + normalized, target, normalize=False)
+
+
+def _chat_history(turns: int) -> list[dict[str, Any]]:
+    """Calls answered by one tool message each (normalize merges those), plain turns between."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": "Be brief."}]
+    for t in range(turns):
+        calls = [
+            {
+                "id": f"call_{t}_{k}",
+                "type": "function",
+                "function": {"name": "grep", "arguments": json.dumps({"q": f"x{t}", "k": k})},
+            }
+            for k in range(1 + t % 2)
+        ]
+        out.append({"role": "user", "content": f"question {t}"})
+        out.append({"role": "assistant", "content": None, "tool_calls": calls})
+        out += [{"role": "tool", "tool_call_id": c["id"], "content": f"r {c['id']}"} for c in calls]
+        out.append({"role": "assistant", "content": f"answer {t} "})  # trailing space: repaired
+    return out
+
+
+@pytest.mark.parametrize("target", PROVIDERS)
+def test_convert_agrees_with_normalize_on_the_python_records(target: str) -> None:
+    histories_in = [(s, *HISTORIES[s]) for s in PROVIDERS]
+    histories_in.append(("openai-chat", _chat_history(40), None))
+    compared = 0
+    for source, messages, system in histories_in:
+        out, report = msgnorm.convert_report(messages, source=source, target=target, system=system)
+        if any(report.get(k) for k in _PRUNED):
+            continue  # the second normalization after dropping blocks has no Python twin
+        records = msgnorm.from_provider(messages, source, system=system)
+        assert out == _normalized_then_out(records, target), (source, target)
+        compared += 1
+    assert compared >= 2
+
+
+@pytest.mark.parametrize("target", PROVIDERS)
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=40)
+@given(data=st.data())
+def test_to_provider_agrees_with_normalize_on_the_python_records(target: str, data: Any) -> None:
+    records = data.draw(histories())
+    out, report = msgnorm.to_provider_report(records, target)
+    if any(report.get(k) for k in _PRUNED):
+        return
+    assert out == _normalized_then_out(records, target)
+
+
+def test_values_json_cannot_carry_are_written_as_json_would_have_them() -> None:
+    """bytes, a non-finite float: the normalized records are JSON, so an unchanged
+    record holding them comes out as its JSON reading (base64 text, null)."""
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "listen"},
+                {"type": "input_audio", "input_audio": {"data": b"\x00\x01\x02", "format": "wav"}},
+            ],
+            "score": float("nan"),
+            "big": 2**80,
+        },
+        {"role": "assistant", "content": "ok"},
+    ]
+    out = msgnorm.convert(messages, source="openai-chat", target="openai-chat")
+    part = out[0]["content"][1]
+    assert part == {"type": "input_audio", "input_audio": {"data": "AAEC", "format": "wav"}}
+    assert out[0]["score"] is None
+    assert out[0]["big"] == 2**80
+    assert out[1] == {"role": "assistant", "content": "ok"}

@@ -100,14 +100,15 @@ pub fn normalize_to_provider(
     let Some(api) = api else {
         return to_provider(p, &records, &prompts, counts);
     };
-    let mut recs = normalize_values(&records, api, report)?;
+    let mut records = records;
+    let mut recs = normalize_values(&mut records, api, report)?;
     // normalize_for_api drops the system-prompt records; they are carried, not lost
     report.dropped = report.dropped.saturating_sub(carried);
     drop_later(records);
-    if let Some(pruned) = prune(p, &recs, counts)? {
+    if let Some(mut pruned) = prune(p, &recs, counts)? {
         drop_later(std::mem::replace(
             &mut recs,
-            normalize_values(&pruned, api, report)?,
+            normalize_values(&mut pruned, api, report)?,
         ));
         drop_later(pruned);
     }
@@ -122,9 +123,12 @@ pub fn drop_later<T: Send + 'static>(x: T) {
     rayon::spawn(move || drop(x));
 }
 
-/// `normalize_for_api` on value records, through the JSON backend.
+/// `normalize_for_api` on value records, through the JSON backend. An output
+/// record the pipeline left as it was (written byte for byte from its input)
+/// is the input value itself, moved out of `records`; only the records it made
+/// or changed are read back from their JSON text.
 fn normalize_values(
-    records: &[Value],
+    records: &mut [Value],
     api: &crate::ApiOptions,
     report: &mut crate::Report,
 ) -> Result<Vec<Value>> {
@@ -137,14 +141,47 @@ fn normalize_values(
         r.write_json(&mut json);
     }
     json.push(']');
-    let out = crate::on_json::normalize_for_api(json.as_bytes(), api, report)?;
-    drop(json);
-    let text = crate::json::utf8(&out)?;
-    match Value::from_json(text)? {
-        Value::Arr(a) => Ok(a),
-        _ => Err(Error::value(
-            "internal error: normalize_for_api did not return a list",
-        )),
+    let (recs, _) = crate::on_json::normalize_for_api_records(json.as_bytes(), api, report)?;
+    let mut out = Vec::with_capacity(recs.len());
+    let mut buf = Vec::new();
+    for r in &recs {
+        if written_as_is(r) {
+            if let Some(v) = records.get_mut(r.index) {
+                if !v.is_null() && json_stable(v) {
+                    out.push(std::mem::replace(v, Value::Null));
+                    continue;
+                }
+            }
+        }
+        buf.clear();
+        crate::json::write::write_record(&mut buf, r)?;
+        out.push(Value::from_json(crate::json::utf8(&buf)?)?);
+    }
+    drop(recs);
+    drop_later(json);
+    Ok(out)
+}
+
+/// The JSON writer copies this record's input text unchanged
+/// (`json::write::write_record`'s first case).
+fn written_as_is(r: &crate::model::Record<'_, crate::json::Raw<'_>>) -> bool {
+    r.orig.is_some() && !r.uuid_dirty && r.meta == crate::model::Meta::Keep && !r.content_dirty
+}
+
+/// Reading `v`'s JSON text gives `v` back: no bytes (written as base64 text),
+/// no non-finite float (written as `null`), no repeated key (the last one wins).
+fn json_stable(v: &Value) -> bool {
+    match v {
+        Value::Bytes(_) => false,
+        Value::Float(f) => f.is_finite(),
+        Value::Arr(a) => a.iter().all(json_stable),
+        Value::Obj(m) => {
+            let keys = &m.0;
+            keys.iter()
+                .enumerate()
+                .all(|(i, (k, x))| !keys[..i].iter().any(|(k2, _)| k2 == k) && json_stable(x))
+        }
+        _ => true,
     }
 }
 
