@@ -294,12 +294,20 @@ pub fn prune(
     records: &[Value],
     counts: &mut Counts,
 ) -> Result<Option<Vec<Value>>> {
-    let recs = read_records(records)?;
-    let any = recs.iter().any(|r| {
-        r.blocks
+    // normalize_for_api's output records are user and assistant records whose
+    // content is a string or a list of blocks; to_provider checks that shape.
+    let any = records.iter().filter_map(Value::as_obj).any(|r| {
+        let assistant = r.str("type") == Some("assistant");
+        let blocks = r
+            .get("message")
+            .and_then(Value::as_obj)
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_arr)
+            .unwrap_or(&[]);
+        blocks
             .iter()
             .filter_map(Value::as_obj)
-            .any(|b| dropped_by(target, b, r.assistant).is_some())
+            .any(|b| dropped_by(target, b, assistant).is_some())
     });
     if !any {
         return Ok(None);

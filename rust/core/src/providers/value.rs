@@ -10,7 +10,16 @@ pub type Key = Cow<'static, str>;
 
 /// `s` as a [`Key`], borrowed when it is one of the known keys.
 pub fn key(s: &str) -> Key {
-    const KNOWN: &[&str] = &[
+    // A `match` on the literals: the compiler dispatches on the length first.
+    macro_rules! known {
+        ($($k:literal,)*) => {
+            match s {
+                $($k => Cow::Borrowed($k),)*
+                _ => Cow::Owned(s.to_owned()),
+            }
+        };
+    }
+    known! {
         "type",
         "text",
         "role",
@@ -91,10 +100,6 @@ pub fn key(s: &str) -> Key {
         "input_tokens",
         "output_tokens",
         "stop_reason",
-    ];
-    match KNOWN.iter().find(|k| **k == s) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(s.to_owned()),
     }
 }
 
@@ -383,21 +388,23 @@ pub fn write_json_str(out: &mut String, s: &str) {
     out.push('"');
     let b = s.as_bytes();
     let mut start = 0;
-    for (i, &c) in b.iter().enumerate() {
-        let esc = match c {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            c if c < 0x20 => "",
-            _ => continue,
-        };
+    // Most strings need no escape: copy the runs between escapes whole.
+    while let Some(k) = b[start..]
+        .iter()
+        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+    {
+        let i = start + k;
         out.push_str(&s[start..i]);
-        if esc.is_empty() {
-            out.push_str(&format!("\\u{c:04x}"));
-        } else {
-            out.push_str(esc);
+        match b[i] {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            c => {
+                use std::fmt::Write;
+                let _ = write!(out, "\\u{c:04x}");
+            }
         }
         start = i + 1;
     }
@@ -489,6 +496,8 @@ mod tests {
     fn json_round_trips() {
         let src = r#"{"a":[1,2.5,"x\n",true,null,{"b":-3}],"c":"é"}"#;
         assert_eq!(Value::from_json(src).unwrap().to_json(), src);
+        let esc = r#"["q\"b\\c\u0001\r\t\u001f end","plain","\n"]"#;
+        assert_eq!(Value::from_json(esc).unwrap().to_json(), esc);
         assert!(Value::from_json("{").is_err());
         assert!(Value::from_json("1 2").is_err());
     }
