@@ -32,6 +32,7 @@ __all__ = [
     "split_for_summary",
     "to_anthropic",
     "to_provider",
+    "tool_name",
     "trim_to_budget",
     "validate",
 ]
@@ -95,6 +96,7 @@ def convert(
     strict: bool,
     max_media: int | None,
 ) -> tuple[Any, dict[str, int]]: ...
+def tool_name(name: str, provider_name: str) -> str: ...
 def clear_context(
     records: Any,
     tools: bool,

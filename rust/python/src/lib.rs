@@ -722,6 +722,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(providers::from_provider, m)?)?;
     m.add_function(wrap_pyfunction!(providers::to_provider, m)?)?;
     m.add_function(wrap_pyfunction!(providers::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(providers::tool_name, m)?)?;
     m.add_function(wrap_pyfunction!(clear_context, m)?)?;
     m.add_function(wrap_pyfunction!(render_attachment, m)?)?;
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;
