@@ -173,6 +173,11 @@ pub fn run<'a, H>(
         }
         if open.as_ref().is_some_and(|u| !u.results_only) {
             barrier = Some(out.len());
+            // Nothing before the barrier joins again: forget it, so the map
+            // holds one stretch of replies, not the whole history's ids.
+            if !latest.is_empty() {
+                latest = HashMap::new();
+            }
         }
     }
     if let Some(u) = open {
