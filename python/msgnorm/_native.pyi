@@ -35,6 +35,7 @@ __all__ = [
     "tool_name",
     "trim_to_budget",
     "validate",
+    "validate_records",
 ]
 
 __version__: str
@@ -71,6 +72,7 @@ def split_for_summary(
     counting: tuple[float, int, int, int],
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
+def validate_records(records: Any) -> int: ...
 def validate(
     messages: Any,
     provider: str,
