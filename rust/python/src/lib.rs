@@ -108,7 +108,7 @@ fn on_json<'py, T: Send>(
 }
 
 /// A str that is not valid Unicode text (a lone surrogate): where it is.
-fn surrogate_error(s: &Bound<'_, PyString>) -> Error {
+pub(crate) fn surrogate_error(s: &Bound<'_, PyString>) -> Error {
     let lossy = s.to_string_lossy();
     let pos = lossy.find('\u{fffd}').unwrap_or(0);
     let (line, column) = msgnorm_core::json::parse::line_col(&lossy, pos);
