@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import msgspec
+from msgspec import Struct
 
 from .. import _native
 from ..errors import MsgnormError
@@ -304,7 +305,7 @@ def _flatten(d: dict[str, Any]) -> None:
 
 def _blocks_have_extra(blocks: list[Any]) -> bool:
     for b in blocks:
-        if isinstance(b, dict):  # UnknownBlock, or a block given as a plain dict
+        if not isinstance(b, Struct):  # UnknownBlock, a plain dict, or not a block
             continue
         if b.extra:
             return True
@@ -316,11 +317,13 @@ def _blocks_have_extra(blocks: list[Any]) -> bool:
 
 def _has_extra(rec: Any) -> bool:
     """Whether some Struct of the record has a non-empty catch-all."""
-    if rec.extra:
+    if getattr(rec, "extra", None):
         return True
     cls = type(rec)
     if cls is UserMessage or cls is AssistantMessage:
         m = rec.message
+        if not isinstance(m, Struct):
+            return False
         if m.extra:
             return True
         c = m.content
@@ -341,6 +344,8 @@ def _records_with_extra(records: Sequence[Any]) -> list[int]:
                 found.append(i)
                 continue
             m = rec.message
+            if not isinstance(m, Struct):  # not a payload: written as it is
+                continue
             if m.extra:
                 found.append(i)
                 continue
@@ -348,7 +353,7 @@ def _records_with_extra(records: Sequence[Any]) -> list[int]:
             if type(c) is list:
                 for b in c:
                     bcls = type(b)
-                    if bcls is unknown or bcls is dict:
+                    if bcls is unknown or bcls is dict or not isinstance(b, Struct):
                         continue
                     if b.extra or (
                         bcls is tool_result
@@ -357,14 +362,16 @@ def _records_with_extra(records: Sequence[Any]) -> list[int]:
                     ):
                         found.append(i)
                         break
-        elif not isinstance(rec, dict) and _has_extra(rec):  # dicts pass through as they are
+        elif isinstance(rec, msgspec.Struct) and _has_extra(rec):
+            # dicts pass through as they are; any other value is written as it is
+            # (and refused, as every input kind refuses it, by the reader)
             found.append(i)
     return found
 
 
 def _unflatten_blocks(blocks: list[Any], out: list[Any]) -> None:
     for b, ob in zip(blocks, out, strict=True):
-        if isinstance(b, dict):  # UnknownBlock, or a block given as a plain dict
+        if not isinstance(b, Struct):  # UnknownBlock, a plain dict, or not a block
             continue
         if b.extra:
             _flatten(ob)
