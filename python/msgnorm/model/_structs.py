@@ -26,38 +26,32 @@ def _extra_field() -> Any:
 # --------------------------------------------------------------------------- #
 
 
-class UnknownBlock(dict[str, Any]):
-    """A content block of a type the model does not know: the block's JSON object.
-
-    A ``dict`` subclass, so msgspec encodes it as the object it holds.
-    """
+class _AsWritten(dict[str, Any]):
+    """A JSON object the model keeps as it was written (a ``dict``, so msgspec
+    encodes it as the object it holds)."""
 
     __slots__ = ()
 
     @property
     def type(self) -> Any:
-        """The block's ``type`` value."""
+        """The object's ``type`` value."""
         return self.get("type")
 
     def __repr__(self) -> str:
-        return f"UnknownBlock({dict.__repr__(self)})"
+        return f"{type(self).__name__}({dict.__repr__(self)})"
 
 
-class Entry(dict[str, Any]):
-    """A transcript record that is not a message (``summary``, ``file-history-snapshot``...).
-
-    A ``dict`` subclass holding the record as written; encodes as that object.
-    """
+class UnknownBlock(_AsWritten):
+    """A content block of a type the model does not know: the block's JSON object."""
 
     __slots__ = ()
 
-    @property
-    def type(self) -> Any:
-        """The record's ``type`` value."""
-        return self.get("type")
 
-    def __repr__(self) -> str:
-        return f"Entry({dict.__repr__(self)})"
+class Entry(_AsWritten):
+    """A transcript record that is not a message (``summary``, ``file-history-snapshot``...):
+    the record as written."""
+
+    __slots__ = ()
 
 
 # --------------------------------------------------------------------------- #
@@ -105,13 +99,17 @@ class RedactedThinkingBlock(_Tagged, kw_only=True, tag="redacted_thinking"):
     data: str | UnsetType | Any = UNSET
 
 
-class ToolUseBlock(_Tagged, kw_only=True, tag="tool_use"):
-    """A client tool call: ``id``, ``name``, ``input``."""
+class _ToolCall(_Tagged, kw_only=True):
+    """A tool call: ``id``, ``name``, ``input``."""
 
     id: str
     name: str | UnsetType | Any = UNSET
     input: Any = UNSET
     cache_control: Any = UNSET
+
+
+class ToolUseBlock(_ToolCall, kw_only=True, tag="tool_use"):
+    """A client tool call: ``id``, ``name``, ``input``."""
 
 
 class ToolResultBlock(_Tagged, kw_only=True, tag="tool_result"):
@@ -140,63 +138,52 @@ class DocumentBlock(_Tagged, kw_only=True, tag="document"):
     cache_control: Any = UNSET
 
 
-class ServerToolUseBlock(_Tagged, kw_only=True, tag="server_tool_use"):
+class ServerToolUseBlock(_ToolCall, kw_only=True, tag="server_tool_use"):
     """A server tool call (web search, code execution...): ``id``, ``name``, ``input``."""
 
-    id: str
-    name: str | UnsetType | Any = UNSET
-    input: Any = UNSET
-    cache_control: Any = UNSET
 
-
-class McpToolUseBlock(_Tagged, kw_only=True, tag="mcp_tool_use"):
+class McpToolUseBlock(_ToolCall, kw_only=True, tag="mcp_tool_use"):
     """An MCP connector tool call: ``id``, ``name``, ``server_name``, ``input``."""
 
-    id: str
-    name: str | UnsetType | Any = UNSET
-    input: Any = UNSET
     server_name: str | UnsetType | Any = UNSET
-    cache_control: Any = UNSET
 
 
-class WebSearchToolResultBlock(_Tagged, kw_only=True, tag="web_search_tool_result"):
+class _ServerToolResult(_Tagged, kw_only=True):
+    """A server tool's result (``*_tool_result``): ``tool_use_id`` and ``content``."""
+
     tool_use_id: str
     content: Any = UNSET
     cache_control: Any = UNSET
 
 
-class WebFetchToolResultBlock(_Tagged, kw_only=True, tag="web_fetch_tool_result"):
-    tool_use_id: str
-    content: Any = UNSET
-    cache_control: Any = UNSET
+class WebSearchToolResultBlock(_ServerToolResult, kw_only=True, tag="web_search_tool_result"):
+    """``web_search_tool_result``."""
 
 
-class CodeExecutionToolResultBlock(_Tagged, kw_only=True, tag="code_execution_tool_result"):
-    tool_use_id: str
-    content: Any = UNSET
-    cache_control: Any = UNSET
+class WebFetchToolResultBlock(_ServerToolResult, kw_only=True, tag="web_fetch_tool_result"):
+    """``web_fetch_tool_result``."""
+
+
+class CodeExecutionToolResultBlock(
+    _ServerToolResult, kw_only=True, tag="code_execution_tool_result"
+):
+    """``code_execution_tool_result``."""
 
 
 class BashCodeExecutionToolResultBlock(
-    _Tagged, kw_only=True, tag="bash_code_execution_tool_result"
+    _ServerToolResult, kw_only=True, tag="bash_code_execution_tool_result"
 ):
-    tool_use_id: str
-    content: Any = UNSET
-    cache_control: Any = UNSET
+    """``bash_code_execution_tool_result``."""
 
 
 class TextEditorCodeExecutionToolResultBlock(
-    _Tagged, kw_only=True, tag="text_editor_code_execution_tool_result"
+    _ServerToolResult, kw_only=True, tag="text_editor_code_execution_tool_result"
 ):
-    tool_use_id: str
-    content: Any = UNSET
-    cache_control: Any = UNSET
+    """``text_editor_code_execution_tool_result``."""
 
 
-class ToolSearchToolResultBlock(_Tagged, kw_only=True, tag="tool_search_tool_result"):
-    tool_use_id: str
-    content: Any = UNSET
-    cache_control: Any = UNSET
+class ToolSearchToolResultBlock(_ServerToolResult, kw_only=True, tag="tool_search_tool_result"):
+    """``tool_search_tool_result``."""
 
 
 class McpToolResultBlock(_Tagged, kw_only=True, tag="mcp_tool_result"):
@@ -397,15 +384,7 @@ Record = Union[Message, Entry]  # noqa: UP007
 
 _RECORD_CLASSES: dict[str, type[_Tagged]] = {
     c.__struct_config__.tag: c  # type: ignore[misc]
-    for c in (
-        UserMessage,
-        AssistantMessage,
-        SystemMessage,
-        AttachmentMessage,
-        ProgressMessage,
-        ToolUseSummaryMessage,
-        TombstoneMessage,
-    )
+    for c in get_args(Message)
 }
 
 
