@@ -457,6 +457,13 @@ def decode(data: bytes | bytearray | memoryview | str) -> list[Message | Entry]:
         return _from_builtins(_values(buf))
 
 
+def _decode_own(buf: bytes) -> list[Message | Entry]:
+    """:func:`decode` of a JSON array msgnorm's core wrote itself (records its reader
+    accepted, or records it made): converted without being read a second time."""
+    with _gc_paused():
+        return _from_builtins(_values(buf))
+
+
 def encode(records: Sequence[Message | Entry]) -> bytes:
     """The records as a JSON array (bytes), exactly as Claude Code writes them."""
     with_extra = _records_with_extra(records)
