@@ -1,8 +1,9 @@
 """Type stubs of the Rust extension module (checked with ``python -m mypy.stubtest``).
 
-Input kinds: a list of JSON-shaped dicts, ``bytes`` (JSON array or JSON Lines) or
-a JSON ``str``; JSON input gives JSON output of the same type. Structs are
-converted by the Python layer (``msgnorm._api``).
+Input kinds: a list of records (JSON-shaped dicts, or msgnorm Structs, which the
+native readers read in place), ``bytes`` (JSON array or JSON Lines) or a
+JSON ``str``; JSON input gives JSON output of the same type. Only ``bytearray`` and
+``memoryview`` are turned into ``bytes`` first, by the Python layer (``msgnorm._api``).
 """
 
 from typing import Any, final

@@ -57,7 +57,8 @@ fn guard<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
     }
 }
 
-/// The three input kinds the binding sees (Structs are converted in Python).
+/// The three input kinds the binding sees: a list (of dicts or msgnorm Structs,
+/// both read in place by [`read`]), JSON bytes, a JSON str.
 enum Input<'py> {
     List(Bound<'py, PyList>),
     Bytes(Bound<'py, PyBytes>),
