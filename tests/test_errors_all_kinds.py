@@ -498,3 +498,44 @@ def test_what_the_reader_accepts_the_typed_model_accepts() -> None:
     big = b'[{"type": "summary", "n": 1e400}]'
     msgnorm.normalize_for_api(big)
     assert m.decode(big)[0]["n"] == float("inf")
+
+
+@pytest.mark.parametrize(
+    ("record", "path"),
+    [
+        # the last of duplicate keys counts, as in Python's json module
+        (
+            b'{"type": "user", "uuid": "u", "uuid": 5, "message": {"role": "user", "content": "x"}}',
+            "records[0].uuid",
+        ),
+        (
+            b'{"type": "user", "uuid": "u", "message": {"role": "user", "content": "x", "content": 5}}',
+            "records[0].message.content",
+        ),
+        (
+            b'{"type": "user", "uuid": 5, "uuid": "u", "message": {"role": "user", "content": "x"}}',
+            None,
+        ),
+    ],
+)
+def test_duplicate_keys_the_last_counts_in_every_kind(record: bytes, path: str | None) -> None:
+    """Only JSON text can repeat a key (a dict holds one); the last one is the value,
+    in every reader of JSON text and in the dicts ``json.loads`` makes of it."""
+    array = b"[" + record + b"]"
+    kinds = {"array bytes": array, "JSON Lines bytes": record + b"\n", "str": array.decode()}
+    dicts = json.loads(array)
+    if path is None:
+        want_out = msgnorm.normalize_for_api(dicts)
+        for kind, value in kinds.items():
+            assert json.loads(msgnorm.normalize_for_api(value)) == want_out, kind
+            assert m.to_builtins(m.decode(value)) == dicts, kind
+        return
+    want = _record_error(_error(msgnorm.normalize_for_api, dicts))
+    assert want[3] == path
+    for name, call in {**READERS, **TEXT_ONLY}.items():
+        for kind, value in kinds.items():
+            got = _record_error(_error(call, value))
+            if kind == "JSON Lines bytes":
+                assert got[1].endswith(" (line 1)"), (name, got)
+                got = (got[0], got[1].removesuffix(" (line 1)"), *got[2:])
+            assert got == want, (name, kind)
