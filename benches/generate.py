@@ -35,7 +35,7 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -1044,19 +1044,91 @@ def adversarial_assistant_run(n: int) -> list[Record]:
     return out
 
 
-def adversarial_bytes(n: int) -> bytes:
-    """``adversarial_assistant_run(n)`` as a JSON array (cached)."""
-    path = CACHE_DIR / f"adversarial-{_source_hash()}-{n}.json"
+def adversarial_interleaved(n: int) -> list[Record]:
+    """One user prompt, then ``n`` records alternating between an assistant record
+    of one streamed reply (the same ``message.id`` throughout, one ``tool_use``
+    each) and a user record holding only that call's ``tool_result``.
+
+    The worst case for joining streamed replies across tool-result-only users
+    (SPEC §4 step 4): rebuilding the growing reply at every join is quadratic.
+    """
+    rng = random.Random(f"msgnorm-bench-interleaved-{n}")
+    ids = (str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(n + 1))
+    first = next(ids)
+    out: list[Record] = [
+        {
+            "parentUuid": None,
+            "type": "user",
+            "message": {"role": "user", "content": "Run the tools."},
+            "uuid": first,
+        }
+    ]
+    parent = first
+    for i, u in zip(range(n), ids, strict=False):
+        call = f"toolu_{i:020d}"
+        if i % 2 == 0:
+            content: list[Any] = [
+                {"type": "tool_use", "id": call, "name": "Read", "input": {"path": f"f{i}.py"}}
+            ]
+            message: dict[str, Any] = {
+                "id": "msg_one_reply",
+                "role": "assistant",
+                "content": content,
+            }
+            rec: Record = {"type": "assistant", "message": message}
+        else:
+            prev = f"toolu_{i - 1:020d}"
+            content = [{"type": "tool_result", "tool_use_id": prev, "content": f"line {i}"}]
+            rec = {"type": "user", "message": {"role": "user", "content": content}}
+        out.append({"parentUuid": parent, **rec, "uuid": u})
+        parent = u
+    return out
+
+
+def adversarial_blocks(n: int) -> list[Record]:
+    """One user record holding ``n`` text blocks (every other one blank), then a reply."""
+    blocks = [{"type": "text", "text": " " if i % 2 else f"part {i}"} for i in range(n)]
+    return [
+        {"type": "user", "uuid": "u-0", "message": {"role": "user", "content": blocks}},
+        {
+            "type": "assistant",
+            "uuid": "a-1",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "ok"}],
+            },
+        },
+    ]
+
+
+def _cached_bytes(name: str, make: Callable[[int], list[Record]], n: int) -> bytes:
+    path = CACHE_DIR / f"{name}-{_source_hash()}-{n}.json"
     try:
         return path.read_bytes()
     except FileNotFoundError:
         pass
-    data = msgspec.json.encode(adversarial_assistant_run(n))
+    data = msgspec.json.encode(make(n))
     try:
         _write_atomic(path, data)
     except OSError:
         pass
     return data
+
+
+def adversarial_bytes(n: int) -> bytes:
+    """``adversarial_assistant_run(n)`` as a JSON array (cached)."""
+    return _cached_bytes("adversarial", adversarial_assistant_run, n)
+
+
+def interleaved_bytes(n: int) -> bytes:
+    """``adversarial_interleaved(n)`` as a JSON array (cached)."""
+    return _cached_bytes("interleaved", adversarial_interleaved, n)
+
+
+def blocks_bytes(n: int) -> bytes:
+    """``adversarial_blocks(n)`` as a JSON array (cached; ``n`` blocks in one record)."""
+    return _cached_bytes("blocks", adversarial_blocks, n)
 
 
 # -- the real corpus -----------------------------------------------------------------

@@ -839,6 +839,8 @@ class Report:
         for label, make in (
             ("bytes path", generate.generate_bytes),
             ("adversarial assistant run, bytes", generate.adversarial_bytes),
+            ("one reply interleaved with tool results, bytes", generate.interleaved_bytes),
+            ("blocks in one record, bytes (per block)", generate.blocks_bytes),
         ):
             measure = f"{label}: per-record time, {span}"
             if mn is None:

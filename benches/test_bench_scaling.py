@@ -7,7 +7,9 @@ holds the per-record time; it should stay flat (within 10%).
 
 Group ``scaling adversarial``: one user prompt followed by N adjacent assistant records
 with distinct ``message.id`` (``generate.adversarial_assistant_run``), the worst case
-for merging streamed replies; a quadratic backward walk shows here.
+for merging streamed replies; a quadratic backward walk shows here. Groups
+``scaling interleaved`` (one streamed reply interleaved with tool-result-only users)
+and ``scaling blocks in one record`` (per block) are the other adversarial shapes.
 """
 
 from __future__ import annotations
@@ -73,3 +75,34 @@ def test_ours_adversarial_dicts(benchmark: Any, mn: ModuleType, scale_size: int)
     )
     _per_record(benchmark, scale_size)
     assert len(out) == scale_size + 1
+
+
+def test_ours_interleaved_bytes(benchmark: Any, mn: ModuleType, scale_size: int) -> None:
+    """One streamed reply interleaved with tool-result-only users: the reply's
+    records join into one and the results merge into one user record (a merge
+    that rebuilds the growing record each time is quadratic here)."""
+    data = generate.interleaved_bytes(scale_size)
+    out = run_bench(
+        benchmark,
+        lambda: mn.normalize_for_api(data),
+        group="scaling interleaved",
+        n=scale_size,
+        nbytes=len(data),
+    )
+    _per_record(benchmark, scale_size)
+    recs = msgspec.json.decode(out)
+    assert [r["type"] for r in recs] == ["user", "assistant", "user"]
+    assert len(recs[1]["message"]["content"]) == (scale_size + 1) // 2
+
+
+def test_ours_blocks_in_one_record(benchmark: Any, mn: ModuleType, scale_size: int) -> None:
+    data = generate.blocks_bytes(scale_size)
+    out = run_bench(
+        benchmark,
+        lambda: mn.normalize_for_api(data),
+        group="scaling blocks in one record",
+        n=scale_size,
+        nbytes=len(data),
+    )
+    _per_record(benchmark, scale_size)
+    assert len(msgspec.json.decode(out)[0]["message"]["content"]) == (scale_size + 1) // 2

@@ -85,8 +85,10 @@ A12 The "source" of an inserted record (whose ``timestamp`` it copies) is the
 A13 §4.6 orphans: "if that empties it" applies only when tool_result blocks
     were removed; a user list that was already empty is kept (step 7 then
     makes it ``(no content)``).
-A14 §4.7: blank text removal is done on top-level content lists only (not
-    inside ``tool_result``). A user list that is empty after it, whether
+A14 §4.7: "removed from every user and assistant content list" includes
+    the content list of a ``tool_result`` (the Messages API refuses an empty
+    text block there too); a ``tool_result`` list emptied this way stays an
+    empty list (the API takes a result with no content). A user list that is empty after it, whether
     emptied by it or empty before, becomes ``[text "(no content)"]`` (the §4
     guarantee "no user content is empty"). A user null content counts as the
     empty string and becomes the string ``"(no content)"``.
@@ -1008,10 +1010,26 @@ def remove_blank_texts(rec: Record) -> Record:
         return rec
     if not isinstance(content, list):
         return rec
-    kept = [blk for blk in content if not (blk["type"] == "text" and is_blank(blk["text"]))]
+    kept = [
+        without_blank_inner_texts(blk)
+        for blk in content
+        if not (blk["type"] == "text" and is_blank(blk["text"]))
+    ]
+    changed = len(kept) != len(content) or any(
+        a is not b for a, b in zip(kept, content, strict=False)
+    )
     if rec["type"] == "user" and not kept:
         return with_content(rec, [text_block(NO_CONTENT)])
-    return rec if len(kept) == len(content) else with_content(rec, kept)
+    return with_content(rec, kept) if changed else rec
+
+
+def without_blank_inner_texts(blk: Block) -> Block:
+    """A tool_result's content list without its blank text blocks (A14)."""
+    inner = blk.get("content") if blk["type"] == "tool_result" else None
+    if not isinstance(inner, list):
+        return blk
+    kept = [b for b in inner if not (b["type"] == "text" and is_blank(b["text"]))]
+    return blk if len(kept) == len(inner) else {**blk, "content": kept}
 
 
 def join_error_result(blk: Block) -> Block:

@@ -14,6 +14,7 @@ import json
 
 import msgnorm
 import msgspec
+import pytest
 
 HISTORY = json.loads(
     '[{"type": "tombstone", "message": {"uuid": "gone-uuid", "role": "assistant", "content": []}}, {"type": "attachment", "uuid": "000022f4-0001-4abc-8def-000000001eef", "parentUuid": null, "sessionId": "s1", "timestamp": "2025-01-01T00:00:01Z", "attachment": {"type": "todo", "item": "ok", "count": 1.5}}, {"type": "system", "uuid": "000022f4-0002-4abc-8def-000000003dde", "parentUuid": "000022f4-0001-4abc-8def-000000001eef", "sessionId": "s1", "subtype": "local_command", "content": "", "level": "info", "isMeta": false}, {"type": "assistant", "uuid": "000022f4-0003-4abc-8def-000000005ccd", "parentUuid": "000022f4-0002-4abc-8def-000000003dde", "sessionId": "s1", "message": {"role": "assistant", "content": [{"type": "text", "text": "API Error: 529 overloaded"}], "type": "message", "id": "msg_01", "model": "claude-sonnet-4-5"}, "requestId": "req_1", "isApiErrorMessage": true}, {"type": "user", "uuid": "000022f4-0004-4abc-8def-000000007bbc", "parentUuid": "000022f4-0003-4abc-8def-000000005ccd", "sessionId": "s1", "message": {"role": "user", "content": "\\u00a5E\\n"}}, {"type": "tombstone", "message": {"uuid": "000022f4-0004-4abc-8def-000000007bbc", "role": "assistant", "content": []}}, {"type": "user", "uuid": "000022f4-0005-4abc-8def-000000009aab", "parentUuid": "000022f4-0004-4abc-8def-000000007bbc", "sessionId": "s1", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_unknown", "content": "\\u4e2d{"}]}, "toolUseResult": {"stdout": "ok", "n": 1}, "sourceToolAssistantUUID": "000022f4-0004-4abc-8def-000000007bbc"}]'
@@ -121,3 +122,48 @@ def test_a_tombstone_naming_the_settling_prompt_rewrites() -> None:
     conv.append(more)
     assert conv.for_api() == msgnorm.normalize_for_api(recs + more)
     assert conv.rewrites == 1
+
+
+def test_strict_error_when_a_tombstone_frees_a_settled_record() -> None:
+    """In strict mode the open tail may raise (a result repeated in its last
+    record) while the whole history raises earlier: a tombstone in the same tail
+    removes a settled call, so its result becomes an orphan. The conversation
+    checks tombstones naming settled records before running the tail, so it
+    raises what the batch call raises (found by test_hypothesis_histories)."""
+
+    def user(uuid: str, content: object) -> dict:
+        return {"type": "user", "uuid": uuid, "message": {"role": "user", "content": content}}
+
+    def asst(uuid: str, content: list, mid: str) -> dict:
+        return {
+            "type": "assistant",
+            "uuid": uuid,
+            "message": {"id": mid, "role": "assistant", "content": content},
+        }
+
+    call = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+    settled = [
+        user("u0", "go"),
+        asst("a1", [call], "m1"),
+        user("r1", [result]),
+        asst("a2", [{"type": "text", "text": "done"}], "m2"),
+        user("u2", "next"),
+        asst("a3", [{"type": "text", "text": "ok"}], "m3"),
+        user("u3", "and again"),
+    ]
+    conv = msgnorm.Conversation(settled, kind="dicts", strict=True)
+    assert conv.for_api() == msgnorm.normalize_for_api(settled, strict=True)
+    assert conv.settled_len > 3  # the call and its result are settled
+    tail = [
+        asst("a4", [{**call, "id": "t2"}], "m4"),
+        user("r4", [{**result, "tool_use_id": "t2"}, {**result, "tool_use_id": "t2"}]),
+        {"type": "tombstone", "message": {"uuid": "a1"}},
+    ]
+    conv.append(tail)
+    with pytest.raises(msgnorm.PairingError) as batch:
+        msgnorm.normalize_for_api(settled + tail, strict=True)
+    with pytest.raises(msgnorm.PairingError) as ours:
+        conv.for_api()
+    assert batch.value.index == 0  # the orphaned result (merged into u0), not the repeat in r4
+    assert (ours.value.index, ours.value.ids) == (batch.value.index, batch.value.ids)

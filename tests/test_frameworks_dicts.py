@@ -1,10 +1,10 @@
 """The Qwen-Agent and AgentScope adapters on their message dicts (the shapes of
 ``qwen_agent.llm.schema.Message`` and ``agentscope.message.Msg`` 2.x dumped).
 
-Neither package is in the test extra (Qwen-Agent's import needs an undeclared
-dependency; AgentScope brings a large stack), so these tests hold the shapes as
-the two projects define them, and check round trips, the splitting and joining
-each framework does, and the repairs.
+These tests hold the shapes as the two projects define them and check round
+trips, the splitting and joining each framework does, and the repairs, with
+or without the packages; tests/test_frameworks_real.py runs the packages'
+own objects and converters.
 """
 
 from __future__ import annotations

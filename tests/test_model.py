@@ -11,6 +11,7 @@ import uuid as uuid_mod
 from pathlib import Path
 from typing import Any
 
+import msgnorm
 import msgspec
 import pytest
 from hypothesis import given, settings
@@ -119,9 +120,13 @@ def test_all_lists_every_public_name() -> None:
     assert len(m.__all__) == len(set(m.__all__))
     for name in m.__all__:
         assert hasattr(m, name), name
-    tree = ast.parse(Path(m.__file__ or "").read_text())
+    # The package and its modules (split by job: constants, Structs, conversion,
+    # factories): every public name any of them defines is exported.
+    files = sorted(Path(m.__file__ or "").parent.glob("*.py"))
+    assert {f.name for f in files} >= {"__init__.py", "_structs.py", "_convert.py"}
+    body = [node for f in files for node in ast.parse(f.read_text()).body]
     defined: set[str] = set()
-    for node in tree.body:
+    for node in body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
             defined.add(node.name)
         elif isinstance(node, ast.Assign):
@@ -605,11 +610,11 @@ def test_corpus_whole_files() -> None:
             [user([{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text"}]}])],
             "records[0].message.content[0].content[0].text",
         ),
+        ([{"type": "user", "uuid": "u", "message": {"content": "x"}}], "records[0].message.role"),
         (
-            [assistant("x") | {"message": {"role": "user", "content": "x"}}],
+            [assistant("x") | {"message": {"role": 1, "content": "x"}}],
             "records[0].message.role",
         ),
-        ([user(isMeta="yes")], "records[0].isMeta"),
         ([{"type": "system", "uuid": "s", "content": "c"}], "records[0].subtype"),
         (
             [{"type": "system", "uuid": "s", "subtype": "local_command", "content": None}],
@@ -639,6 +644,27 @@ def test_invalid_records_name_the_path(records: list[Any], path: str) -> None:
     assert err.path == path
     assert str(err).startswith(path + ": ")
     assert err.index == int(re.match(r"records\[(\d+)\]", path).group(1))  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        # SPEC §1: "a field this table does not require is never checked"
+        assistant("x") | {"message": {"role": "user", "content": "x"}},
+        user(isMeta="yes"),
+        user(cwd=5, parentUuid=[1], isSidechain="no", timestamp=0),
+        assistant([{"type": "text", "text": "t", "citations": 3}], requestId=5),
+        assistant([{"type": "tool_use", "id": "t", "name": 5, "input": 1}]),
+        assistant([{"type": "thinking", "thinking": 1, "signature": None}]),
+        user([{"type": "web_search_tool_result", "tool_use_id": "t"}]),
+        {"type": "tombstone", "message": {"uuid": "a"}, "uuid": 5},
+    ],
+)
+def test_fields_spec_does_not_require_are_not_checked(record: dict[str, Any]) -> None:
+    """What every other function accepts, the typed model accepts, and keeps."""
+    assert m.to_builtins(m.from_builtins([record])) == [record]
+    assert m.to_builtins(m.decode(json.dumps([record]).encode())) == [record]
+    assert msgnorm.count_tokens([record]) == msgnorm.count_tokens(m.from_builtins([record]))
 
 
 def test_from_builtins_accepts_any_iterable_and_dict_subclasses() -> None:
@@ -686,8 +712,14 @@ def test_decode_forms() -> None:
     for data in (lines, lines.encode(), bytearray(lines.encode()), memoryview(lines.encode())):
         assert m.to_builtins(m.decode(data)) == records
     assert m.to_builtins(m.decode("  \n" + json.dumps(records))) == records
-    assert m.decode(b"") == []
     assert m.decode(b"[]") == []
+    # Empty input is not JSON, for decode as for every function that reads JSON text.
+    for empty in (b"", " \n", b"\n\n"):
+        with pytest.raises(msgnorm.JSONDecodeError) as info:
+            m.decode(empty)
+        with pytest.raises(msgnorm.JSONDecodeError) as same:
+            msgnorm.normalize_for_api(empty)
+        assert str(info.value) == str(same.value)
     # JSON Lines whose first line is an array: an array is not an object
     with pytest.raises(m.RecordValidationError, match=r"^records\[0\]: "):
         m.decode(b'[1]\n{"type": "summary"}\n')

@@ -359,6 +359,106 @@ def test_anthropic_ids_get_the_anthropic_charset() -> None:
     assert all(i.replace("_", "").replace("-", "").isalnum() for i in ids)
 
 
+def _named_history(name: str) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": name, "input": {"q": 1}}],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a"}]},
+    ]
+
+
+def _call_and_result_names(target: str, out: Any) -> tuple[list[str], list[str]]:
+    if target == "anthropic":
+        return [b["name"] for b in out["messages"][1]["content"]], []
+    if target == "openai-chat":
+        return [c["function"]["name"] for c in out[1]["tool_calls"]], []
+    if target == "openai-responses":
+        return [i["name"] for i in out if i.get("type") == "function_call"], []
+    if target == "gemini":
+        parts = [p for c in out["contents"] for p in c["parts"]]
+        return (
+            [p["function_call"]["name"] for p in parts if "function_call" in p],
+            [p["function_response"]["name"] for p in parts if "function_response" in p],
+        )
+    return [b["toolUse"]["name"] for b in out["messages"][1]["content"]], []
+
+
+@pytest.mark.parametrize("target", PROVIDERS)
+@pytest.mark.parametrize("name", ["get weather", "mcp__srv__" + "x" * 60, "ns.tool", "1st"])
+def test_invalid_tool_names_are_mapped_the_same_everywhere(target: str, name: str) -> None:
+    records = msgnorm.from_provider(_named_history(name), "anthropic")
+    out, report = msgnorm.to_provider_report(records, target)
+    check(target, out)
+    calls, results = _call_and_result_names(target, out)
+    want = msgnorm.tool_name(name, target)
+    assert calls == [want] and results in ([], [want])
+    assert (want == name) == (report.get("tool_names_rewritten", 0) == 0)
+    # the validator's name rule holds, with the definitions renamed the same way
+    tools = {
+        "anthropic": [{"name": name, "input_schema": {"type": "object"}}],
+        "openai-chat": [{"type": "function", "function": {"name": name}}],
+        "openai-responses": [{"type": "function", "name": name}],
+        "gemini": [{"function_declarations": [{"name": name}]}],
+        "bedrock": {"tools": [{"toolSpec": {"name": name, "inputSchema": {"json": {}}}}]},
+    }[target]
+    renamed = msgnorm.rename_tools(tools, target)
+    messages, system = (
+        (out["contents"], None)
+        if target == "gemini"
+        else (out["messages"], None)
+        if target in ("anthropic", "bedrock")
+        else (out, None)
+    )
+    found = msgnorm.validate(messages, target, system=system, tools=renamed)
+    assert not [v for v in found if "name" in v.rule], found
+    if want != name:
+        assert [v for v in msgnorm.validate(messages, target, tools=tools) if "name" in v.rule]
+
+
+def test_tool_name_is_a_pure_function_of_the_name() -> None:
+    assert msgnorm.tool_name("get_weather") == "get_weather"
+    a = msgnorm.tool_name("get weather")
+    assert a.startswith("get_weather_") and len(a) == len("get_weather_") + 8
+    assert msgnorm.tool_name("get weather") == a
+    assert msgnorm.tool_name("get.weather") != a  # distinct names stay distinct
+    assert msgnorm.tool_name("ns.tool", "gemini") == "ns.tool"
+    assert msgnorm.tool_name("ns.tool", "openai-chat") != "ns.tool"
+    assert len(msgnorm.tool_name("x" * 200, "bedrock")) == 64
+    with pytest.raises(ValueError, match="unknown provider"):
+        msgnorm.tool_name("f", "openai")
+    with pytest.raises(TypeError):
+        msgnorm.tool_name(5)  # type: ignore[arg-type]
+
+
+def test_rename_tools_copies_and_keeps_server_tools() -> None:
+    tools = [
+        {"name": "get weather", "input_schema": {"type": "object"}},
+        {"type": "web_search_20250305", "name": "web_search"},
+        {"name": "ok", "input_schema": {"type": "object"}},
+    ]
+    before = copy.deepcopy(tools)
+    out = msgnorm.rename_tools(tools, "anthropic")
+    assert tools == before
+    assert [t["name"] for t in out] == [msgnorm.tool_name("get weather"), "web_search", "ok"]
+    assert out[2] is tools[2]  # unchanged entries are not copied
+    config = {
+        "tools": [{"toolSpec": {"name": "a b", "inputSchema": {"json": {}}}}],
+        "toolChoice": {"tool": {"name": "a b"}},
+    }
+    renamed = msgnorm.rename_tools(config, "bedrock")
+    want = msgnorm.tool_name("a b", "bedrock")
+    assert renamed["toolChoice"]["tool"]["name"] == want
+    assert renamed["tools"][0]["toolSpec"]["name"] == want
+    assert config["toolChoice"]["tool"]["name"] == "a b"
+    with pytest.raises(msgnorm.InvalidRecordError, match="tools"):
+        msgnorm.rename_tools({"name": "x"}, "anthropic")
+    with pytest.raises(ValueError, match="unknown provider"):
+        msgnorm.rename_tools([], "claude")
+
+
 def test_signed_thinking_is_kept_byte_identical_where_the_target_verifies_it() -> None:
     recs = _records("anthropic")
     thinking = HISTORIES["anthropic"][0][1]["content"][0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from helpers import asst, document, image, text, tool_result, tool_use, user
 
 
@@ -54,16 +55,34 @@ def test_whitespace_is_unicode_white_space(impl):
     ]
 
 
-def test_blank_texts_inside_tool_results_are_kept(impl):
-    # A14: only top-level content lists
+def test_blank_texts_inside_tool_results_are_removed(impl):
+    # A14: a tool_result's content list is a content list too ("text content
+    # blocks must be non-empty" holds there as well)
     records = [
         user("u0", "go"),
         asst("a1", [tool_use("t1")]),
         user("r1", [tool_result("t1", [text(" "), text("x")])]),
     ]
-    assert impl.normalize_for_api(records)[2] == user(
-        "r1", [tool_result("t1", [text(" "), text("x")])]
-    )
+    assert impl.normalize_for_api(records)[2] == user("r1", [tool_result("t1", [text("x")])])
+
+
+def test_a_tool_result_emptied_of_blank_texts_keeps_an_empty_list(impl):
+    records = [
+        user("u0", "go"),
+        asst("a1", [tool_use("t1")]),
+        user("r1", [tool_result("t1", [text(""), text("\n")])]),
+    ]
+    assert impl.normalize_for_api(records)[2] == user("r1", [tool_result("t1", [])])
+
+
+def test_blank_texts_inside_tool_results_are_counted():
+    msgnorm = pytest.importorskip("msgnorm")
+    records = [
+        user("u0", "go"),
+        asst("a1", [tool_use("t1")]),
+        user("r1", [tool_result("t1", [text(""), text("\n"), text("x")])]),
+    ]
+    assert msgnorm.normalize_for_api_report(records)[1]["blank_texts_removed"] == 2
 
 
 # ---------------------------------------------------------------- is_error

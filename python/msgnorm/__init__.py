@@ -111,12 +111,14 @@ from .providers import (
     convert,
     convert_report,
     from_provider,
+    rename_tools,
     to_bedrock,
     to_gemini,
     to_openai_chat,
     to_openai_responses,
     to_provider,
     to_provider_report,
+    tool_name,
 )
 from .session import (
     LineIssue,
@@ -223,6 +225,7 @@ __all__ = [
     "normalize_for_api",
     "normalize_for_api_report",
     "normalize_messages",
+    "rename_tools",
     "render_attachment",
     "session_files",
     "split_for_summary",
@@ -234,6 +237,7 @@ __all__ = [
     "to_openai_responses",
     "to_provider",
     "to_provider_report",
+    "tool_name",
     "trim_to_budget",
     "validate",
 ]

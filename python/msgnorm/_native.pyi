@@ -1,8 +1,9 @@
 """Type stubs of the Rust extension module (checked with ``python -m mypy.stubtest``).
 
-Input kinds: a list of JSON-shaped dicts, ``bytes`` (JSON array or JSON Lines) or
-a JSON ``str``; JSON input gives JSON output of the same type. Structs are
-converted by the Python layer (``msgnorm._api``).
+Input kinds: a list of records (JSON-shaped dicts, or msgnorm Structs, which the
+native readers read in place), ``bytes`` (JSON array or JSON Lines) or a
+JSON ``str``; JSON input gives JSON output of the same type. Only ``bytearray`` and
+``memoryview`` are turned into ``bytes`` first, by the Python layer (``msgnorm._api``).
 """
 
 from typing import Any, final
@@ -32,8 +33,10 @@ __all__ = [
     "split_for_summary",
     "to_anthropic",
     "to_provider",
+    "tool_name",
     "trim_to_budget",
     "validate",
+    "validate_records",
 ]
 
 __version__: str
@@ -70,6 +73,7 @@ def split_for_summary(
     counting: tuple[float, int, int, int],
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
+def validate_records(records: Any) -> int: ...
 def validate(
     messages: Any,
     provider: str,
@@ -95,6 +99,7 @@ def convert(
     strict: bool,
     max_media: int | None,
 ) -> tuple[Any, dict[str, int]]: ...
+def tool_name(name: str, provider_name: str) -> str: ...
 def clear_context(
     records: Any,
     tools: bool,

@@ -21,7 +21,8 @@ import msgspec
 from . import _api, _native
 from .editing import EditEvent, _policy_args
 from .errors import MsgnormError
-from .model import decode, encode
+from .model import encode
+from .model._convert import _decode_own
 from .session import Session
 
 __all__ = ["Conversation"]
@@ -156,7 +157,7 @@ class Conversation:
         if kind == "str":
             return data.decode()
         if kind == "structs":
-            return decode(data)
+            return _decode_own(data)
         return msgspec.json.decode(data)
 
     def for_api(self) -> Any:

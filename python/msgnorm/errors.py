@@ -31,14 +31,31 @@ class InvalidRecordError(MsgnormError):
         self.index = index
         self.path = path
 
+    @property
+    def reason(self) -> str:
+        """The message without the leading path, e.g. ``missing required field``."""
+        text = str(self)
+        prefix = self.path + ": "
+        return text[len(prefix) :] if text.startswith(prefix) else text
+
 
 class JSONDecodeError(MsgnormError):
-    """The input is not valid JSON; ``line`` and ``column`` are 1-based."""
+    """The input is not valid JSON; ``line`` and ``column`` are 1-based, the column
+    in characters (as Python's :mod:`json` counts); ``lineno``/``colno`` are the
+    same numbers under :class:`json.JSONDecodeError`'s names."""
 
     def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
         super().__init__(message)
         self.line = line
         self.column = column
+
+    @property
+    def lineno(self) -> int:
+        return self.line
+
+    @property
+    def colno(self) -> int:
+        return self.column
 
 
 class PairingError(MsgnormError):

@@ -18,7 +18,7 @@ import msgspec
 
 from . import _native
 from .errors import MsgnormError
-from .model import decode
+from .model._convert import _decode_own
 
 __all__ = ["LineIssue", "LoadReport", "Session", "Thread", "load_session", "session_files"]
 
@@ -285,7 +285,7 @@ def load_session(
     if kind == "bytes":
         records = out
     elif kind == "structs":
-        records = decode(out)
+        records = _decode_own(out)
     else:
         records = msgspec.json.decode(out)
     return Session(records=records, thread=thread_list[chosen], threads=thread_list, report=report)

@@ -137,6 +137,13 @@ pub mod on_json {
         Ok((out, len))
     }
 
+    /// SPEC §1 on JSON text, nothing else: the number of records, or the error
+    /// every other entry point raises for the same input.
+    pub fn validate(data: &[u8]) -> Result<usize> {
+        let src = utf8(data)?;
+        Ok(read_records(src, ReadOpts::default())?.len())
+    }
+
     pub fn normalize_messages(data: &[u8]) -> Result<Vec<u8>> {
         let src = utf8(data)?;
         let recs = read_records(src, ReadOpts::default())?;

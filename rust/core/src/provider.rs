@@ -43,7 +43,62 @@ impl Provider {
     pub fn from_name(name: &str) -> Option<Provider> {
         Provider::ALL.into_iter().find(|p| p.name() == name)
     }
+
+    /// Whether the provider accepts `name` as a tool (function) name: 1 to 64
+    /// characters of `[a-zA-Z0-9_-]`; Gemini also takes `.` and `:` but wants
+    /// a letter or `_` first.
+    pub fn tool_name_ok(self, name: &str) -> bool {
+        let b = name.as_bytes();
+        if b.is_empty() || b.len() > TOOL_NAME_MAX {
+            return false;
+        }
+        match self {
+            Provider::Gemini => {
+                (b[0].is_ascii_alphabetic() || b[0] == b'_')
+                    && b.iter().all(|&c| {
+                        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b':')
+                    })
+            }
+            _ => b
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-'),
+        }
+    }
+
+    /// The name the provider's output writes for the tool `name`: `name`
+    /// itself when [`Provider::tool_name_ok`], else its allowed characters
+    /// (others become `_`), cut to 55 bytes, then `_` and the CRC-32 of the
+    /// whole name in hex. A pure function of the name, so calls, results and
+    /// the caller's tool definitions (Python `rename_tools`) map the same way
+    /// on every request; two names map to one only if their CRC-32s and
+    /// kept prefixes both agree.
+    pub fn tool_name(self, name: &str) -> std::borrow::Cow<'_, str> {
+        if self.tool_name_ok(name) {
+            return std::borrow::Cow::Borrowed(name);
+        }
+        let allowed = |c: char| match self {
+            Provider::Gemini => c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'),
+            _ => c.is_ascii_alphanumeric() || c == '_' || c == '-',
+        };
+        let mut out = String::with_capacity(TOOL_NAME_MAX);
+        if self == Provider::Gemini
+            && !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        {
+            out.push('_');
+        }
+        for c in name.chars() {
+            if out.len() >= TOOL_NAME_MAX - 9 {
+                break;
+            }
+            out.push(if allowed(c) { c } else { '_' });
+        }
+        out.push_str(&format!("_{:08x}", crc32fast::hash(name.as_bytes())));
+        std::borrow::Cow::Owned(out)
+    }
 }
+
+/// The longest tool name every provider accepts.
+pub const TOOL_NAME_MAX: usize = 64;
 
 #[cfg(test)]
 mod tests {
@@ -55,5 +110,37 @@ mod tests {
             assert_eq!(Provider::from_name(p.name()), Some(p));
         }
         assert_eq!(Provider::from_name("openai"), None);
+    }
+
+    #[test]
+    fn tool_names_map_to_valid_names() {
+        let long = "x".repeat(100);
+        for p in Provider::ALL {
+            for name in [
+                "get_weather",
+                "get weather",
+                "",
+                "1st",
+                "mcp:srv.tool",
+                "ünï",
+                &long,
+            ] {
+                let out = p.tool_name(name);
+                assert!(p.tool_name_ok(&out), "{p:?} {name:?} -> {out:?}");
+                assert_eq!(out == name, p.tool_name_ok(name));
+                assert_eq!(p.tool_name(name), out, "a pure function");
+            }
+        }
+        assert_eq!(
+            Provider::Anthropic.tool_name("get weather"),
+            "get_weather_".to_string() + &format!("{:08x}", crc32fast::hash(b"get weather"))
+        );
+        assert_ne!(
+            Provider::Anthropic.tool_name("a b"),
+            Provider::Anthropic.tool_name("a.b")
+        );
+        assert_eq!(Provider::Gemini.tool_name("mcp:srv.tool"), "mcp:srv.tool");
+        assert!(Provider::Gemini.tool_name("1st").starts_with("_1st_"));
+        assert_eq!(Provider::Bedrock.tool_name(&long).len(), 64);
     }
 }

@@ -23,7 +23,7 @@ fn items<'py>(py: Python<'py>, list: &Bound<'py, PyList>) -> PyResult<Vec<Bound<
     Ok(out)
 }
 
-fn borrow<'a, 'py>(objs: &'a [Bound<'py, PyAny>]) -> Vec<Result<Item<'a>, usize>> {
+fn borrow<'a, 'py>(objs: &'a [Bound<'py, PyAny>]) -> Vec<Result<Item<'a>, msgnorm_core::Error>> {
     objs.iter()
         .enumerate()
         .map(|(i, o)| {
@@ -39,9 +39,9 @@ fn borrow<'a, 'py>(objs: &'a [Bound<'py, PyAny>]) -> Vec<Result<Item<'a>, usize>
                         data: t.as_bytes(),
                         is_str: true,
                     })
-                    .map_err(|_| i)
+                    .map_err(|_| not_text(objs, i))
             } else {
-                Err(i)
+                Err(not_text(objs, i))
             }
         })
         .collect()
@@ -59,11 +59,12 @@ pub(crate) fn item_error<'py>(
     Ok(value)
 }
 
-fn not_text(i: usize) -> msgnorm_core::Error {
-    msgnorm_core::Error::Json {
-        line: 1,
-        column: 1,
-        msg: format!("items[{i}]: the str holds a lone surrogate, which is not valid Unicode text"),
+/// Item `i` is a str that is not Unicode text: the error every other reader of
+/// that str raises (the item's index is the exception's `.item`).
+fn not_text(objs: &[Bound<'_, PyAny>], i: usize) -> msgnorm_core::Error {
+    match objs[i].cast::<PyString>() {
+        Ok(s) => crate::surrogate_error(s),
+        Err(_) => msgnorm_core::Error::value(format!("items[{i}]: expected JSON bytes or str")),
     }
 }
 
@@ -90,9 +91,9 @@ pub fn normalize_batch<'py>(
     let objs = self::items(py, items)?;
     let borrowed = borrow(&objs);
     let n = batch::threads(num_threads);
-    let run = |part: &[Result<Item<'_>, usize>]| {
+    let run = |part: &[Result<Item<'_>, msgnorm_core::Error>]| {
         batch::map(part, n, |it| {
-            let it = it.as_ref().map_err(|&i| not_text(i))?;
+            let it = it.as_ref().map_err(Clone::clone)?;
             let mut report = Report::default();
             let out = if session {
                 on_json::normalize_session(it.data, &opts, &mut report)?
@@ -116,7 +117,7 @@ pub fn normalize_batch<'py>(
     // into bytes objects (and the page faults of their fresh memory) then overlap
     // with the work instead of following it on one core.
     let size = borrowed.len().div_ceil(parts);
-    let chunks: Vec<&[Result<Item<'_>, usize>]> = borrowed.chunks(size).collect();
+    let chunks: Vec<&[Result<Item<'_>, msgnorm_core::Error>]> = borrowed.chunks(size).collect();
     std::thread::scope(|scope| -> PyResult<()> {
         let mut pending = Some(scope.spawn(|| run(chunks[0])));
         for (k, part) in chunks.iter().enumerate() {
@@ -156,7 +157,7 @@ fn append_outputs<'py>(
     out: &Bound<'py, PyList>,
     base: usize,
     results: Normalized,
-    items: &[Result<Item<'_>, usize>],
+    items: &[Result<Item<'_>, msgnorm_core::Error>],
 ) -> PyResult<()> {
     for (i, (r, it)) in results.into_iter().zip(items).enumerate() {
         match r {
@@ -197,7 +198,7 @@ pub fn count_tokens_batch<'py>(
     let results = py
         .detach(|| {
             batch::map(&borrowed, n, |it| {
-                let it = it.as_ref().map_err(|&i| not_text(i))?;
+                let it = it.as_ref().map_err(Clone::clone)?;
                 if session {
                     on_json::count_session_tokens(it.data, &p)
                 } else {

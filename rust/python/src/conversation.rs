@@ -2,7 +2,7 @@
 //! lock, so that it can be shared between threads. JSON in, JSON out; the
 //! Python class `msgnorm.Conversation` converts kinds.
 
-use crate::{guard, params, template_overrides, to_pyerr, Counting, Failure};
+use crate::{guard, params, surrogate_error, template_overrides, to_pyerr, Counting, Failure};
 use msgnorm_core::conversation::{self, Settings};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -41,7 +41,11 @@ fn text<'py>(data: &Bound<'py, PyAny>) -> PyResult<Vec<u8>> {
         return Ok(b.as_bytes().to_vec());
     }
     if let Ok(s) = data.cast::<PyString>() {
-        return Ok(s.to_str()?.as_bytes().to_vec());
+        // Not Unicode text: the error every other reader of a str raises.
+        let Ok(t) = s.to_str() else {
+            return Err(to_pyerr(data.py(), Failure::Core(surrogate_error(s))));
+        };
+        return Ok(t.as_bytes().to_vec());
     }
     Err(pyo3::exceptions::PyTypeError::new_err(
         "expected JSON bytes or str",

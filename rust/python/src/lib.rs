@@ -57,7 +57,8 @@ fn guard<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
     }
 }
 
-/// The three input kinds the binding sees (Structs are converted in Python).
+/// The three input kinds the binding sees: a list (of dicts or msgnorm Structs,
+/// both read in place by [`read`]), JSON bytes, a JSON str.
 enum Input<'py> {
     List(Bound<'py, PyList>),
     Bytes(Bound<'py, PyBytes>),
@@ -108,7 +109,7 @@ fn on_json<'py, T: Send>(
 }
 
 /// A str that is not valid Unicode text (a lone surrogate): where it is.
-fn surrogate_error(s: &Bound<'_, PyString>) -> Error {
+pub(crate) fn surrogate_error(s: &Bound<'_, PyString>) -> Error {
     let lossy = s.to_string_lossy();
     let pos = lossy.find('\u{fffd}').unwrap_or(0);
     let (line, column) = msgnorm_core::json::parse::line_col(&lossy, pos);
@@ -470,6 +471,22 @@ fn render_attachment(
     Ok(t.render(&fields))
 }
 
+/// SPEC §1 only: the number of records, or the error any other entry point
+/// raises for the same input (the same reader, the same message and place).
+/// `msgnorm.decode` and `msgnorm.from_builtins` call it before msgspec converts.
+#[pyfunction]
+fn validate_records<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<usize> {
+    let inp = input(records)?;
+    match &inp {
+        Input::List(l) => {
+            let ctx = Ctx::for_list(l)?;
+            let strs = Strs::new();
+            guard(|| Ok(read_records(&ctx, &strs, l, false)?.len())).map_err(|e| to_pyerr(py, e))
+        }
+        _ => on_json(py, &inp, msgnorm_core::on_json::validate),
+    }
+}
+
 /// `{"role": type, "content": message.content}` per user/assistant record.
 /// Context editing on JSON input (issue 15); the Python layer converts lists.
 /// `trigger` is `("input_tokens" | "tool_uses", n)`; `clear_tool_inputs` is
@@ -719,9 +736,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trim_to_budget, m)?)?;
     m.add_function(wrap_pyfunction!(split_for_summary, m)?)?;
     m.add_function(wrap_pyfunction!(to_anthropic, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_records, m)?)?;
     m.add_function(wrap_pyfunction!(providers::from_provider, m)?)?;
     m.add_function(wrap_pyfunction!(providers::to_provider, m)?)?;
     m.add_function(wrap_pyfunction!(providers::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(providers::tool_name, m)?)?;
     m.add_function(wrap_pyfunction!(clear_context, m)?)?;
     m.add_function(wrap_pyfunction!(render_attachment, m)?)?;
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;

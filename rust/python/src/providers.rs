@@ -311,3 +311,11 @@ pub fn convert<'py>(
     providers::drop_later(msgs);
     Ok((obj, rep))
 }
+
+/// The tool name `provider`'s output writes for `name` (unchanged when valid).
+#[pyfunction]
+pub fn tool_name<'py>(py: Python<'py>, name: &str, provider_name: &str) -> PyResult<String> {
+    Ok(provider(py, provider_name, "provider")?
+        .tool_name(name)
+        .into_owned())
+}

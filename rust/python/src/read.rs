@@ -274,11 +274,7 @@ impl<'a, 'py> Reader<'a, '_, 'py> {
         let py = ctx.py();
         let path = &Path::Record(index);
         let Some(d) = ctx.view(&item)? else {
-            return Err(invalid(
-                index,
-                path,
-                "a record must be a dict (a JSON object)",
-            ));
+            return Err(invalid(index, path, "a record must be a JSON object"));
         };
         let d = &d;
         let ty = match get!(self, d, "type")? {
@@ -475,11 +471,7 @@ impl<'a, 'py> Reader<'a, '_, 'py> {
         let ctx = self.ctx;
         let py = ctx.py();
         let Some(d) = ctx.view(&b)? else {
-            return Err(invalid(
-                index,
-                path,
-                "a block must be a dict (a JSON object)",
-            ));
+            return Err(invalid(index, path, "a block must be a JSON object"));
         };
         let d = &d;
         if depth >= MAX_BLOCK_DEPTH {

@@ -595,11 +595,17 @@ impl Conversation {
             .len()
             .checked_sub(1)
             .map(|i| self.out.get(i).to_owned());
+        // A tombstone naming a settled record changes the settled part. Checked
+        // before the tail runs: in strict mode the tail may raise where the
+        // whole history raises earlier (the record the tombstone frees).
+        if context.is_some() && self.tombstones_settled(&lines)? {
+            return Ok(None);
+        }
         let tombstoned = self.tombstoned.clone();
         let mut report = Report::default();
         let out = self.run(from, context.as_deref(), &lines, &tombstoned, &mut report)?;
         let base = usize::from(context.is_some());
-        // What would change the settled part.
+        // What else would change the settled part.
         if let Some(c) = context.as_deref() {
             // The settled part's last record comes through unchanged, or the
             // settled part would change.
@@ -607,7 +613,7 @@ impl Conversation {
                 Some(r) => record_json(r)? == c,
                 None => false,
             };
-            if !first_ok || self.tombstones_settled(&lines)? {
+            if !first_ok {
                 return Ok(None);
             }
             if let Some(limit) = self.opts.max_media {

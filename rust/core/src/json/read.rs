@@ -378,12 +378,13 @@ pub(crate) fn read_record<'a>(
                 .iter()
                 .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
             {
-                return Err(invalid(
-                    index,
-                    line,
-                    at(".attachment.type"),
-                    "must be a string",
-                ));
+                // Named as the Python-object reader names it: absent or not a string.
+                let msg = if rec.attachment.iter().any(|(k, _)| k == "type") {
+                    "must be a string"
+                } else {
+                    "missing required field"
+                };
+                return Err(invalid(index, line, at(".attachment.type"), msg));
             }
         }
         Kind::Progress | Kind::ToolUseSummary | Kind::Entry => {}

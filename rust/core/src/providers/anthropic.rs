@@ -151,6 +151,14 @@ pub(super) fn block(
             }
         }
     }
+    if t == "tool_use" {
+        if let Some(name) = m.str("name") {
+            let new = tool_name(name, target, counts);
+            if new != name {
+                m.set("name", new);
+            }
+        }
+    }
     if t == "tool_result" {
         if let Some(Value::Arr(inner)) = m.get("content") {
             let cleaned: Vec<Value> = inner

@@ -331,7 +331,10 @@ impl Out<'_> {
                     "toolUse",
                     obj(vec![
                         ("toolUseId", id.into()),
-                        ("name", b.str("name").unwrap_or("").into()),
+                        (
+                            "name",
+                            tool_name(b.str("name").unwrap_or(""), ME, self.counts).into(),
+                        ),
                         (
                             "input",
                             b.get("input").cloned().unwrap_or(Value::Obj(Map::new())),

@@ -268,7 +268,7 @@ fn block_parts(
             if data.is_none_or(|d| d.get("no_id").is_none()) {
                 fc.push("id", b.str("id").unwrap_or(""));
             }
-            fc.push("name", b.str("name").unwrap_or(""));
+            fc.push("name", tool_name(b.str("name").unwrap_or(""), ME, counts));
             fc.push(
                 "args",
                 b.get("input").cloned().unwrap_or(Value::Obj(Map::new())),
@@ -285,7 +285,8 @@ fn block_parts(
                 .and_then(|d| d.str("name"))
                 .or_else(|| names.get(id).map(String::as_str))
                 .unwrap_or("unknown_function");
-            fr.push("name", name);
+            // the call's name as the call writes it, not counted twice
+            fr.push("name", ME.tool_name(name).into_owned());
             let response = match data.and_then(|d| d.get("response")) {
                 Some(r) => r.clone(),
                 None => {

@@ -615,6 +615,16 @@ pub struct Ids {
     map: AHashMap<String, String>,
 }
 
+/// The tool name `target` gets for `name` ([`Provider::tool_name`]), counted
+/// when it changes.
+pub fn tool_name(name: &str, target: Provider, counts: &mut Counts) -> String {
+    let out = target.tool_name(name);
+    if out != name {
+        count(counts, "tool_names_rewritten");
+    }
+    out.into_owned()
+}
+
 pub fn id_ok(id: &str, limit: usize) -> bool {
     !id.is_empty()
         && id.len() <= limit

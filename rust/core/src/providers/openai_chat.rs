@@ -484,7 +484,10 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts) -> Value {
                     None => args_json(b.get("input")),
                 };
                 let f = obj(vec![
-                    ("name", b.str("name").unwrap_or("").into()),
+                    (
+                        "name",
+                        tool_name(b.str("name").unwrap_or(""), ME, counts).into(),
+                    ),
                     ("arguments", args.into()),
                 ]);
                 calls.push(obj(vec![

@@ -531,7 +531,7 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Valu
                     None => Map(vec![("type".into(), "function_call".into())]),
                 };
                 m.set("call_id", ids.get(b.str("id").unwrap_or(""), counts));
-                m.set("name", b.str("name").unwrap_or(""));
+                m.set("name", tool_name(b.str("name").unwrap_or(""), ME, counts));
                 let args = match data.and_then(|d| d.str("arguments")) {
                     Some(a) => a.to_string(),
                     None => args_json(b.get("input")),

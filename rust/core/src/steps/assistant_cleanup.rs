@@ -1,7 +1,7 @@
 //! §4 step 5: duplicate tool_use ids, unanswered server tool uses, thinking-only
 //! assistant records; then user records made adjacent are merged.
 
-use super::fold::user_merge;
+use super::fold::UserRun;
 use super::TOOL_USE_INTERRUPTED;
 use crate::error::{Error, Result};
 use crate::model::{Block, BlockKind, Kind, Record, Str};
@@ -29,22 +29,36 @@ pub fn run_after<'a, H>(
         before,
     };
     let mut out: Vec<Record<'a, H>> = Vec::with_capacity(recs.len());
+    // The last user record, open to merges while dropped assistants make the
+    // next user record adjacent to it.
+    let mut open: Option<UserRun<'a, H>> = None;
     for mut r in recs {
         if r.kind == Kind::Assistant {
             if !clean(&mut r, &mut seen, strict, report)? {
                 report.thinking_only_dropped += 1;
                 continue;
             }
+            if let Some(u) = open.take() {
+                out.push(u.finish());
+            }
             out.push(r);
-        } else {
-            match out.last_mut() {
-                Some(prev) if prev.kind == Kind::User && r.kind == Kind::User => {
-                    user_merge(prev, r, true);
+        } else if r.kind == Kind::User {
+            match &mut open {
+                Some(u) => {
+                    u.merge(r, true);
                     report.users_merged += 1;
                 }
-                _ => out.push(r),
+                None => open = Some(UserRun::new(r)),
             }
+        } else {
+            if let Some(u) = open.take() {
+                out.push(u.finish());
+            }
+            out.push(r);
         }
+    }
+    if let Some(u) = open {
+        out.push(u.finish());
     }
     Ok(out)
 }

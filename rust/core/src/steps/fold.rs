@@ -8,36 +8,90 @@ use ahash::AHashMap as HashMap;
 
 /// *User merge* of `b` into `a` (§4 step 4). `seam` adds the `"\n"` between texts.
 pub fn user_merge<'a, H>(a: &mut Record<'a, H>, b: Record<'a, H>, seam: bool) {
-    let a_meta = a.is_meta;
-    let mut blocks =
-        std::mem::replace(&mut a.content, Content::Blocks(Vec::new())).into_blocks(false);
-    let b_blocks = b.content.into_blocks(false);
-    if seam {
-        if let (Some(last), Some(first)) = (blocks.last_mut(), b_blocks.first()) {
-            if last.kind == BlockKind::Text && first.kind == BlockKind::Text {
-                let mut t = last.text.take().unwrap_or_default().into_owned();
-                t.push('\n');
-                last.text = Some(Str::Owned(t));
-                last.dirty = true;
+    let taken = std::mem::replace(a, Record::new(a.index, Kind::User, None));
+    let mut run = UserRun::new(taken);
+    run.merge(b, seam);
+    *a = run.finish();
+}
+
+/// A user record that later user records are merged into, one [`user_merge`]
+/// after another, in time linear in the blocks merged: the merged content is
+/// kept as its `tool_result` blocks and the rest (the order `user_merge`
+/// leaves: results first) and joined once, by [`UserRun::finish`].
+pub struct UserRun<'a, H> {
+    rec: Record<'a, H>,
+    /// `(results, rest)` once something was merged.
+    parts: Option<Parts<'a, H>>,
+}
+
+type Parts<'a, H> = (Vec<Block<'a, H>>, Vec<Block<'a, H>>);
+
+impl<'a, H> UserRun<'a, H> {
+    pub fn new(rec: Record<'a, H>) -> Self {
+        UserRun { rec, parts: None }
+    }
+
+    pub fn merge(&mut self, b: Record<'a, H>, seam: bool) {
+        let a = &mut self.rec;
+        let a_meta = a.is_meta;
+        if a_meta {
+            a.uuid = b.uuid;
+            a.uuid_from = b.uuid_from;
+            a.uuid_dirty = true;
+        }
+        a.set_meta(a_meta && b.is_meta);
+        a.cost.add(b.cost);
+        let b_blocks = b.content.into_blocks(false);
+        let (results, rest) = match &mut self.parts {
+            Some(parts) => {
+                // the merged content's last block is the last of the rest (a
+                // result is never a text)
+                if seam {
+                    add_seam(parts.1.last_mut(), b_blocks.first());
+                }
+                parts
+            }
+            None => {
+                let mut blocks = std::mem::replace(&mut a.content, Content::Blocks(Vec::new()))
+                    .into_blocks(false);
+                if seam {
+                    add_seam(blocks.last_mut(), b_blocks.first());
+                }
+                let parts = blocks
+                    .into_iter()
+                    .partition(|x| x.kind == BlockKind::ToolResult);
+                self.parts.insert(parts)
+            }
+        };
+        for x in b_blocks {
+            if x.kind == BlockKind::ToolResult {
+                results.push(x);
+            } else {
+                rest.push(x);
             }
         }
     }
-    blocks.extend(b_blocks);
-    if blocks.iter().any(|b| b.kind == BlockKind::ToolResult) {
-        let (mut results, rest): (Vec<_>, Vec<_>) = blocks
-            .into_iter()
-            .partition(|b| b.kind == BlockKind::ToolResult);
-        results.extend(rest);
-        blocks = results;
+
+    pub fn finish(self) -> Record<'a, H> {
+        let mut rec = self.rec;
+        if let Some((mut results, rest)) = self.parts {
+            results.extend(rest);
+            rec.set_content(Content::Blocks(results));
+        }
+        rec
     }
-    a.set_content(Content::Blocks(blocks));
-    if a_meta {
-        a.uuid = b.uuid;
-        a.uuid_from = b.uuid_from;
-        a.uuid_dirty = true;
+}
+
+/// The `"\n"` a seam adds to the last text before a merged text.
+fn add_seam<H>(last: Option<&mut Block<'_, H>>, first: Option<&Block<'_, H>>) {
+    if let (Some(last), Some(first)) = (last, first) {
+        if last.kind == BlockKind::Text && first.kind == BlockKind::Text {
+            let mut t = last.text.take().unwrap_or_default().into_owned();
+            t.push('\n');
+            last.text = Some(Str::Owned(t));
+            last.dirty = true;
+        }
     }
-    a.set_meta(a_meta && b.is_meta);
-    a.cost.add(b.cost);
 }
 
 /// Nothing but tool_result blocks and empty or whitespace-only text.
@@ -61,15 +115,18 @@ pub fn run<'a, H>(
     // that message.id. Both make the walk O(1), whatever the history's shape.
     let mut barrier: Option<usize> = None;
     let mut latest: HashMap<Str<'a>, usize> = HashMap::new();
+    // The last user record, still open to merges: it goes to `out` (at index
+    // `out.len()`) when an assistant record follows, or at the end.
+    let mut open: Option<Open<'a, H>> = None;
     for mut r in recs {
         match r.kind {
             Kind::System => {
                 let content = std::mem::replace(&mut r.content, Content::Str(Str::Borrowed("")));
                 let u =
                     Record::new_user(r.index, r.uuid.take(), r.timestamp.take(), false, content);
-                push_user(&mut out, u, true, report);
+                push_user(&mut open, u, true, report);
             }
-            Kind::User => push_user(&mut out, r, true, report),
+            Kind::User => push_user(&mut open, r, true, report),
             Kind::Attachment => {
                 let Some(text) = templates.render(&r.attachment) else {
                     report.attachments_dropped += 1;
@@ -82,7 +139,7 @@ pub fn run<'a, H>(
                     true,
                     Content::Blocks(vec![Block::new_text(text)]),
                 );
-                push_user(&mut out, u, false, report);
+                push_user(&mut open, u, false, report);
             }
             Kind::Assistant => {
                 if let Content::Str(s) = &mut r.content {
@@ -103,32 +160,57 @@ pub fn run<'a, H>(
                             continue;
                         }
                     }
+                }
+                if let Some(u) = open.take() {
+                    out.push(u.run.finish());
+                }
+                if let Some(id) = r.message_id.clone() {
                     latest.insert(id, out.len());
                 }
                 out.push(r);
             }
             _ => {}
         }
-        if let Some(last) = out.last() {
-            if last.kind == Kind::User && !tool_results_only(last) {
-                barrier = Some(out.len() - 1);
+        if open.as_ref().is_some_and(|u| !u.results_only) {
+            barrier = Some(out.len());
+            // Nothing before the barrier joins again: forget it, so the map
+            // holds one stretch of replies, not the whole history's ids.
+            if !latest.is_empty() {
+                latest = HashMap::new();
             }
         }
+    }
+    if let Some(u) = open {
+        out.push(u.run.finish());
     }
     out
 }
 
+/// The open user record of [`run`] and whether it holds only tool results and
+/// blank text (a seam keeps a blank text blank and a non-blank one non-blank).
+struct Open<'a, H> {
+    run: UserRun<'a, H>,
+    results_only: bool,
+}
+
 fn push_user<'a, H>(
-    out: &mut Vec<Record<'a, H>>,
+    open: &mut Option<Open<'a, H>>,
     u: Record<'a, H>,
     seam: bool,
     report: &mut Report,
 ) {
-    match out.last_mut() {
-        Some(prev) if prev.kind == Kind::User => {
-            user_merge(prev, u, seam);
+    match open {
+        Some(o) => {
+            o.results_only = o.results_only && tool_results_only(&u);
+            o.run.merge(u, seam);
             report.users_merged += 1;
         }
-        _ => out.push(u),
+        None => {
+            let results_only = tool_results_only(&u);
+            *open = Some(Open {
+                run: UserRun::new(u),
+                results_only,
+            });
+        }
     }
 }

@@ -24,11 +24,25 @@ fn blank_texts<H>(r: &mut Record<'_, H>, report: &mut Report) {
         }
         Content::Blocks(bs) => {
             let has_blank = bs.iter().any(|b| b.is_blank_text());
+            let has_blank_inside = bs.iter().any(has_blank_inside);
             if has_blank {
                 let blocks = r.blocks_mut();
                 let before = blocks.len();
                 blocks.retain(|b| !b.is_blank_text());
                 report.blank_texts_removed += before - blocks.len();
+            }
+            if has_blank_inside {
+                // a tool_result's content list is a content list too
+                for b in r.blocks_mut().iter_mut() {
+                    if let Some(Content::Blocks(inner)) = &mut b.inner {
+                        let before = inner.len();
+                        inner.retain(|x| !x.is_blank_text());
+                        if inner.len() != before {
+                            report.blank_texts_removed += before - inner.len();
+                            b.dirty = true;
+                        }
+                    }
+                }
             }
             if r.kind == Kind::User && r.content.blocks().is_empty() {
                 r.set_content(Content::Blocks(vec![Block::new_text(NO_CONTENT)]));
@@ -36,6 +50,11 @@ fn blank_texts<H>(r: &mut Record<'_, H>, report: &mut Report) {
             }
         }
     }
+}
+
+fn has_blank_inside<H>(b: &Block<'_, H>) -> bool {
+    b.kind == BlockKind::ToolResult
+        && matches!(&b.inner, Some(Content::Blocks(inner)) if inner.iter().any(|x| x.is_blank_text()))
 }
 
 fn error_results<H>(r: &mut Record<'_, H>, report: &mut Report) {

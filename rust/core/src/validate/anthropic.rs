@@ -3,6 +3,7 @@
 //! as `to_anthropic` would send them (other record types are not messages).
 
 use super::{blank, id_like, Ctx, Hit, Msg, Params, PathBase, Rule, Value};
+use crate::provider::Provider;
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
@@ -81,7 +82,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic/tool-name-pattern",
         text: "{p}: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
-        repair: "none: tool names are the caller's",
+        repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
         check: name_pattern,
     },
     Rule {
@@ -451,7 +452,7 @@ fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
         // Server tools (`web_search_20250305`, ...) have fixed names of their own.
         if matches!(t.type_(), None | Some("custom")) {
             let name = t.str_at("name").unwrap_or("");
-            if !id_like(name, 1, 64) {
+            if !Provider::Anthropic.tool_name_ok(name) {
                 out.push(Hit::param(format!("tools[{k}].name"), name));
             }
         }
@@ -463,7 +464,7 @@ fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
         for (j, b) in m.blocks.iter().enumerate() {
             if b.type_() == Some("tool_use") {
                 let name = b.str_at("name").unwrap_or("");
-                if !id_like(name, 1, 64) {
+                if !Provider::Anthropic.tool_name_ok(name) {
                     out.push(Hit::at(
                         m,
                         format_args!(".content[{j}].tool_use.name"),

@@ -1,6 +1,7 @@
 //! Amazon Bedrock Converse `messages` rules (`toolConfig` passed as `tools`).
 
 use super::{blank, id_like, Ctx, Hit, Msg, Rule, Value};
+use crate::provider::Provider;
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
@@ -72,8 +73,8 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         id: "bedrock/tool-name-pattern",
-        text: "Value at 'toolConfig.tools.member.toolSpec.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+ and have length between 1 and 64 ({x})",
-        repair: "none: tool names are the caller's",
+        text: "Value {x} at '{p}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+ and have length between 1 and 64",
+        repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
         check: name_pattern,
     },
 ];
@@ -225,11 +226,25 @@ fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, t) in c.tool_list().iter().enumerate() {
         if let Some(spec) = t.get("toolSpec") {
             let name = spec.str_at("name").unwrap_or("");
-            if !id_like(name, 1, 64) {
+            if !Provider::Bedrock.tool_name_ok(name) {
                 out.push(Hit::param(
                     format!("toolConfig.tools[{k}].toolSpec.name"),
                     format!("{name:?}"),
                 ));
+            }
+        }
+    }
+    for m in &c.msgs {
+        for (j, b) in m.blocks.iter().enumerate() {
+            if let Some(tu) = b.get("toolUse") {
+                let name = tu.str_at("name").unwrap_or("");
+                if !Provider::Bedrock.tool_name_ok(name) {
+                    out.push(Hit::at(
+                        m,
+                        format_args!(".content[{j}].toolUse.name"),
+                        format!("{name:?}"),
+                    ));
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
 //! Gemini `contents` rules (camelCase and snake_case keys alike, as the SDK takes both).
 
 use super::{Ctx, Hit, Msg, Rule, Value};
+use crate::provider::Provider;
 
 pub static RULES: &[Rule] = &[
     Rule {
@@ -48,7 +49,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "gemini/function-name",
         text: "Invalid function name. Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum length of 64. ({x})",
-        repair: "none: tool names are the caller's",
+        repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
         check: function_name,
     },
 ];
@@ -172,13 +173,6 @@ fn thought_signature(c: &Ctx, out: &mut Vec<Hit>) {
     }
 }
 
-fn name_ok(s: &str) -> bool {
-    let mut b = s.bytes();
-    matches!(b.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_')
-        && s.len() <= 64
-        && b.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b':' | b'-'))
-}
-
 fn function_name(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, t) in c.tool_list().iter().enumerate() {
         for (j, f) in t
@@ -189,7 +183,7 @@ fn function_name(c: &Ctx, out: &mut Vec<Hit>) {
             .enumerate()
         {
             let name = f.str_at("name").unwrap_or("");
-            if !name_ok(name) {
+            if !Provider::Gemini.tool_name_ok(name) {
                 out.push(Hit::param(
                     format!("tools[{k}].function_declarations[{j}].name"),
                     format!("{name:?}"),

@@ -1,6 +1,7 @@
 //! OpenAI Chat Completions `messages` rules.
 
-use super::{id_like, Ctx, Hit, Rule, Value};
+use super::{Ctx, Hit, Rule, Value};
+use crate::provider::Provider;
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
@@ -61,7 +62,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-chat/function-name-pattern",
         text: "Invalid 'tools[].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'. ({x})",
-        repair: "none: tool names are the caller's",
+        repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
         check: function_name_pattern,
     },
 ];
@@ -222,7 +223,7 @@ fn function_name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, t) in c.tool_list().iter().enumerate() {
         if let Some(f) = t.get("function") {
             let name = f.str_at("name").unwrap_or("");
-            if !id_like(name, 1, 64) {
+            if !Provider::OpenAIChat.tool_name_ok(name) {
                 out.push(Hit::param(
                     format!("tools[{k}].function.name"),
                     format!("{name:?}"),
@@ -236,7 +237,7 @@ fn function_name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
                 .get("function")
                 .and_then(|f| f.str_at("name"))
                 .unwrap_or("");
-            if !id_like(name, 1, 64) {
+            if !Provider::OpenAIChat.tool_name_ok(name) {
                 out.push(Hit::at(
                     m,
                     format_args!(".tool_calls[{j}].function.name"),

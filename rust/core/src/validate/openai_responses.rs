@@ -1,6 +1,7 @@
 //! OpenAI Responses API `input` item rules.
 
 use super::{Ctx, Hit, Msg, Rule};
+use crate::provider::Provider;
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
@@ -40,7 +41,32 @@ pub static RULES: &[Rule] = &[
         repair: "SPEC §4 step 5 (assistant clean-up) removes repeated calls; to_openai_responses drops an item id seen before",
         check: duplicate_item_id,
     },
+    Rule {
+        id: "openai-responses/function-name-pattern",
+        text: "Invalid '{p}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+        repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
+        check: function_name_pattern,
+    },
 ];
+
+fn function_name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
+    for (k, t) in c.tool_list().iter().enumerate() {
+        if matches!(t.type_(), Some("function") | Some("custom")) {
+            let name = t.str_at("name").unwrap_or("");
+            if !Provider::OpenAIResponses.tool_name_ok(name) {
+                out.push(Hit::param(format!("tools[{k}].name"), format!("{name:?}")));
+            }
+        }
+    }
+    for m in &c.msgs {
+        if item_type(m) == "function_call" {
+            let name = m.raw.str_at("name").unwrap_or("");
+            if !Provider::OpenAIResponses.tool_name_ok(name) {
+                out.push(Hit::at(m, ".name", format!("{name:?}")));
+            }
+        }
+    }
+}
 
 /// An item's type (`message` when it has only a role, as the API reads it).
 fn item_type<'v>(m: &Msg<'v, '_>) -> &'v str {
