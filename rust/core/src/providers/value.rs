@@ -384,16 +384,38 @@ fn parse_value(p: &mut crate::json::parse::Parser<'_>, depth: usize) -> Result<V
     })
 }
 
+/// The index of the first byte at or after `i` that a JSON string escapes
+/// (`"`, `\`, a control character), eight bytes at a time (as the parser's scan:
+/// the lowest flagged byte of a word is always a true one).
+fn next_escape(b: &[u8], mut i: usize) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    while i + 8 <= b.len() {
+        let chunk: [u8; 8] = b[i..i + 8].try_into().unwrap_or_default();
+        let x = u64::from_le_bytes(chunk);
+        let q = x ^ (LO * u64::from(b'"'));
+        let s = x ^ (LO * u64::from(b'\\'));
+        let m = ((q.wrapping_sub(LO) & !q)
+            | (s.wrapping_sub(LO) & !s)
+            | (x.wrapping_sub(LO * 0x20) & !x))
+            & HI;
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b[i..]
+        .iter()
+        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+        .map(|k| i + k)
+}
+
 pub fn write_json_str(out: &mut String, s: &str) {
     out.push('"');
     let b = s.as_bytes();
     let mut start = 0;
     // Most strings need no escape: copy the runs between escapes whole.
-    while let Some(k) = b[start..]
-        .iter()
-        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
-    {
-        let i = start + k;
+    while let Some(i) = next_escape(b, start) {
         out.push_str(&s[start..i]);
         match b[i] {
             b'"' => out.push_str("\\\""),
@@ -499,6 +521,44 @@ mod tests {
         let esc = r#"["q\"b\\c\u0001\r\t\u001f end","plain","\n"]"#;
         assert_eq!(Value::from_json(esc).unwrap().to_json(), esc);
         assert!(Value::from_json("{").is_err());
+    }
+
+    #[test]
+    fn strings_are_escaped_wherever_the_escape_falls() {
+        fn plain(s: &str) -> String {
+            let mut out = String::from('"');
+            for c in s.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        }
+        for len in 0..40 {
+            for at in 0..len {
+                for esc in ['"', '\\', '\n', '\u{1}', '\u{1f}', 'é', ' ', '\u{7f}'] {
+                    let s: String = (0..len)
+                        .map(|k| {
+                            if k == at {
+                                esc
+                            } else {
+                                (b'a' + (k % 26) as u8) as char
+                            }
+                        })
+                        .collect();
+                    let mut out = String::new();
+                    write_json_str(&mut out, &s);
+                    assert_eq!(out, plain(&s), "{s:?}");
+                }
+            }
+        }
         assert!(Value::from_json("1 2").is_err());
     }
 }
