@@ -345,7 +345,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Number of code points of a string value, and its raw text; for counting.
+    /// Skips a JSON number (RFC 8259 grammar: no leading zeros, no `+`, a digit
+    /// after `.` and in the exponent) and returns its raw text.
     fn skip_number(&mut self) -> R<&'a str> {
         let start = self.pos;
         let b = self.b;
