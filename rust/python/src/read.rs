@@ -2,26 +2,26 @@
 //!
 //! Nothing is copied: the text of a str the pipeline keeps (ids, uuids, text)
 //! is borrowed from the Python object, which [`Strs`] holds alive for the call;
-//! everything else is reached through the handle `Obj`. Error paths
-//! (`records[3].message.content[0].text`) are formatted only when an error is
-//! raised.
+//! everything else is reached through the handle `Obj`. The §1 rules and
+//! messages, the §6 cost rules and the errors' locations are the core's
+//! ([`msgnorm_core::read`]); a location is built from the inside out and
+//! formatted only when an error is raised.
 
-use crate::view::{Ctx, View};
+use crate::view::{Ctx, Obj, View};
+use crate::Failure;
 use msgnorm_core::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record, Str};
-use msgnorm_core::{cutoff, tokens, CountParams, Error};
+use msgnorm_core::read::{
+    bad_message, block_cost, check_block, j_leaf, msg, uuid_required, BlockCostFields, Invalid,
+    Leaf, ReadError, Seen, Within, MAX_BLOCK_DEPTH, MAX_VALUE_DEPTH,
+};
+use msgnorm_core::{cutoff, tokens, CountParams};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
-use std::fmt::Display;
 use typed_arena::Arena;
 
-pub type Obj<'py> = Bound<'py, PyAny>;
 /// A record read from Python objects: its strs borrow from a [`Strs`] (`'a`).
 pub type Rec<'a, 'py> = Record<'a, Obj<'py>>;
-
-const MAX_BLOCK_DEPTH: usize = 32;
-/// Nesting beyond this in a tool input is refused (it also stops cyclic objects).
-const MAX_VALUE_DEPTH: usize = 100_000;
 
 /// The Python strs whose text the records of one call borrow, held alive
 /// (one reference each) until the records are gone.
@@ -33,59 +33,9 @@ impl<'py> Strs<'py> {
     }
 }
 
-pub enum Failure {
-    Core(Error),
-    Py(PyErr),
-}
-
-impl From<PyErr> for Failure {
-    fn from(e: PyErr) -> Self {
-        Failure::Py(e)
-    }
-}
-impl From<Error> for Failure {
-    fn from(e: Error) -> Self {
-        Failure::Core(e)
-    }
-}
-
-type R<T> = Result<T, Failure>;
-
-/// Where a field is: displayed (`records[3].message.content[0]`) only when an
-/// error names it.
-#[derive(Clone, Copy)]
-pub enum Path<'p> {
-    Record(usize),
-    Key(&'p Path<'p>, &'static str),
-    Index(&'p Path<'p>, usize),
-    /// A fixed top-level name (`attachment`, `name`).
-    Name(&'static str),
-}
-
-impl Display for Path<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Path::Record(i) => write!(f, "records[{i}]"),
-            Path::Key(p, k) => write!(f, "{p}.{k}"),
-            Path::Index(p, i) => write!(f, "{p}[{i}]"),
-            Path::Name(n) => f.write_str(n),
-        }
-    }
-}
-
-impl<'p> Path<'p> {
-    fn key(&'p self, k: &'static str) -> Path<'p> {
-        Path::Key(self, k)
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn invalid(index: usize, path: &Path<'_>, msg: &str) -> Failure {
-    Failure::Core(Error::invalid(index, path.to_string(), msg))
-}
-
-const SURROGATE: &str = "holds a lone surrogate, which is not valid Unicode text";
+/// A reader's result: a Python exception, or a §1 violation located below
+/// the value being read.
+pub type R<T> = Result<T, ReadError<PyErr>>;
 
 fn is_true(v: &Option<Obj<'_>>) -> bool {
     v.as_ref()
@@ -96,9 +46,7 @@ fn is_true(v: &Option<Obj<'_>>) -> bool {
 /// interned once per process).
 macro_rules! get {
     ($r:expr, $v:expr, $key:literal) => {
-        $r.ctx
-            .get_key($v, $key, pyo3::intern!($r.ctx.py(), $key))
-            .map_err(Failure::Py)
+        $r.ctx.get_key($v, $key, pyo3::intern!($r.ctx.py(), $key))
     };
 }
 
@@ -112,18 +60,13 @@ pub struct Reader<'a, 'c, 'py> {
 }
 
 /// A str's text, borrowed for the call; `None` for any other object.
-fn str_of<'a, 'py>(
-    strs: &'a Strs<'py>,
-    v: &Obj<'py>,
-    index: usize,
-    path: &Path<'_>,
-) -> R<Option<&'a str>> {
+fn str_of<'a, 'py>(strs: &'a Strs<'py>, v: &Obj<'py>) -> R<Option<&'a str>> {
     match v.cast::<PyString>() {
         Ok(s) => {
             let s: &'a Bound<'py, PyString> = strs.0.alloc(s.clone());
             match s.to_str() {
                 Ok(t) => Ok(Some(t)),
-                Err(_) => Err(invalid(index, path, SURROGATE)),
+                Err(_) => Invalid::new(msg::SURROGATE).err(),
             }
         }
         Err(_) => Ok(None),
@@ -131,18 +74,18 @@ fn str_of<'a, 'py>(
 }
 
 /// Whether `v` is the str `want` (a str that is not valid text is an error).
-fn str_is(v: &Obj<'_>, want: &str, index: usize, path: &Path<'_>) -> R<bool> {
+fn str_is(v: &Obj<'_>, want: &str) -> R<bool> {
     match v.cast::<PyString>() {
         Ok(s) => match s.to_str() {
             Ok(t) => Ok(t == want),
-            Err(_) => Err(invalid(index, path, SURROGATE)),
+            Err(_) => Invalid::new(msg::SURROGATE).err(),
         },
         Err(_) => Ok(false),
     }
 }
 
 /// Unicode code points of a str (O(1)).
-fn str_len(s: &Bound<'_, PyString>) -> R<u64> {
+fn str_len(s: &Bound<'_, PyString>) -> PyResult<u64> {
     Ok(s.code_point_len()? as u64)
 }
 
@@ -152,7 +95,7 @@ pub fn read_records<'a, 'py>(
     strs: &'a Strs<'py>,
     list: &Bound<'py, PyList>,
     count: bool,
-) -> R<Vec<Rec<'a, 'py>>> {
+) -> Result<Vec<Rec<'a, 'py>>, Failure> {
     read(ctx, strs, list, count, false)
 }
 
@@ -163,7 +106,7 @@ pub fn read_costs<'py>(
     ctx: &Ctx<'py>,
     list: &Bound<'py, PyList>,
     p: &CountParams,
-) -> R<(Vec<u64>, Vec<bool>)> {
+) -> Result<(Vec<u64>, Vec<bool>), Failure> {
     let mut costs = Vec::with_capacity(list.len());
     let mut turns = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
@@ -187,7 +130,7 @@ pub fn read_one<'a, 'py>(
     strs: &'a Strs<'py>,
     item: Obj<'py>,
     index: usize,
-) -> R<Rec<'a, 'py>> {
+) -> Result<Rec<'a, 'py>, Failure> {
     let r = Reader {
         ctx,
         strs,
@@ -203,7 +146,7 @@ pub fn read_records_for_api<'a, 'py>(
     ctx: &Ctx<'py>,
     strs: &'a Strs<'py>,
     list: &Bound<'py, PyList>,
-) -> R<Vec<Rec<'a, 'py>>> {
+) -> Result<Vec<Rec<'a, 'py>>, Failure> {
     read(ctx, strs, list, false, true)
 }
 
@@ -213,7 +156,7 @@ fn read<'a, 'py>(
     list: &Bound<'py, PyList>,
     count: bool,
     timestamps: bool,
-) -> R<Vec<Rec<'a, 'py>>> {
+) -> Result<Vec<Rec<'a, 'py>>, Failure> {
     let r = Reader {
         ctx,
         strs,
@@ -228,89 +171,76 @@ fn read<'a, 'py>(
 }
 
 impl<'a, 'py> Reader<'a, '_, 'py> {
-    fn str_of(&self, v: &Obj<'py>, index: usize, path: &Path<'_>) -> R<Option<&'a str>> {
-        str_of(self.strs, v, index, path)
+    /// Field `key` of `d` as a str: its text (borrowed for the call) when it
+    /// is a str, and how it was found.
+    fn str_field(
+        &self,
+        d: &View<'py>,
+        key: &'static str,
+        k: &Bound<'py, PyString>,
+    ) -> R<(Option<&'a str>, Seen)> {
+        match self.ctx.get_key(d, key, k)? {
+            None => Ok((None, Seen::Absent)),
+            Some(v) => match str_of(self.strs, &v).key(key)? {
+                Some(s) => Ok((Some(s), Seen::Ok)),
+                None => Ok((None, Seen::Bad)),
+            },
+        }
     }
 
     /// A required string field, borrowed for the call.
-    fn req_str(
-        &self,
-        d: &View<'py>,
-        key: &'static str,
-        k: &Bound<'py, PyString>,
-        index: usize,
-        parent: &Path<'_>,
-    ) -> R<&'a str> {
-        match self.ctx.get_key(d, key, k)? {
-            None => Err(invalid(index, &parent.key(key), "missing required field")),
-            Some(v) => match self.str_of(&v, index, &parent.key(key))? {
-                Some(s) => Ok(s),
-                None => Err(invalid(index, &parent.key(key), "must be a string")),
-            },
-        }
+    fn req_str(&self, d: &View<'py>, key: &'static str, k: &Bound<'py, PyString>) -> R<&'a str> {
+        let (s, seen) = self.str_field(d, key, k)?;
+        seen.require_str(key)?;
+        Ok(s.unwrap_or_default())
     }
 
     /// A required string field that is only checked (not kept).
-    fn check_str(
-        &self,
-        d: &View<'py>,
-        key: &'static str,
-        k: &Bound<'py, PyString>,
-        index: usize,
-        parent: &Path<'_>,
-    ) -> R<()> {
+    fn check_str(&self, d: &View<'py>, key: &'static str, k: &Bound<'py, PyString>) -> R<()> {
         match self.ctx.get_key(d, key, k)? {
-            None => Err(invalid(index, &parent.key(key), "missing required field")),
+            None => Seen::Absent.require_str(key),
             Some(v) => match v.cast::<PyString>() {
                 Ok(s) if s.to_str().is_ok() => Ok(()),
-                Ok(_) => Err(invalid(index, &parent.key(key), SURROGATE)),
-                Err(_) => Err(invalid(index, &parent.key(key), "must be a string")),
+                Ok(_) => Invalid::at(key, msg::SURROGATE).err(),
+                Err(_) => Seen::Bad.require_str(key),
             },
         }
     }
 
-    fn record(&self, item: Obj<'py>, index: usize) -> R<Rec<'a, 'py>> {
+    /// Record `index`: an invalid one is an error naming `records[index]`.
+    fn record(&self, item: Obj<'py>, index: usize) -> Result<Rec<'a, 'py>, Failure> {
+        self.record_at(item, index)
+            .map_err(|e| e.record(index, None))
+    }
+
+    fn record_at(&self, item: Obj<'py>, index: usize) -> R<Rec<'a, 'py>> {
         let ctx = self.ctx;
         let py = ctx.py();
-        let path = &Path::Record(index);
         let Some(d) = ctx.view(&item)? else {
-            return Err(invalid(
-                index,
-                path,
-                "a record must be a dict (a JSON object)",
-            ));
+            return Invalid::new(msg::RECORD_NOT_DICT).err();
         };
         let d = &d;
-        let ty = match get!(self, d, "type")? {
-            None => return Err(invalid(index, &path.key("type"), "missing required field")),
+        let kind = match get!(self, d, "type")? {
+            None => return Invalid::at("type", msg::MISSING).err(),
             Some(v) => match v.cast::<PyString>() {
                 Ok(s) => match s.to_str() {
                     Ok(t) => Kind::from_type(t),
-                    Err(_) => return Err(invalid(index, &path.key("type"), SURROGATE)),
+                    Err(_) => return Invalid::at("type", msg::SURROGATE).err(),
                 },
-                Err(_) => return Err(invalid(index, &path.key("type"), "must be a string")),
+                Err(_) => return Invalid::at("type", msg::NOT_STRING).err(),
             },
         };
-        let kind = ty;
         let mut rec: Rec<'a, 'py> = Record::new(index, kind, Some(item.clone()));
         if kind == Kind::Entry {
             return Ok(rec);
         }
         let k_uuid = pyo3::intern!(py, "uuid");
         // §1: a field is required only where a step reads it.
-        match kind {
-            Kind::User | Kind::Assistant | Kind::Attachment => {
-                rec.uuid = Some(Cow::Borrowed(self.req_str(d, "uuid", k_uuid, index, path)?));
-            }
-            Kind::System | Kind::Progress | Kind::ToolUseSummary => {
-                // Optional: a tombstone may still name it (§4 step 1).
-                if let Some(v) = ctx.get_key(d, "uuid", k_uuid)? {
-                    rec.uuid = self
-                        .str_of(&v, index, &path.key("uuid"))?
-                        .map(Cow::Borrowed);
-                }
-            }
-            Kind::Tombstone | Kind::Entry => {}
+        if uuid_required(kind) {
+            rec.uuid = Some(Cow::Borrowed(self.req_str(d, "uuid", k_uuid)?));
+        } else if kind != Kind::Tombstone {
+            // Optional: a tombstone may still name it (§4 step 1).
+            rec.uuid = self.str_field(d, "uuid", k_uuid)?.0.map(Cow::Borrowed);
         }
         if self.timestamps {
             rec.timestamp = get!(self, d, "timestamp")?;
@@ -320,127 +250,89 @@ impl<'a, 'py> Reader<'a, '_, 'py> {
             Kind::User | Kind::Assistant => {
                 rec.is_virtual = is_true(&get!(self, d, "isVirtual")?);
                 let api_error = is_true(&get!(self, d, "isApiErrorMessage")?);
-                let mpath = &path.key("message");
-                let Some(m) = get!(self, d, "message")? else {
-                    return Err(invalid(index, mpath, "missing required field"));
-                };
-                let Some(m) = ctx.view(&m)? else {
-                    return Err(invalid(
-                        index,
-                        mpath,
-                        "must be an object with `role` and `content`",
-                    ));
-                };
-                let m = &m;
-                self.check_str(m, "role", pyo3::intern!(py, "role"), index, mpath)?;
-                let cpath = &mpath.key("content");
-                let Some(c) = get!(self, m, "content")? else {
-                    return Err(invalid(index, cpath, "missing required field"));
-                };
-                let (content, cost) = match self.content(&c, index, cpath, 0)? {
-                    Some(x) => x,
-                    None => {
-                        return Err(invalid(
-                            index,
-                            cpath,
-                            "must be a string, a list of blocks or null",
-                        ))
-                    }
-                };
-                rec.content = content;
-                rec.cost = cost;
-                if let Some(id) = get!(self, m, "id")? {
-                    rec.message_id = self
-                        .str_of(&id, index, &mpath.key("id"))?
-                        .map(Cow::Borrowed);
-                }
-                if api_error {
-                    if let Some(model) = get!(self, m, "model")? {
-                        rec.synthetic_error =
-                            str_is(&model, "<synthetic>", index, &mpath.key("model"))?;
-                    }
-                }
+                self.message(d, &mut rec, api_error).key("message")?;
             }
             Kind::System => {
                 let k_sub = pyo3::intern!(py, "subtype");
-                let sub = match ctx.get_key(d, "subtype", k_sub)? {
-                    None => {
-                        return Err(invalid(
-                            index,
-                            &path.key("subtype"),
-                            "missing required field",
-                        ))
-                    }
-                    Some(v) => match v.cast::<PyString>() {
-                        Ok(s) => match s.to_str() {
-                            Ok(t) => t == "local_command",
-                            Err(_) => return Err(invalid(index, &path.key("subtype"), SURROGATE)),
-                        },
-                        Err(_) => {
-                            return Err(invalid(index, &path.key("subtype"), "must be a string"))
-                        }
-                    },
-                };
-                rec.local_command = sub;
+                let (sub, seen) = self.str_field(d, "subtype", k_sub)?;
+                seen.require_str("subtype")?;
+                rec.local_command = sub == Some("local_command");
                 if rec.local_command {
-                    rec.uuid = Some(Cow::Borrowed(self.req_str(d, "uuid", k_uuid, index, path)?));
+                    rec.uuid = Some(Cow::Borrowed(self.req_str(d, "uuid", k_uuid)?));
                     let k = pyo3::intern!(py, "content");
-                    rec.content =
-                        Content::Str(Cow::Borrowed(self.req_str(d, "content", k, index, path)?));
+                    rec.content = Content::Str(Cow::Borrowed(self.req_str(d, "content", k)?));
                 }
             }
             Kind::Attachment => {
-                let apath = &path.key("attachment");
                 let Some(a) = get!(self, d, "attachment")? else {
-                    return Err(invalid(index, apath, "missing required field"));
+                    return Invalid::at("attachment", msg::MISSING).err();
                 };
                 let Ok(a) = a.cast::<PyDict>() else {
-                    return Err(invalid(index, apath, "must be an object"));
+                    return Invalid::at("attachment", msg::NOT_OBJECT).err();
                 };
-                rec.attachment = attachment_fields(self.strs, a, index, apath)?;
+                rec.attachment = attachment_fields(self.strs, a).key("attachment")?;
                 if !rec
                     .attachment
                     .iter()
                     .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
                 {
-                    let msg = if a.contains(pyo3::intern!(py, "type"))? {
-                        "must be a string"
+                    let m = if a.contains(pyo3::intern!(py, "type"))? {
+                        msg::NOT_STRING
                     } else {
-                        "missing required field"
+                        msg::MISSING
                     };
-                    return Err(invalid(index, &apath.key("type"), msg));
+                    return Invalid::at("type", m).key("attachment").err();
                 }
             }
-            Kind::Progress | Kind::ToolUseSummary => {}
             Kind::Tombstone => {
-                let mpath = &path.key("message");
                 let Some(m) = get!(self, d, "message")? else {
-                    return Err(invalid(index, mpath, "missing required field"));
+                    return Invalid::at("message", msg::MISSING).err();
                 };
                 let Some(m) = ctx.view(&m)? else {
-                    return Err(invalid(
-                        index,
-                        mpath,
-                        "must be an object (the removed assistant record)",
-                    ));
+                    return Invalid::at("message", bad_message(kind)).err();
                 };
                 rec.tombstone_of = Some(Cow::Borrowed(
-                    self.req_str(&m, "uuid", k_uuid, index, mpath)?,
+                    self.req_str(&m, "uuid", k_uuid).key("message")?,
                 ));
             }
-            Kind::Entry => {}
+            Kind::Progress | Kind::ToolUseSummary | Kind::Entry => {}
         }
         Ok(rec)
     }
 
+    /// A user/assistant record's `message` (errors located at the message).
+    fn message(&self, d: &View<'py>, rec: &mut Rec<'a, 'py>, api_error: bool) -> R<()> {
+        let ctx = self.ctx;
+        let Some(m) = get!(self, d, "message")? else {
+            return Invalid::new(msg::MISSING).err();
+        };
+        let Some(m) = ctx.view(&m)? else {
+            return Invalid::new(bad_message(rec.kind)).err();
+        };
+        let m = &m;
+        self.check_str(m, "role", pyo3::intern!(ctx.py(), "role"))?;
+        let Some(c) = get!(self, m, "content")? else {
+            return Invalid::at("content", msg::MISSING).err();
+        };
+        let Some((content, cost)) = self.content(&c, 0).key("content")? else {
+            return Invalid::at("content", msg::BAD_CONTENT).err();
+        };
+        rec.content = content;
+        rec.cost = cost;
+        if let Some(id) = get!(self, m, "id")? {
+            rec.message_id = str_of(self.strs, &id).key("id")?.map(Cow::Borrowed);
+        }
+        if api_error {
+            if let Some(model) = get!(self, m, "model")? {
+                rec.synthetic_error = str_is(&model, "<synthetic>").key("model")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A content value: `None` when it is neither str, list nor `None`.
     #[allow(clippy::type_complexity)]
-    fn content(
-        &self,
-        c: &Obj<'py>,
-        index: usize,
-        path: &Path<'_>,
-        depth: usize,
-    ) -> R<Option<(Content<'a, Obj<'py>>, Cost)>> {
+    fn content(&self, c: &Obj<'py>, depth: usize) -> R<Option<(Content<'a, Obj<'py>>, Cost)>> {
         if c.is_none() {
             return Ok(Some((Content::Str(Cow::Borrowed("")), Cost::default())));
         }
@@ -449,7 +341,7 @@ impl<'a, 'py> Reader<'a, '_, 'py> {
                 chars: if self.count { str_len(s)? } else { 0 },
                 ..Cost::default()
             };
-            let text = self.str_of(c, index, path)?.unwrap_or_default();
+            let text = str_of(self.strs, c)?.unwrap_or_default();
             return Ok(Some((Content::Str(Cow::Borrowed(text)), cost)));
         }
         let Ok(list) = c.cast::<PyList>() else {
@@ -458,45 +350,32 @@ impl<'a, 'py> Reader<'a, '_, 'py> {
         let mut blocks = Vec::with_capacity(list.len());
         let mut cost = Cost::default();
         for (j, b) in list.iter().enumerate() {
-            let block = self.block(b, index, &Path::Index(path, j), depth)?;
+            let block = self.block(b, depth).index(j)?;
             cost.add(block.cost);
             blocks.push(block);
         }
         Ok(Some((Content::Blocks(blocks), cost)))
     }
 
-    fn block(
-        &self,
-        b: Obj<'py>,
-        index: usize,
-        path: &Path<'_>,
-        depth: usize,
-    ) -> R<Block<'a, Obj<'py>>> {
+    /// A block (errors located at the block).
+    fn block(&self, b: Obj<'py>, depth: usize) -> R<Block<'a, Obj<'py>>> {
         let ctx = self.ctx;
         let py = ctx.py();
         let Some(d) = ctx.view(&b)? else {
-            return Err(invalid(
-                index,
-                path,
-                "a block must be a dict (a JSON object)",
-            ));
+            return Invalid::new(msg::BLOCK_NOT_DICT).err();
         };
         let d = &d;
         if depth >= MAX_BLOCK_DEPTH {
-            return Err(invalid(
-                index,
-                path,
-                "blocks nested too deeply in tool_result content",
-            ));
+            return Invalid::new(msg::BLOCKS_TOO_DEEP).err();
         }
         let kind = match get!(self, d, "type")? {
-            None => return Err(invalid(index, &path.key("type"), "missing required field")),
+            None => return Invalid::at("type", msg::MISSING).err(),
             Some(v) => match v.cast::<PyString>() {
                 Ok(s) => match s.to_str() {
                     Ok(t) => BlockKind::from_type(t),
-                    Err(_) => return Err(invalid(index, &path.key("type"), SURROGATE)),
+                    Err(_) => return Invalid::at("type", msg::SURROGATE).err(),
                 },
-                Err(_) => return Err(invalid(index, &path.key("type"), "must be a string")),
+                Err(_) => return Invalid::at("type", msg::NOT_STRING).err(),
             },
         };
         let mut block = Block {
@@ -509,106 +388,98 @@ impl<'a, 'py> Reader<'a, '_, 'py> {
             dirty: false,
             cost: Cost::default(),
         };
-        match kind {
-            BlockKind::Text => {
-                let k = pyo3::intern!(py, "text");
-                let Some(v) = ctx.get_key(d, "text", k)? else {
-                    return Err(invalid(index, &path.key("text"), "missing required field"));
-                };
-                let Ok(s) = v.cast::<PyString>() else {
-                    return Err(invalid(index, &path.key("text"), "must be a string"));
-                };
-                if self.count {
-                    block.cost.chars = str_len(s)?;
-                }
-                block.text = self
-                    .str_of(&v, index, &path.key("text"))?
-                    .map(Cow::Borrowed);
-            }
-            BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => {
-                let k = pyo3::intern!(py, "id");
-                block.id = Some(Cow::Borrowed(self.req_str(d, "id", k, index, path)?));
-            }
-            BlockKind::ToolResult | BlockKind::ServerResult => {
-                let k = pyo3::intern!(py, "tool_use_id");
-                block.id = Some(Cow::Borrowed(self.req_str(
-                    d,
-                    "tool_use_id",
-                    k,
-                    index,
-                    path,
-                )?));
-            }
-            _ => {}
+        let mut text_len = None;
+        if kind == BlockKind::Text {
+            let k = pyo3::intern!(py, "text");
+            let (text, seen) = match ctx.get_key(d, "text", k)? {
+                None => (None, Seen::Absent),
+                Some(v) => match v.cast::<PyString>() {
+                    Ok(s) => {
+                        if self.count {
+                            text_len = Some(str_len(s)?);
+                        }
+                        (str_of(self.strs, &v).key("text")?, Seen::Ok)
+                    }
+                    Err(_) => (None, Seen::Bad),
+                },
+            };
+            check_block(kind, seen, Seen::Absent)?;
+            block.text = text.map(Cow::Borrowed);
+        } else if let Some(field) = kind.id_field() {
+            let k = ctx.key(field);
+            let (id, seen) = self.str_field(d, field, &k)?;
+            check_block(kind, Seen::Absent, seen)?;
+            block.id = id.map(Cow::Borrowed);
         }
+        let mut inner = Cost::default();
         if kind == BlockKind::ToolResult {
             block.is_error = is_true(&get!(self, d, "is_error")?);
             if let Some(c) = get!(self, d, "content")? {
-                let cpath = &path.key("content");
-                match self.content(&c, index, cpath, depth + 1)? {
-                    Some((inner, cost)) => {
-                        block.inner = Some(inner);
-                        block.cost = cost;
-                    }
-                    None => {
-                        return Err(invalid(
-                            index,
-                            cpath,
-                            "must be a string, a list of blocks or null",
-                        ))
-                    }
-                }
+                let Some((content, cost)) = self.content(&c, depth + 1).key("content")? else {
+                    return Invalid::at("content", msg::BAD_CONTENT).err();
+                };
+                block.inner = Some(content);
+                inner = cost;
             }
         }
         if self.count {
-            let field_len = |v: Option<Obj<'py>>| -> R<u64> {
-                match v {
-                    Some(v) => j_of(ctx, &v, index, path),
-                    None => Ok(0),
-                }
+            let mut f = Fields {
+                r: self,
+                d,
+                b: &b,
+                text_len,
             };
-            match kind {
-                BlockKind::Text | BlockKind::ToolResult => {}
-                BlockKind::Thinking => block.cost.chars = field_len(get!(self, d, "thinking")?)?,
-                BlockKind::RedactedThinking => {
-                    block.cost.chars = field_len(get!(self, d, "data")?)?
-                }
-                BlockKind::ToolUse | BlockKind::ServerToolUse => {
-                    let input = field_len(get!(self, d, "input")?)?;
-                    block.cost.chars = field_len(get!(self, d, "name")?)? + input;
-                }
-                BlockKind::Image => block.cost.images = 1,
-                BlockKind::Document => match self.text_document_len(d, index, path)? {
-                    Some(n) => block.cost.chars = n,
-                    None => block.cost.documents = 1,
-                },
-                _ => block.cost.chars = j_of(ctx, &b, index, path)?,
-            }
+            block.cost = block_cost(kind, inner, &mut f)?;
         }
         block.orig = Some(b);
         Ok(block)
     }
+}
 
-    /// §6: the length of a document's `source.data` when `source.type == "text"`.
-    fn text_document_len(&self, d: &View<'py>, index: usize, path: &Path<'_>) -> R<Option<u64>> {
-        let Some(s) = get!(self, d, "source")? else {
+/// What §6 reads of a block, looked up when asked.
+struct Fields<'r, 'a, 'c, 'py> {
+    r: &'r Reader<'a, 'c, 'py>,
+    d: &'r View<'py>,
+    b: &'r Obj<'py>,
+    text_len: Option<u64>,
+}
+
+impl<'py> BlockCostFields for Fields<'_, '_, '_, 'py> {
+    type Error = ReadError<PyErr>;
+    fn text_chars(&mut self) -> R<u64> {
+        Ok(self.text_len.unwrap_or(0))
+    }
+    fn field_j(&mut self, key: &'static str) -> R<u64> {
+        let ctx = self.r.ctx;
+        match ctx.get_key(self.d, key, &ctx.key(key))? {
+            Some(v) => j_of(ctx, &v),
+            None => Ok(0),
+        }
+    }
+    /// `source.data`'s length when `source.type == "text"`.
+    fn text_document_chars(&mut self) -> R<Option<u64>> {
+        let ctx = self.r.ctx;
+        let Some(s) = get!(self.r, self.d, "source")? else {
             return Ok(None);
         };
-        let Some(s) = self.ctx.view(&s)? else {
+        let Some(s) = ctx.view(&s)? else {
             return Ok(None);
         };
         let s = &s;
-        let is_text = match get!(self, s, "type")? {
-            Some(t) => str_is(&t, "text", index, &path.key("source").key("type"))?,
+        let is_text = match get!(self.r, s, "type")? {
+            Some(t) => str_is(&t, "text").key("type").key("source")?,
             None => false,
         };
-        match get!(self, s, "data")? {
+        match get!(self.r, s, "data")? {
             Some(data) if is_text => match data.cast::<PyString>() {
                 Ok(data) => Ok(Some(str_len(data)?)),
                 Err(_) => Ok(None),
             },
             _ => Ok(None),
         }
+    }
+    fn block_j(&mut self) -> R<u64> {
+        j_of(self.r.ctx, self.b)
     }
 }
 
@@ -617,15 +488,13 @@ impl<'a, 'py> Reader<'a, '_, 'py> {
 pub fn attachment_fields<'a, 'py>(
     strs: &'a Strs<'py>,
     a: &Bound<'py, PyDict>,
-    index: usize,
-    path: &Path<'_>,
 ) -> R<Vec<(Str<'a>, AttValue<'a>)>> {
     let mut out = Vec::with_capacity(a.len());
     for (k, v) in a.iter() {
-        let Some(k) = str_of(strs, &k, index, path)? else {
+        let Some(k) = str_of(strs, &k)? else {
             continue;
         };
-        let val = if let Some(s) = str_of(strs, &v, index, path)? {
+        let val = if let Some(s) = str_of(strs, &v)? {
             AttValue::Str(Cow::Borrowed(s))
         } else if v.is_instance_of::<PyInt>() && !v.is_instance_of::<PyBool>() {
             AttValue::Int(v.str()?.to_str()?.to_owned())
@@ -637,35 +506,37 @@ pub fn attachment_fields<'a, 'py>(
     Ok(out)
 }
 
-/// §6 J(value), iteratively (deep values cost heap, not stack).
-pub fn j_of<'py>(ctx: &Ctx<'py>, v: &Obj<'py>, index: usize, path: &Path<'_>) -> R<u64> {
+/// §6 J(value), iteratively (deep values cost heap, not stack); errors are
+/// located at the value.
+pub fn j_of<'py>(ctx: &Ctx<'py>, v: &Obj<'py>) -> R<u64> {
+    let str_j = |s: &Bound<'py, PyString>| -> PyResult<u64> { Ok(j_leaf(Leaf::Str(str_len(s)?))) };
     // The common leaves first, without a stack.
     if let Ok(s) = v.cast::<PyString>() {
-        return str_len(s);
+        return Ok(str_j(s)?);
     }
     let mut total = 0u64;
     let mut stack: Vec<(Obj<'py>, usize)> = vec![(v.clone(), 0)];
     while let Some((v, depth)) = stack.pop() {
         if depth > MAX_VALUE_DEPTH {
-            return Err(invalid(index, path, "value nested too deeply (or cyclic)"));
+            return Invalid::new(msg::VALUE_TOO_DEEP).err();
         }
         if let Ok(s) = v.cast::<PyString>() {
-            total += str_len(s)?;
+            total += str_j(s)?;
         } else if let Ok(d) = v.cast::<PyDict>() {
             for (k, x) in d.iter() {
                 total += match k.cast::<PyString>() {
-                    Ok(k) => str_len(k)?,
-                    Err(_) => str_len(&k.str()?)?,
+                    Ok(k) => str_j(k)?,
+                    Err(_) => str_j(&k.str()?)?,
                 };
                 match x.cast::<PyString>() {
-                    Ok(s) if depth < MAX_VALUE_DEPTH => total += str_len(s)?,
+                    Ok(s) if depth < MAX_VALUE_DEPTH => total += str_j(s)?,
                     _ => stack.push((x, depth + 1)),
                 }
             }
         } else if let Ok(l) = v.cast::<PyList>() {
             for x in l.iter() {
                 match x.cast::<PyString>() {
-                    Ok(s) if depth < MAX_VALUE_DEPTH => total += str_len(s)?,
+                    Ok(s) if depth < MAX_VALUE_DEPTH => total += str_j(s)?,
                     _ => stack.push((x, depth + 1)),
                 }
             }
@@ -676,12 +547,12 @@ pub fn j_of<'py>(ctx: &Ctx<'py>, v: &Obj<'py>, index: usize, path: &Path<'_>) ->
         } else if let Some(fields) = ctx.struct_fields(&v)? {
             // A Struct counts as the JSON object it encodes to.
             for (k, x) in fields {
-                total += k.chars().count() as u64;
+                total += j_leaf(Leaf::Str(k.chars().count() as u64));
                 stack.push((x, depth + 1));
             }
         } else {
             // numbers, booleans, null (and any other scalar object)
-            total += 4;
+            total += j_leaf(Leaf::Scalar);
         }
     }
     Ok(total)

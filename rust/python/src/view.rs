@@ -5,12 +5,14 @@
 //! → `__struct_fields__`): `type` is the class's tag, `UNSET` reads as absent,
 //! and a key the class does not name is looked up in its `extra` catch-all.
 
-use crate::read::Obj;
 use ahash::AHashMap as HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use std::cell::RefCell;
 use std::rc::Rc;
+
+/// Any Python object the readers and writers hold.
+pub type Obj<'py> = Bound<'py, PyAny>;
 
 pub struct ClassInfo<'py> {
     tag: Option<Bound<'py, PyString>>,
@@ -93,7 +95,10 @@ impl<'py> Ctx<'py> {
             "isMeta",
             "input",
             "name",
-            "timestamp"
+            "timestamp",
+            "thinking",
+            "data",
+            "source"
         );
         if let Some(k) = self.keys.borrow().get(key) {
             return k.clone();

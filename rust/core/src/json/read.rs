@@ -3,6 +3,10 @@
 use super::parse::{count_chars, error_at, raw_string_len, Parser, Peek, Token};
 use crate::error::{Error, Result};
 use crate::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Links, Record, Str};
+use crate::read::{
+    bad_message, block_cost, check_block, has_message, j_leaf, msg, pick_id, uuid_required,
+    BlockCostFields, Invalid, Leaf, ReadError, Seen, Within, MAX_BLOCK_DEPTH,
+};
 use std::borrow::Cow;
 
 /// A handle to an original JSON value: its raw text, and where in it the value
@@ -25,9 +29,6 @@ impl<'a> Raw<'a> {
         }
     }
 }
-
-/// Blocks nested in `tool_result` content deeper than this are refused.
-const MAX_BLOCK_DEPTH: usize = 32;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReadOpts {
@@ -140,21 +141,8 @@ fn record_or_defer<'a>(
     }
 }
 
-fn invalid(index: usize, line: Option<usize>, path: String, msg: &str) -> Error {
-    let msg = match line {
-        Some(l) => format!("{msg} (line {l})"),
-        None => msg.to_string(),
-    };
-    Error::invalid(index, path, msg)
-}
-
-/// What kind of JSON value a field held, for error messages and checks.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Seen {
-    Absent,
-    Ok,
-    Bad,
-}
+/// A reader's result: a JSON error, or a §1 violation located below the record.
+type RR<T> = std::result::Result<T, ReadError<Error>>;
 
 /// Reads the record at the parser's position (SPEC §1): a JSON error, or an
 /// invalid record naming `records[index]` (and `line`, for JSON Lines).
@@ -164,14 +152,12 @@ pub(crate) fn read_record<'a>(
     opts: ReadOpts,
     line: Option<usize>,
 ) -> Result<Record<'a, Raw<'a>>> {
-    let at = |path: &str| format!("records[{index}]{path}");
+    record(p, index, opts).map_err(|e| e.record(index, line))
+}
+
+fn record<'a>(p: &mut Parser<'a>, index: usize, opts: ReadOpts) -> RR<Record<'a, Raw<'a>>> {
     if p.peek()? != Peek::Object {
-        return Err(invalid(
-            index,
-            line,
-            at(""),
-            "a record must be a JSON object",
-        ));
+        return Invalid::new(msg::RECORD_NOT_JSON_OBJECT).err();
     }
     let start = p.pos;
     let mut rec: Record<'a, Raw<'a>> = Record::new(index, Kind::Entry, None);
@@ -188,31 +174,18 @@ pub(crate) fn read_record<'a>(
     let mut message_parsed = false;
     let mut api_error = false;
     let mut synthetic_model = false;
-    let mut message_err: Option<Error> = None;
+    let mut message_err: Option<Invalid> = None;
     let mut links = opts.links.then(Box::<Links<'a>>::default);
     p.begin_object()?;
     let mut first = true;
     while let Some((_, key)) = p.next_key(&mut first)? {
         match &*key {
             "type" => {
-                if p.peek()? == Peek::String {
-                    let t = p.string()?;
+                if let Some(t) = read_str(p, &mut type_seen)? {
                     rec.kind = Kind::from_type(&t);
-                    type_seen = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    type_seen = Seen::Bad;
                 }
             }
-            "uuid" => {
-                if p.peek()? == Peek::String {
-                    rec.uuid = Some(p.string()?);
-                    uuid = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    uuid = Seen::Bad;
-                }
-            }
+            "uuid" => rec.uuid = read_str(p, &mut uuid)?,
             "timestamp" => {
                 let raw = p.skip_value()?;
                 if let Some(l) = links.as_mut() {
@@ -224,27 +197,14 @@ pub(crate) fn read_record<'a>(
             "isVirtual" => rec.is_virtual = p.bool_or_skip()? == Some(true),
             "isApiErrorMessage" => api_error = p.bool_or_skip()? == Some(true),
             "subtype" => {
-                if p.peek()? == Peek::String {
-                    let sub = p.string()?;
+                if let Some(sub) = read_str(p, &mut subtype)? {
                     rec.local_command = sub == "local_command";
                     if let Some(l) = links.as_mut() {
                         l.compact_boundary = sub == "compact_boundary";
                     }
-                    subtype = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    subtype = Seen::Bad;
                 }
             }
-            "content" => {
-                if p.peek()? == Peek::String {
-                    top_content = Some(p.string()?);
-                    content = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    content = Seen::Bad;
-                }
-            }
+            "content" => top_content = read_str(p, &mut content)?,
             "attachment" => {
                 if p.peek()? == Peek::Object {
                     rec.attachment = read_attachment(p)?;
@@ -255,15 +215,15 @@ pub(crate) fn read_record<'a>(
                 }
             }
             "message" => match rec.kind {
-                Kind::User | Kind::Assistant | Kind::Tombstone if type_seen == Seen::Ok => {
+                k if has_message(k) && type_seen == Seen::Ok => {
                     p.ws();
                     let save = p.pos;
-                    match read_message(p, &mut rec, opts, line) {
+                    match read_message(p, &mut rec, opts) {
                         Ok((synth, span)) => {
                             synthetic_model = synth;
                             content_span = span;
                         }
-                        Err(e @ Error::InvalidRecord { .. }) => {
+                        Err(ReadError::Invalid(e)) => {
                             // Raised after the fields SPEC checks first (A2: uuid).
                             p.pos = save;
                             p.skip_value()?;
@@ -283,12 +243,7 @@ pub(crate) fn read_record<'a>(
             | "sourceToolAssistantUUID"
                 if links.is_some() =>
             {
-                let v = if p.peek()? == Peek::String {
-                    Some(p.string()?)
-                } else {
-                    p.skip_value()?;
-                    None
-                };
+                let v = read_str(p, &mut Seen::Absent)?;
                 if let Some(l) = links.as_mut() {
                     let slot = match &*key {
                         "parentUuid" => &mut l.parent,
@@ -323,70 +278,42 @@ pub(crate) fn read_record<'a>(
     } else if !matches!(rec.kind, Kind::User | Kind::Assistant) || !message_parsed {
         rec.content = Content::Str(Cow::Borrowed(""));
     }
-    match type_seen {
-        Seen::Absent => return Err(invalid(index, line, at(".type"), "missing required field")),
-        Seen::Bad => return Err(invalid(index, line, at(".type"), "must be a string")),
-        Seen::Ok => {}
-    }
-    let need = |seen: Seen, path: &str, what: &str| -> Result<()> {
-        match seen {
-            Seen::Ok => Ok(()),
-            Seen::Absent => Err(invalid(index, line, at(path), "missing required field")),
-            Seen::Bad => Err(invalid(index, line, at(path), what)),
-        }
-    };
+    type_seen.require_str("type")?;
     // §1: a field is required only where a step reads it.
-    if matches!(rec.kind, Kind::User | Kind::Assistant | Kind::Attachment) {
-        need(uuid, ".uuid", "must be a string")?;
+    if uuid_required(rec.kind) {
+        uuid.require_str("uuid")?;
     }
     if let Some(e) = message_err {
-        return Err(e);
+        return e.key("message").err();
     }
     match rec.kind {
-        Kind::User | Kind::Assistant | Kind::Tombstone => {
-            if !message_parsed {
-                match message {
-                    None => {
-                        return Err(invalid(
-                            index,
-                            line,
-                            at(".message"),
-                            "missing required field",
-                        ))
-                    }
-                    Some(raw) => {
-                        let mut q =
-                            Parser::at(p.src, raw.as_ptr() as usize - p.src.as_ptr() as usize);
-                        let (synth, span) = read_message(&mut q, &mut rec, opts, line)?;
-                        synthetic_model = synth;
-                        content_span = span;
-                    }
-                }
-            }
+        k if has_message(k) && !message_parsed => {
+            let Some(raw) = message else {
+                return Invalid::at("message", msg::MISSING).err();
+            };
+            let mut q = Parser::at(p.src, raw.as_ptr() as usize - p.src.as_ptr() as usize);
+            let (synth, span) = read_message(&mut q, &mut rec, opts).key("message")?;
+            synthetic_model = synth;
+            content_span = span;
         }
         Kind::System => {
-            need(subtype, ".subtype", "must be a string")?;
+            subtype.require_str("subtype")?;
             if rec.local_command {
-                need(uuid, ".uuid", "must be a string")?;
-                need(content, ".content", "must be a string")?;
+                uuid.require_str("uuid")?;
+                content.require_str("content")?;
             }
         }
         Kind::Attachment => {
-            need(attachment, ".attachment", "must be an object")?;
+            attachment.require("attachment", msg::NOT_OBJECT)?;
             if !rec
                 .attachment
                 .iter()
                 .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
             {
-                return Err(invalid(
-                    index,
-                    line,
-                    at(".attachment.type"),
-                    "must be a string",
-                ));
+                return Invalid::at("type", msg::NOT_STRING).key("attachment").err();
             }
         }
-        Kind::Progress | Kind::ToolUseSummary | Kind::Entry => {}
+        _ => {}
     }
     rec.synthetic_error = api_error && synthetic_model;
     rec.orig = Some(Raw::with_hole(&p.src[start..end], start, content_span));
@@ -425,22 +352,14 @@ fn read_attachment<'a>(p: &mut Parser<'a>) -> Result<Vec<(Str<'a>, AttValue<'a>)
 }
 
 /// `message` of a user/assistant record (or a tombstone's `message.uuid`);
-/// whether `message.model` is `<synthetic>`.
+/// whether `message.model` is `<synthetic>`, and where its `content` is.
 fn read_message<'a>(
     p: &mut Parser<'a>,
     rec: &mut Record<'a, Raw<'a>>,
     opts: ReadOpts,
-    line: Option<usize>,
-) -> Result<(bool, Option<(usize, usize)>)> {
-    let index = rec.index;
-    let at = |path: &str| format!("records[{index}].message{path}");
+) -> RR<(bool, Option<(usize, usize)>)> {
     if p.peek()? != Peek::Object {
-        let what = if rec.kind == Kind::Tombstone {
-            "must be an object (the removed assistant record)"
-        } else {
-            "must be an object with `role` and `content`"
-        };
-        return Err(invalid(index, line, at(""), what));
+        return Invalid::new(bad_message(rec.kind)).err();
     }
     p.begin_object()?;
     let mut first = true;
@@ -451,32 +370,17 @@ fn read_message<'a>(
     let mut content_span = None;
     while let Some((_, key)) = p.next_key(&mut first)? {
         match (rec.kind, &*key) {
-            (Kind::Tombstone, "uuid") => {
-                if p.peek()? == Peek::String {
-                    rec.tombstone_of = Some(p.string()?);
-                    uuid = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    uuid = Seen::Bad;
-                }
-            }
+            (Kind::Tombstone, "uuid") => rec.tombstone_of = read_str(p, &mut uuid)?,
             (Kind::Tombstone, _) => {
                 p.skip_value()?;
             }
             (_, "role") => {
-                role = if p.peek()? == Peek::String {
-                    p.string()?;
-                    Seen::Ok
-                } else {
-                    p.skip_value()?;
-                    Seen::Bad
-                };
+                read_str(p, &mut role)?;
             }
             (_, "content") => {
                 p.ws();
                 let cstart = p.pos;
-                let path = at(".content");
-                let (c, cost) = read_content(p, index, line, &path, 0, opts)?;
+                let (c, cost) = read_content(p, 0, opts).key("content")?;
                 match c {
                     Some(c) => {
                         rec.content = c;
@@ -499,43 +403,20 @@ fn read_message<'a>(
         }
     }
     if rec.kind == Kind::Tombstone {
-        return match uuid {
-            Seen::Ok => Ok((false, None)),
-            Seen::Absent => Err(invalid(index, line, at(".uuid"), "missing required field")),
-            Seen::Bad => Err(invalid(index, line, at(".uuid"), "must be a string")),
-        };
+        uuid.require_str("uuid")?;
+        return Ok((false, None));
     }
-    match role {
-        Seen::Absent => return Err(invalid(index, line, at(".role"), "missing required field")),
-        Seen::Bad => return Err(invalid(index, line, at(".role"), "must be a string")),
-        Seen::Ok => {}
-    }
-    match content {
-        Seen::Absent => Err(invalid(
-            index,
-            line,
-            at(".content"),
-            "missing required field",
-        )),
-        Seen::Bad => Err(invalid(
-            index,
-            line,
-            at(".content"),
-            "must be a string, a list of blocks or null",
-        )),
-        Seen::Ok => Ok((synthetic_model, content_span)),
-    }
+    role.require_str("role")?;
+    content.require("content", msg::BAD_CONTENT)?;
+    Ok((synthetic_model, content_span))
 }
 
 /// A content value: `None` when it is neither string, list nor null.
 fn read_content<'a>(
     p: &mut Parser<'a>,
-    index: usize,
-    line: Option<usize>,
-    path: &str,
     depth: usize,
     opts: ReadOpts,
-) -> Result<(Option<Content<'a, Raw<'a>>>, Cost)> {
+) -> RR<(Option<Content<'a, Raw<'a>>>, Cost)> {
     match p.peek()? {
         Peek::String => {
             let s = p.string()?;
@@ -555,7 +436,7 @@ fn read_content<'a>(
             p.begin_array()?;
             let mut first = true;
             while p.next_elem(&mut first)? {
-                let b = read_block(p, index, line, (path, blocks.len()), depth, opts)?;
+                let b = read_block(p, depth, opts).index(blocks.len())?;
                 cost.add(b.cost);
                 blocks.push(b);
             }
@@ -568,32 +449,61 @@ fn read_content<'a>(
     }
 }
 
-/// A block; `at` is (the content's path, the block's position), turned into
-/// the block's path only when there is an error to report.
-fn read_block<'a>(
+/// A tool_result's content at the parser's position: `Err` (located at the
+/// block) when it is not a valid content.
+fn tool_result_content<'a>(
     p: &mut Parser<'a>,
-    index: usize,
-    line: Option<usize>,
-    at: (&str, usize),
     depth: usize,
     opts: ReadOpts,
-) -> Result<Block<'a, Raw<'a>>> {
-    let path = &Lazy(at);
+) -> RR<(Content<'a, Raw<'a>>, Cost)> {
+    match read_content(p, depth + 1, opts).key("content")? {
+        (Some(c), cost) => Ok((c, cost)),
+        (None, _) => Invalid::at("content", msg::BAD_CONTENT).err(),
+    }
+}
+
+/// What §6 reads of a block, gathered in the one pass over it.
+struct Gathered<'s, 'a> {
+    src: &'a str,
+    start: usize,
+    text: Option<&'s str>,
+    /// J() of `name`, `input`, `thinking`, `data`.
+    name: u64,
+    input: u64,
+    thinking: u64,
+    data: u64,
+    source_text: Option<u64>,
+}
+
+impl BlockCostFields for Gathered<'_, '_> {
+    type Error = Error;
+    fn text_chars(&mut self) -> Result<u64> {
+        Ok(self.text.map_or(0, count_chars))
+    }
+    fn field_j(&mut self, key: &'static str) -> Result<u64> {
+        Ok(match key {
+            "name" => self.name,
+            "input" => self.input,
+            "thinking" => self.thinking,
+            "data" => self.data,
+            _ => 0,
+        })
+    }
+    fn text_document_chars(&mut self) -> Result<Option<u64>> {
+        Ok(self.source_text)
+    }
+    fn block_j(&mut self) -> Result<u64> {
+        j_of(&mut Parser::at(self.src, self.start))
+    }
+}
+
+/// A block (its errors are located at the block: the caller adds its index).
+fn read_block<'a>(p: &mut Parser<'a>, depth: usize, opts: ReadOpts) -> RR<Block<'a, Raw<'a>>> {
     if p.peek()? != Peek::Object {
-        return Err(invalid(
-            index,
-            line,
-            path.to_string(),
-            "a block must be a JSON object",
-        ));
+        return Invalid::new(msg::BLOCK_NOT_JSON_OBJECT).err();
     }
     if depth >= MAX_BLOCK_DEPTH {
-        return Err(invalid(
-            index,
-            line,
-            path.to_string(),
-            "blocks nested too deeply in tool_result content",
-        ));
+        return Invalid::new(msg::BLOCKS_TOO_DEEP).err();
     }
     let start = p.pos;
     let mut kind: Option<BlockKind> = None;
@@ -611,53 +521,38 @@ fn read_block<'a>(
     let mut deferred_content: Option<(usize, usize)> = None;
     let mut text_span: Option<(usize, usize)> = None;
     let mut content_span: Option<(usize, usize)> = None;
-    // len(name), J(input), len(thinking), len(data)
-    let (mut name_len, mut input_j, mut thinking_len, mut data_len) = (0u64, 0u64, 0u64, 0u64);
-    let mut source_text_len: Option<u64> = None;
-    let cpath = || format!("{path}.content");
-    let bad_content = || {
-        invalid(
-            index,
-            line,
-            cpath(),
-            "must be a string, a list of blocks or null",
-        )
-    };
-    let mut content_err: Option<Error> = None;
+    let (mut name, mut input, mut thinking, mut data) = (0u64, 0u64, 0u64, 0u64);
+    let mut source_text: Option<u64> = None;
+    let mut content_err: Option<ReadError<Error>> = None;
     p.begin_object()?;
     let mut first = true;
     while let Some((_, key)) = p.next_key(&mut first)? {
         match &*key {
             "type" => {
-                if p.peek()? == Peek::String {
-                    kind = Some(BlockKind::from_type(&p.string()?));
-                    type_seen = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    type_seen = Seen::Bad;
+                if let Some(t) = read_str(p, &mut type_seen)? {
+                    kind = Some(BlockKind::from_type(&t));
                 }
             }
             "text" => {
                 p.ws();
                 let s = p.pos;
-                read_str(p, &mut text, &mut text_seen)?;
+                text = read_str(p, &mut text_seen)?;
                 text_span = Some((s, p.pos));
             }
-            "id" => read_str(p, &mut id, &mut id_seen)?,
-            "tool_use_id" => read_str(p, &mut tuid, &mut tuid_seen)?,
+            "id" => id = read_str(p, &mut id_seen)?,
+            "tool_use_id" => tuid = read_str(p, &mut tuid_seen)?,
             "is_error" => is_error = p.bool_or_skip()? == Some(true),
             "content" => match kind {
                 Some(BlockKind::ToolResult) => {
                     p.ws();
                     let save = p.pos;
-                    match read_content(p, index, line, &cpath(), depth + 1, opts) {
-                        Ok((Some(c), cost)) => {
+                    match tool_result_content(p, depth, opts) {
+                        Ok((c, cost)) => {
                             inner = Some(c);
                             inner_cost = cost;
                             content_span = Some((save, p.pos));
                         }
-                        Ok((None, _)) => content_err = Some(bad_content()),
-                        Err(e @ Error::InvalidRecord { .. }) => {
+                        Err(e @ ReadError::Invalid(_)) => {
                             // Raised after the block's id is checked (A2).
                             p.pos = save;
                             p.skip_value()?;
@@ -676,19 +571,12 @@ fn read_block<'a>(
                     deferred_content = Some((s, p.pos));
                 }
             },
-            "name" | "thinking" | "data" if opts.count => {
-                let len = j_of(p)?;
-                match &*key {
-                    "name" => name_len = len,
-                    "thinking" => thinking_len = len,
-                    _ => data_len = len,
-                }
-            }
-            "input" if opts.count => {
-                input_j = j_of(p)?;
-            }
+            "name" if opts.count => name = j_of(p)?,
+            "input" if opts.count => input = j_of(p)?,
+            "thinking" if opts.count => thinking = j_of(p)?,
+            "data" if opts.count => data = j_of(p)?,
             "source" if opts.count && p.peek()? == Peek::Object => {
-                source_text_len = read_source(p)?;
+                source_text = read_source(p)?;
             }
             _ => {
                 p.skip_value()?;
@@ -697,87 +585,49 @@ fn read_block<'a>(
     }
     let end = p.pos;
     let raw = &p.src[start..end];
-    let kind = match (type_seen, kind) {
-        (Seen::Ok, Some(k)) => k,
-        (Seen::Absent, _) => {
-            return Err(invalid(
-                index,
-                line,
-                format!("{path}.type"),
-                "missing required field",
-            ))
-        }
-        _ => {
-            return Err(invalid(
-                index,
-                line,
-                format!("{path}.type"),
-                "must be a string",
-            ))
-        }
+    let Some(kind) = kind.filter(|_| type_seen == Seen::Ok) else {
+        let m = if type_seen == Seen::Absent {
+            msg::MISSING
+        } else {
+            msg::NOT_STRING
+        };
+        return Invalid::at("type", m).err();
     };
     if kind == BlockKind::ToolResult {
         if let Some((pos, pend)) = deferred_content {
             content_span = Some((pos, pend));
-            let mut q = Parser::at(p.src, pos);
-            match read_content(&mut q, index, line, &cpath(), depth + 1, opts) {
-                Ok((Some(c), cost)) => {
+            match tool_result_content(&mut Parser::at(p.src, pos), depth, opts) {
+                Ok((c, cost)) => {
                     inner = Some(c);
                     inner_cost = cost;
                 }
-                Ok((None, _)) => content_err = Some(bad_content()),
                 Err(e) => content_err = Some(e),
             }
         }
     }
-    let check = |seen: Seen, field: &str| -> Result<()> {
-        match seen {
-            Seen::Ok => Ok(()),
-            Seen::Absent => Err(invalid(
-                index,
-                line,
-                format!("{path}.{field}"),
-                "missing required field",
-            )),
-            Seen::Bad => Err(invalid(
-                index,
-                line,
-                format!("{path}.{field}"),
-                "must be a string",
-            )),
-        }
+    let id_seen = if kind.id_field() == Some("id") {
+        id_seen
+    } else {
+        tuid_seen
     };
-    match kind {
-        BlockKind::Text => check(text_seen, "text")?,
-        BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => {
-            check(id_seen, "id")?
-        }
-        BlockKind::ToolResult | BlockKind::ServerResult => check(tuid_seen, "tool_use_id")?,
-        _ => {}
-    }
+    check_block(kind, text_seen, id_seen)?;
     if let Some(e) = content_err {
         return Err(e);
     }
-    let mut cost = Cost::default();
-    if opts.count {
-        match kind {
-            BlockKind::Text => cost.chars = text.as_deref().map_or(0, count_chars),
-            BlockKind::Thinking => cost.chars = thinking_len,
-            BlockKind::RedactedThinking => cost.chars = data_len,
-            BlockKind::ToolUse | BlockKind::ServerToolUse => cost.chars = name_len + input_j,
-            BlockKind::ToolResult => cost = inner_cost,
-            BlockKind::Image => cost.images = 1,
-            BlockKind::Document => match source_text_len {
-                Some(n) => cost.chars = n,
-                None => cost.documents = 1,
-            },
-            _ => cost.chars = j_of(&mut Parser::at(p.src, start))?,
-        }
-    }
-    let id = match kind {
-        BlockKind::ToolResult | BlockKind::ServerResult => tuid,
-        BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => id,
-        _ => None,
+    let cost = if opts.count {
+        let mut g = Gathered {
+            src: p.src,
+            start,
+            text: text.as_deref(),
+            name,
+            input,
+            thinking,
+            data,
+            source_text,
+        };
+        block_cost(kind, inner_cost, &mut g)?
+    } else {
+        Cost::default()
     };
     Ok(Block {
         kind,
@@ -790,7 +640,7 @@ fn read_block<'a>(
                 _ => None,
             },
         )),
-        id,
+        id: pick_id(kind, id, tuid),
         text: if kind == BlockKind::Text { text } else { None },
         is_error,
         inner,
@@ -799,34 +649,27 @@ fn read_block<'a>(
     })
 }
 
-/// A block path built only when displayed.
-struct Lazy<'p>((&'p str, usize));
-
-impl std::fmt::Display for Lazy<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}[{}]", self.0 .0, self.0 .1)
-    }
-}
-
-fn read_str<'a>(p: &mut Parser<'a>, slot: &mut Option<Str<'a>>, seen: &mut Seen) -> Result<()> {
+/// A string field: its text when it is a string (`seen` becomes `Ok`), else
+/// the value is skipped (`seen` becomes `Bad`).
+fn read_str<'a>(p: &mut Parser<'a>, seen: &mut Seen) -> Result<Option<Str<'a>>> {
     if p.peek()? == Peek::String {
-        *slot = Some(p.string()?);
         *seen = Seen::Ok;
+        Ok(Some(p.string()?))
     } else {
         p.skip_value()?;
         *seen = Seen::Bad;
+        Ok(None)
     }
-    Ok(())
 }
 
 /// §6 J(value) of the value at the parser's position, skipping it.
 pub fn j_of(p: &mut Parser<'_>) -> Result<u64> {
     let mut j = 0u64;
     p.walk_value(&mut |t| {
-        j += match t {
-            Token::Str(raw) => raw_string_len(raw),
-            Token::Scalar => 4,
-        }
+        j += j_leaf(match t {
+            Token::Str(raw) => Leaf::Str(raw_string_len(raw)),
+            Token::Scalar => Leaf::Scalar,
+        })
     })?;
     Ok(j)
 }
