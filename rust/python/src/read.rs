@@ -9,13 +9,14 @@
 
 use crate::view::{Ctx, Obj, View};
 use crate::Failure;
-use msgnorm_core::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Record, Str};
+use msgnorm_core::model::{AttValue, Record, Str};
 use msgnorm_core::read::{
-    bad_message, block_cost, check_block, j_leaf, msg, uuid_required, BlockCostFields, Invalid,
-    Leaf, ReadError, Seen, Within, MAX_BLOCK_DEPTH, MAX_VALUE_DEPTH,
+    j_leaf, msg, read_record, Invalid, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, ValueKind,
+    KEY_SETS, MAX_VALUE_DEPTH,
 };
 use msgnorm_core::{cutoff, tokens, CountParams};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyInt, PyList, PyString, PyTuple};
 use std::borrow::Cow;
 use typed_arena::Arena;
@@ -37,26 +38,11 @@ impl<'py> Strs<'py> {
 /// the value being read.
 pub type R<T> = Result<T, ReadError<PyErr>>;
 
-fn is_true(v: &Option<Obj<'_>>) -> bool {
-    v.as_ref()
-        .is_some_and(|v| v.is(PyBool::new(v.py(), true).as_any()))
-}
-
-/// The value of JSON field `$key` of view `$v` (a literal: its Python str is
-/// interned once per process).
-macro_rules! get {
-    ($r:expr, $v:expr, $key:literal) => {
-        $r.ctx.get_key($v, $key, pyo3::intern!($r.ctx.py(), $key))
-    };
-}
-
-/// One call's reading: the context, the strs kept alive, and whether to gather costs.
-pub struct Reader<'a, 'c, 'py> {
+/// One call's reading: the context, and the strs kept alive.
+#[derive(Clone, Copy)]
+pub struct PySource<'a, 'c, 'py> {
     pub ctx: &'c Ctx<'py>,
     strs: &'a Strs<'py>,
-    count: bool,
-    /// Read `timestamp` (only records the pipeline makes copy it: §4).
-    timestamps: bool,
 }
 
 /// A str's text, borrowed for the call; `None` for any other object.
@@ -73,20 +59,35 @@ fn str_of<'a, 'py>(strs: &'a Strs<'py>, v: &Obj<'py>) -> R<Option<&'a str>> {
     }
 }
 
-/// Whether `v` is the str `want` (a str that is not valid text is an error).
-fn str_is(v: &Obj<'_>, want: &str) -> R<bool> {
-    match v.cast::<PyString>() {
-        Ok(s) => match s.to_str() {
-            Ok(t) => Ok(t == want),
-            Err(_) => Invalid::new(msg::SURROGATE).err(),
-        },
-        Err(_) => Ok(false),
-    }
-}
-
 /// Unicode code points of a str (O(1)).
 fn str_len(s: &Bound<'_, PyString>) -> PyResult<u64> {
     Ok(s.code_point_len()? as u64)
+}
+
+/// The JSON keys the reader looks up, as Python strs made once per process
+/// (one table per [`KeySet`]).
+fn key_str<'py, K: KeySet>(py: Python<'py>, k: K) -> &'py Bound<'py, PyString> {
+    static TABLES: [PyOnceLock<Vec<Py<PyString>>>; KEY_SETS] =
+        [const { PyOnceLock::new() }; KEY_SETS];
+    let table = TABLES[K::SET].get_or_init(py, || {
+        K::ALL
+            .iter()
+            .map(|k| PyString::intern(py, k.name()).unbind())
+            .collect()
+    });
+    table[k.index()].bind(py)
+}
+
+/// Record `index` of a list, read with `opts`.
+fn record<'a, 'py>(
+    ctx: &Ctx<'py>,
+    strs: &'a Strs<'py>,
+    item: Obj<'py>,
+    index: usize,
+    opts: ReadOpts,
+) -> Result<Rec<'a, 'py>, Failure> {
+    let mut src = PySource { ctx, strs };
+    read_record(&mut src, item, index, opts).map_err(|e| e.record(index, None))
 }
 
 /// The records of `list`; `count`: gather §6 costs.
@@ -96,7 +97,11 @@ pub fn read_records<'a, 'py>(
     list: &Bound<'py, PyList>,
     count: bool,
 ) -> Result<Vec<Rec<'a, 'py>>, Failure> {
-    read(ctx, strs, list, count, false)
+    let opts = ReadOpts {
+        count,
+        ..ReadOpts::default()
+    };
+    read(ctx, strs, list, opts)
 }
 
 /// §6 costs and §7 turn starts of the records of `list`, reading one record at
@@ -111,13 +116,7 @@ pub fn read_costs<'py>(
     let mut turns = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
         let strs = Strs(Arena::with_capacity(4));
-        let r = Reader {
-            ctx,
-            strs: &strs,
-            count: true,
-            timestamps: false,
-        };
-        let rec = r.record(item, i)?;
+        let rec = record(ctx, &strs, item, i, ReadOpts::COUNT)?;
         costs.push(tokens::per_record(std::slice::from_ref(&rec), p)?[0]);
         turns.push(cutoff::is_turn_start(&rec));
     }
@@ -131,13 +130,7 @@ pub fn read_one<'a, 'py>(
     item: Obj<'py>,
     index: usize,
 ) -> Result<Rec<'a, 'py>, Failure> {
-    let r = Reader {
-        ctx,
-        strs,
-        count: true,
-        timestamps: false,
-    };
-    r.record(item, index)
+    record(ctx, strs, item, index, ReadOpts::COUNT)
 }
 
 /// [`read_records`] for `normalize_for_api`, which also keeps each record's
@@ -147,339 +140,143 @@ pub fn read_records_for_api<'a, 'py>(
     strs: &'a Strs<'py>,
     list: &Bound<'py, PyList>,
 ) -> Result<Vec<Rec<'a, 'py>>, Failure> {
-    read(ctx, strs, list, false, true)
+    let opts = ReadOpts {
+        timestamps: true,
+        ..ReadOpts::default()
+    };
+    read(ctx, strs, list, opts)
 }
 
 fn read<'a, 'py>(
     ctx: &Ctx<'py>,
     strs: &'a Strs<'py>,
     list: &Bound<'py, PyList>,
-    count: bool,
-    timestamps: bool,
+    opts: ReadOpts,
 ) -> Result<Vec<Rec<'a, 'py>>, Failure> {
-    let r = Reader {
-        ctx,
-        strs,
-        count,
-        timestamps,
-    };
     let mut out = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
-        out.push(r.record(item, i)?);
+        out.push(record(ctx, strs, item, i, opts)?);
     }
     Ok(out)
 }
 
-impl<'a, 'py> Reader<'a, '_, 'py> {
-    /// Field `key` of `d` as a str: its text (borrowed for the call) when it
-    /// is a str, and how it was found.
-    fn str_field(
-        &self,
-        d: &View<'py>,
-        key: &'static str,
-        k: &Bound<'py, PyString>,
-    ) -> R<(Option<&'a str>, Seen)> {
-        match self.ctx.get_key(d, key, k)? {
-            None => Ok((None, Seen::Absent)),
-            Some(v) => match str_of(self.strs, &v).key(key)? {
-                Some(s) => Ok((Some(s), Seen::Ok)),
-                None => Ok((None, Seen::Bad)),
-            },
-        }
-    }
+/// Dicts and Structs as a [`Source`]: a value is the object itself; keys are
+/// looked up (only those the reader still wants), not iterated.
+impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
+    type Value = Obj<'py>;
+    type Obj = View<'py>;
+    type Whole = Obj<'py>;
+    type Span = ();
+    type Handle = Obj<'py>;
+    type Error = PyErr;
 
-    /// A required string field, borrowed for the call.
-    fn req_str(&self, d: &View<'py>, key: &'static str, k: &Bound<'py, PyString>) -> R<&'a str> {
-        let (s, seen) = self.str_field(d, key, k)?;
-        seen.require_str(key)?;
-        Ok(s.unwrap_or_default())
-    }
+    const RECORD_NOT_OBJECT: &'static str = msg::RECORD_NOT_DICT;
+    const BLOCK_NOT_OBJECT: &'static str = msg::BLOCK_NOT_DICT;
 
-    /// A required string field that is only checked (not kept).
-    fn check_str(&self, d: &View<'py>, key: &'static str, k: &Bound<'py, PyString>) -> R<()> {
-        match self.ctx.get_key(d, key, k)? {
-            None => Seen::Absent.require_str(key),
-            Some(v) => match v.cast::<PyString>() {
-                Ok(s) if s.to_str().is_ok() => Ok(()),
-                Ok(_) => Invalid::at(key, msg::SURROGATE).err(),
-                Err(_) => Seen::Bad.require_str(key),
-            },
-        }
+    fn fork(&self) -> Self {
+        *self
     }
-
-    /// Record `index`: an invalid one is an error naming `records[index]`.
-    fn record(&self, item: Obj<'py>, index: usize) -> Result<Rec<'a, 'py>, Failure> {
-        self.record_at(item, index)
-            .map_err(|e| e.record(index, None))
+    #[inline]
+    fn kind(&mut self, v: &Obj<'py>) -> R<ValueKind> {
+        Ok(if v.is_none() {
+            ValueKind::Null
+        } else if v.is_instance_of::<PyString>() {
+            ValueKind::Str
+        } else if v.is_instance_of::<PyList>() {
+            ValueKind::Array
+        } else {
+            ValueKind::Other
+        })
     }
-
-    fn record_at(&self, item: Obj<'py>, index: usize) -> R<Rec<'a, 'py>> {
-        let ctx = self.ctx;
-        let py = ctx.py();
-        let Some(d) = ctx.view(&item)? else {
-            return Invalid::new(msg::RECORD_NOT_DICT).err();
-        };
-        let d = &d;
-        let kind = match get!(self, d, "type")? {
-            None => return Invalid::at("type", msg::MISSING).err(),
-            Some(v) => match v.cast::<PyString>() {
-                Ok(s) => match s.to_str() {
-                    Ok(t) => Kind::from_type(t),
-                    Err(_) => return Invalid::at("type", msg::SURROGATE).err(),
-                },
-                Err(_) => return Invalid::at("type", msg::NOT_STRING).err(),
-            },
-        };
-        let mut rec: Rec<'a, 'py> = Record::new(index, kind, Some(item.clone()));
-        if kind == Kind::Entry {
-            return Ok(rec);
-        }
-        let k_uuid = pyo3::intern!(py, "uuid");
-        // §1: a field is required only where a step reads it.
-        if uuid_required(kind) {
-            rec.uuid = Some(Cow::Borrowed(self.req_str(d, "uuid", k_uuid)?));
-        } else if kind != Kind::Tombstone {
-            // Optional: a tombstone may still name it (§4 step 1).
-            rec.uuid = self.str_field(d, "uuid", k_uuid)?.0.map(Cow::Borrowed);
-        }
-        if self.timestamps {
-            rec.timestamp = get!(self, d, "timestamp")?;
-        }
-        rec.is_meta = is_true(&get!(self, d, "isMeta")?);
-        match kind {
-            Kind::User | Kind::Assistant => {
-                rec.is_virtual = is_true(&get!(self, d, "isVirtual")?);
-                let api_error = is_true(&get!(self, d, "isApiErrorMessage")?);
-                self.message(d, &mut rec, api_error).key("message")?;
-            }
-            Kind::System => {
-                let k_sub = pyo3::intern!(py, "subtype");
-                let (sub, seen) = self.str_field(d, "subtype", k_sub)?;
-                seen.require_str("subtype")?;
-                rec.local_command = sub == Some("local_command");
-                if rec.local_command {
-                    rec.uuid = Some(Cow::Borrowed(self.req_str(d, "uuid", k_uuid)?));
-                    let k = pyo3::intern!(py, "content");
-                    rec.content = Content::Str(Cow::Borrowed(self.req_str(d, "content", k)?));
-                }
-            }
-            Kind::Attachment => {
-                let Some(a) = get!(self, d, "attachment")? else {
-                    return Invalid::at("attachment", msg::MISSING).err();
-                };
-                let Ok(a) = a.cast::<PyDict>() else {
-                    return Invalid::at("attachment", msg::NOT_OBJECT).err();
-                };
-                rec.attachment = attachment_fields(self.strs, a).key("attachment")?;
-                if !rec
-                    .attachment
-                    .iter()
-                    .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
-                {
-                    let m = if a.contains(pyo3::intern!(py, "type"))? {
-                        msg::NOT_STRING
-                    } else {
-                        msg::MISSING
-                    };
-                    return Invalid::at("type", m).key("attachment").err();
-                }
-            }
-            Kind::Tombstone => {
-                let Some(m) = get!(self, d, "message")? else {
-                    return Invalid::at("message", msg::MISSING).err();
-                };
-                let Some(m) = ctx.view(&m)? else {
-                    return Invalid::at("message", bad_message(kind)).err();
-                };
-                rec.tombstone_of = Some(Cow::Borrowed(
-                    self.req_str(&m, "uuid", k_uuid).key("message")?,
-                ));
-            }
-            Kind::Progress | Kind::ToolUseSummary | Kind::Entry => {}
-        }
-        Ok(rec)
+    #[inline]
+    fn object(&mut self, v: &Obj<'py>) -> R<Option<View<'py>>> {
+        Ok(self.ctx.view(v)?)
     }
-
-    /// A user/assistant record's `message` (errors located at the message).
-    fn message(&self, d: &View<'py>, rec: &mut Rec<'a, 'py>, api_error: bool) -> R<()> {
-        let ctx = self.ctx;
-        let Some(m) = get!(self, d, "message")? else {
-            return Invalid::new(msg::MISSING).err();
-        };
-        let Some(m) = ctx.view(&m)? else {
-            return Invalid::new(bad_message(rec.kind)).err();
-        };
-        let m = &m;
-        self.check_str(m, "role", pyo3::intern!(ctx.py(), "role"))?;
-        let Some(c) = get!(self, m, "content")? else {
-            return Invalid::at("content", msg::MISSING).err();
-        };
-        let Some((content, cost)) = self.content(&c, 0).key("content")? else {
-            return Invalid::at("content", msg::BAD_CONTENT).err();
-        };
-        rec.content = content;
-        rec.cost = cost;
-        if let Some(id) = get!(self, m, "id")? {
-            rec.message_id = str_of(self.strs, &id).key("id")?.map(Cow::Borrowed);
-        }
-        if api_error {
-            if let Some(model) = get!(self, m, "model")? {
-                rec.synthetic_error = str_is(&model, "<synthetic>").key("model")?;
+    #[inline]
+    fn fields<K: KeySet, F>(&mut self, o: View<'py>, mut mask: Mask, mut f: F) -> R<Obj<'py>>
+    where
+        F: FnMut(&mut Self, K, Obj<'py>) -> R<Mask>,
+    {
+        let py = self.ctx.py();
+        for &k in K::ALL {
+            if mask & k.bit() == 0 {
+                continue;
             }
+            if let Some(v) = self.ctx.get_key(&o, k.name(), key_str(py, k))? {
+                mask = f(self, k, v)?;
+            }
+        }
+        Ok(match o {
+            View::Dict(d) => d.into_any(),
+            View::Struct(obj, _) => obj,
+        })
+    }
+    #[inline]
+    fn array<F>(&mut self, v: Obj<'py>, mut f: F) -> R<()>
+    where
+        F: FnMut(&mut Self, usize, Obj<'py>) -> R<()>,
+    {
+        let list = v.cast_into::<PyList>().map_err(PyErr::from)?;
+        for (j, x) in list.iter().enumerate() {
+            f(self, j, x)?;
         }
         Ok(())
     }
-
-    /// A content value: `None` when it is neither str, list nor `None`.
-    #[allow(clippy::type_complexity)]
-    fn content(&self, c: &Obj<'py>, depth: usize) -> R<Option<(Content<'a, Obj<'py>>, Cost)>> {
-        if c.is_none() {
-            return Ok(Some((Content::Str(Cow::Borrowed("")), Cost::default())));
-        }
-        if let Ok(s) = c.cast::<PyString>() {
-            let cost = Cost {
-                chars: if self.count { str_len(s)? } else { 0 },
-                ..Cost::default()
-            };
-            let text = str_of(self.strs, c)?.unwrap_or_default();
-            return Ok(Some((Content::Str(Cow::Borrowed(text)), cost)));
-        }
-        let Ok(list) = c.cast::<PyList>() else {
-            return Ok(None);
+    #[inline]
+    fn string(&mut self, v: Obj<'py>, chars: bool) -> R<Option<(Str<'a>, u64)>> {
+        let n = match v.cast::<PyString>() {
+            Ok(s) if chars => str_len(s)?,
+            _ => 0,
         };
-        let mut blocks = Vec::with_capacity(list.len());
-        let mut cost = Cost::default();
-        for (j, b) in list.iter().enumerate() {
-            let block = self.block(b, depth).index(j)?;
-            cost.add(block.cost);
-            blocks.push(block);
-        }
-        Ok(Some((Content::Blocks(blocks), cost)))
+        Ok(str_of(self.strs, &v)?.map(|s| (Cow::Borrowed(s), n)))
     }
-
-    /// A block (errors located at the block).
-    fn block(&self, b: Obj<'py>, depth: usize) -> R<Block<'a, Obj<'py>>> {
-        let ctx = self.ctx;
-        let py = ctx.py();
-        let Some(d) = ctx.view(&b)? else {
-            return Invalid::new(msg::BLOCK_NOT_DICT).err();
-        };
-        let d = &d;
-        if depth >= MAX_BLOCK_DEPTH {
-            return Invalid::new(msg::BLOCKS_TOO_DEEP).err();
-        }
-        let kind = match get!(self, d, "type")? {
-            None => return Invalid::at("type", msg::MISSING).err(),
-            Some(v) => match v.cast::<PyString>() {
-                Ok(s) => match s.to_str() {
-                    Ok(t) => BlockKind::from_type(t),
-                    Err(_) => return Invalid::at("type", msg::SURROGATE).err(),
-                },
-                Err(_) => return Invalid::at("type", msg::NOT_STRING).err(),
-            },
-        };
-        let mut block = Block {
-            kind,
-            orig: None,
-            id: None,
-            text: None,
-            is_error: false,
-            inner: None,
-            dirty: false,
-            cost: Cost::default(),
-        };
-        let mut text_len = None;
-        if kind == BlockKind::Text {
-            let k = pyo3::intern!(py, "text");
-            let (text, seen) = match ctx.get_key(d, "text", k)? {
-                None => (None, Seen::Absent),
-                Some(v) => match v.cast::<PyString>() {
-                    Ok(s) => {
-                        if self.count {
-                            text_len = Some(str_len(s)?);
-                        }
-                        (str_of(self.strs, &v).key("text")?, Seen::Ok)
-                    }
-                    Err(_) => (None, Seen::Bad),
-                },
-            };
-            check_block(kind, seen, Seen::Absent)?;
-            block.text = text.map(Cow::Borrowed);
-        } else if let Some(field) = kind.id_field() {
-            let k = ctx.key(field);
-            let (id, seen) = self.str_field(d, field, &k)?;
-            check_block(kind, Seen::Absent, seen)?;
-            block.id = id.map(Cow::Borrowed);
-        }
-        let mut inner = Cost::default();
-        if kind == BlockKind::ToolResult {
-            block.is_error = is_true(&get!(self, d, "is_error")?);
-            if let Some(c) = get!(self, d, "content")? {
-                let Some((content, cost)) = self.content(&c, depth + 1).key("content")? else {
-                    return Invalid::at("content", msg::BAD_CONTENT).err();
-                };
-                block.inner = Some(content);
-                inner = cost;
-            }
-        }
-        if self.count {
-            let mut f = Fields {
-                r: self,
-                d,
-                b: &b,
-                text_len,
-            };
-            block.cost = block_cost(kind, inner, &mut f)?;
-        }
-        block.orig = Some(b);
-        Ok(block)
-    }
-}
-
-/// What §6 reads of a block, looked up when asked.
-struct Fields<'r, 'a, 'c, 'py> {
-    r: &'r Reader<'a, 'c, 'py>,
-    d: &'r View<'py>,
-    b: &'r Obj<'py>,
-    text_len: Option<u64>,
-}
-
-impl<'py> BlockCostFields for Fields<'_, '_, '_, 'py> {
-    type Error = ReadError<PyErr>;
-    fn text_chars(&mut self) -> R<u64> {
-        Ok(self.text_len.unwrap_or(0))
-    }
-    fn field_j(&mut self, key: &'static str) -> R<u64> {
-        let ctx = self.r.ctx;
-        match ctx.get_key(self.d, key, &ctx.key(key))? {
-            Some(v) => j_of(ctx, &v),
-            None => Ok(0),
+    #[inline]
+    fn is_str(&mut self, v: Obj<'py>) -> R<bool> {
+        match v.cast::<PyString>() {
+            Ok(s) if s.to_str().is_ok() => Ok(true),
+            Ok(_) => Invalid::new(msg::SURROGATE).err(),
+            Err(_) => Ok(false),
         }
     }
-    /// `source.data`'s length when `source.type == "text"`.
-    fn text_document_chars(&mut self) -> R<Option<u64>> {
-        let ctx = self.r.ctx;
-        let Some(s) = get!(self.r, self.d, "source")? else {
-            return Ok(None);
-        };
-        let Some(s) = ctx.view(&s)? else {
-            return Ok(None);
-        };
-        let s = &s;
-        let is_text = match get!(self.r, s, "type")? {
-            Some(t) => str_is(&t, "text").key("type").key("source")?,
-            None => false,
-        };
-        match get!(self.r, s, "data")? {
-            Some(data) if is_text => match data.cast::<PyString>() {
-                Ok(data) => Ok(Some(str_len(data)?)),
-                Err(_) => Ok(None),
-            },
-            _ => Ok(None),
+    #[inline]
+    fn str_chars(&mut self, v: Obj<'py>) -> R<Option<u64>> {
+        match v.cast::<PyString>() {
+            Ok(s) => Ok(Some(str_len(s)?)),
+            Err(_) => Ok(None),
         }
     }
-    fn block_j(&mut self) -> R<u64> {
-        j_of(self.r.ctx, self.b)
+    #[inline]
+    fn is_true(&mut self, v: Obj<'py>) -> R<bool> {
+        Ok(v.is(PyBool::new(v.py(), true).as_any()))
+    }
+    #[inline]
+    fn skip(&mut self, _v: Obj<'py>) -> R<()> {
+        Ok(())
+    }
+    fn j(&mut self, v: Obj<'py>) -> R<u64> {
+        j_of(self.ctx, &v)
+    }
+    fn j_whole(&mut self, w: &Obj<'py>) -> R<u64> {
+        j_of(self.ctx, w)
+    }
+    #[inline]
+    fn span(&self, _v: &Obj<'py>) {}
+    #[inline]
+    fn keep(&mut self, v: Obj<'py>) -> R<Obj<'py>> {
+        Ok(v)
+    }
+    #[inline]
+    fn handle(&self, w: Obj<'py>, _hole: Option<()>) -> Obj<'py> {
+        w
+    }
+    fn plain_str(_h: &Obj<'py>) -> Option<Str<'a>> {
+        None
+    }
+    fn attachment(&mut self, v: Obj<'py>) -> R<Option<Vec<(Str<'a>, AttValue<'a>)>>> {
+        match v.cast::<PyDict>() {
+            Ok(a) => Ok(Some(attachment_fields(self.strs, a)?)),
+            Err(_) => Ok(None),
+        }
     }
 }
 

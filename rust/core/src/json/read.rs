@@ -2,11 +2,9 @@
 
 use super::parse::{count_chars, error_at, raw_string_len, Parser, Peek, Token};
 use crate::error::{Error, Result};
-use crate::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Links, Record, Str};
-use crate::read::{
-    bad_message, block_cost, check_block, has_message, j_leaf, msg, pick_id, uuid_required,
-    BlockCostFields, Invalid, Leaf, ReadError, Seen, Within, MAX_BLOCK_DEPTH,
-};
+use crate::model::{AttValue, Record, Str};
+pub use crate::read::ReadOpts;
+use crate::read::{self, j_leaf, msg, KeySet, Leaf, Mask, ReadError, Source, ValueKind};
 use std::borrow::Cow;
 
 /// A handle to an original JSON value: its raw text, and where in it the value
@@ -28,22 +26,6 @@ impl<'a> Raw<'a> {
             hole: hole.map(|(s, e)| (s - start, e - start)),
         }
     }
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ReadOpts {
-    /// Fill the token-count ingredients (§6).
-    pub count: bool,
-    /// Fill [`Record::links`], the session-tree fields (§8).
-    pub links: bool,
-}
-
-impl ReadOpts {
-    /// For token counting (§6, §7).
-    pub const COUNT: ReadOpts = ReadOpts {
-        count: true,
-        links: false,
-    };
 }
 
 /// Checks UTF-8, reporting the line and column of the first bad byte.
@@ -141,9 +123,6 @@ fn record_or_defer<'a>(
     }
 }
 
-/// A reader's result: a JSON error, or a §1 violation located below the record.
-type RR<T> = std::result::Result<T, ReadError<Error>>;
-
 /// Reads the record at the parser's position (SPEC §1): a JSON error, or an
 /// invalid record naming `records[index]` (and `line`, for JSON Lines).
 pub(crate) fn read_record<'a>(
@@ -152,176 +131,165 @@ pub(crate) fn read_record<'a>(
     opts: ReadOpts,
     line: Option<usize>,
 ) -> Result<Record<'a, Raw<'a>>> {
-    record(p, index, opts).map_err(|e| e.record(index, line))
+    p.ws();
+    let v = p.pos;
+    let mut src = JsonSource {
+        p: Parser::at(p.src, v),
+    };
+    let r = read::read_record(&mut src, v, index, opts).map_err(|e| e.record(index, line));
+    p.pos = src.p.pos;
+    r
 }
 
-fn record<'a>(p: &mut Parser<'a>, index: usize, opts: ReadOpts) -> RR<Record<'a, Raw<'a>>> {
-    if p.peek()? != Peek::Object {
-        return Invalid::new(msg::RECORD_NOT_JSON_OBJECT).err();
-    }
-    let start = p.pos;
-    let mut rec: Record<'a, Raw<'a>> = Record::new(index, Kind::Entry, None);
-    let mut type_seen = Seen::Absent;
-    let mut uuid = Seen::Absent;
-    let mut subtype = Seen::Absent;
-    let mut content = Seen::Absent;
-    // A top-level `content` string: the content of a system record only (a user
-    // or assistant record may carry one too, as an extra field to keep).
-    let mut top_content: Option<Str<'a>> = None;
-    let mut attachment = Seen::Absent;
-    let mut message: Option<&'a str> = None;
-    let mut content_span: Option<(usize, usize)> = None;
-    let mut message_parsed = false;
-    let mut api_error = false;
-    let mut synthetic_model = false;
-    let mut message_err: Option<Invalid> = None;
-    let mut links = opts.links.then(Box::<Links<'a>>::default);
-    p.begin_object()?;
-    let mut first = true;
-    while let Some((_, key)) = p.next_key(&mut first)? {
-        match &*key {
-            "type" => {
-                if let Some(t) = read_str(p, &mut type_seen)? {
-                    rec.kind = Kind::from_type(&t);
-                }
-            }
-            "uuid" => rec.uuid = read_str(p, &mut uuid)?,
-            "timestamp" => {
-                let raw = p.skip_value()?;
-                if let Some(l) = links.as_mut() {
-                    l.timestamp = plain_string(raw);
-                }
-                rec.timestamp = Some(Raw::plain(raw));
-            }
-            "isMeta" => rec.is_meta = p.bool_or_skip()? == Some(true),
-            "isVirtual" => rec.is_virtual = p.bool_or_skip()? == Some(true),
-            "isApiErrorMessage" => api_error = p.bool_or_skip()? == Some(true),
-            "subtype" => {
-                if let Some(sub) = read_str(p, &mut subtype)? {
-                    rec.local_command = sub == "local_command";
-                    if let Some(l) = links.as_mut() {
-                        l.compact_boundary = sub == "compact_boundary";
-                    }
-                }
-            }
-            "content" => top_content = read_str(p, &mut content)?,
-            "attachment" => {
-                if p.peek()? == Peek::Object {
-                    rec.attachment = read_attachment(p)?;
-                    attachment = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    attachment = Seen::Bad;
-                }
-            }
-            "message" => match rec.kind {
-                k if has_message(k) && type_seen == Seen::Ok => {
-                    p.ws();
-                    let save = p.pos;
-                    match read_message(p, &mut rec, opts) {
-                        Ok((synth, span)) => {
-                            synthetic_model = synth;
-                            content_span = span;
-                        }
-                        Err(ReadError::Invalid(e)) => {
-                            // Raised after the fields SPEC checks first (A2: uuid).
-                            p.pos = save;
-                            p.skip_value()?;
-                            message_err = Some(e);
-                        }
-                        Err(e) => return Err(e),
-                    }
-                    message_parsed = true;
-                }
-                _ => message = Some(p.skip_value()?),
-            },
-            "parentUuid"
-            | "logicalParentUuid"
-            | "teamName"
-            | "agentId"
-            | "sessionId"
-            | "sourceToolAssistantUUID"
-                if links.is_some() =>
-            {
-                let v = read_str(p, &mut Seen::Absent)?;
-                if let Some(l) = links.as_mut() {
-                    let slot = match &*key {
-                        "parentUuid" => &mut l.parent,
-                        "logicalParentUuid" => &mut l.logical_parent,
-                        "teamName" => &mut l.team,
-                        "agentId" => &mut l.agent_id,
-                        "sessionId" => &mut l.session_id,
-                        _ => &mut l.source_assistant,
-                    };
-                    *slot = v;
-                }
-            }
-            "isSidechain" | "isCompactSummary" if links.is_some() => {
-                let on = p.bool_or_skip()? == Some(true);
-                if let Some(l) = links.as_mut() {
-                    if key == "isSidechain" {
-                        l.sidechain = on;
-                    } else {
-                        l.compact_summary = on;
-                    }
-                }
-            }
-            _ => {
-                p.skip_value()?;
-            }
+/// JSON text as a [`Source`]: a value is its position in the text; reading
+/// it moves the parser past it (one pass; a value read again is re-parsed by
+/// a fork).
+struct JsonSource<'a> {
+    p: Parser<'a>,
+}
+
+type JR<T> = std::result::Result<T, ReadError<Error>>;
+
+impl<'a> Source<'a> for JsonSource<'a> {
+    type Value = usize;
+    type Obj = usize;
+    type Whole = (usize, usize);
+    type Span = (usize, usize);
+    type Handle = Raw<'a>;
+    type Error = Error;
+
+    const RECORD_NOT_OBJECT: &'static str = msg::RECORD_NOT_JSON_OBJECT;
+    const BLOCK_NOT_OBJECT: &'static str = msg::BLOCK_NOT_JSON_OBJECT;
+
+    fn fork(&self) -> Self {
+        JsonSource {
+            p: Parser::at(self.p.src, self.p.pos),
         }
     }
-    let end = p.pos;
-    if rec.kind == Kind::System {
-        // Only a system record's top-level `content` is its content.
-        rec.content = Content::Str(top_content.unwrap_or(Cow::Borrowed("")));
-    } else if !matches!(rec.kind, Kind::User | Kind::Assistant) || !message_parsed {
-        rec.content = Content::Str(Cow::Borrowed(""));
+    #[inline]
+    fn kind(&mut self, v: &usize) -> JR<ValueKind> {
+        self.p.pos = *v;
+        Ok(match self.p.peek()? {
+            Peek::String => ValueKind::Str,
+            Peek::Null => ValueKind::Null,
+            Peek::Array => ValueKind::Array,
+            _ => ValueKind::Other,
+        })
     }
-    type_seen.require_str("type")?;
-    // §1: a field is required only where a step reads it.
-    if uuid_required(rec.kind) {
-        uuid.require_str("uuid")?;
+    #[inline]
+    fn object(&mut self, v: &usize) -> JR<Option<usize>> {
+        self.p.pos = *v;
+        Ok((self.p.peek()? == Peek::Object).then_some(*v))
     }
-    if let Some(e) = message_err {
-        return e.key("message").err();
-    }
-    match rec.kind {
-        k if has_message(k) && !message_parsed => {
-            let Some(raw) = message else {
-                return Invalid::at("message", msg::MISSING).err();
-            };
-            let mut q = Parser::at(p.src, raw.as_ptr() as usize - p.src.as_ptr() as usize);
-            let (synth, span) = read_message(&mut q, &mut rec, opts).key("message")?;
-            synthetic_model = synth;
-            content_span = span;
-        }
-        Kind::System => {
-            subtype.require_str("subtype")?;
-            if rec.local_command {
-                uuid.require_str("uuid")?;
-                content.require_str("content")?;
+    #[inline]
+    fn fields<K: KeySet, F>(&mut self, o: usize, _mask: Mask, mut f: F) -> JR<(usize, usize)>
+    where
+        F: FnMut(&mut Self, K, usize) -> JR<Mask>,
+    {
+        self.p.pos = o;
+        self.p.begin_object()?;
+        let mut first = true;
+        while let Some((_, key)) = self.p.next_key(&mut first)? {
+            self.p.ws();
+            let at = self.p.pos;
+            if let Some(k) = K::parse(&key) {
+                f(self, k, at)?;
+            }
+            if self.p.pos == at {
+                self.p.skip_value()?;
             }
         }
-        Kind::Attachment => {
-            attachment.require("attachment", msg::NOT_OBJECT)?;
-            if !rec
-                .attachment
-                .iter()
-                .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
-            {
-                return Invalid::at("type", msg::NOT_STRING).key("attachment").err();
+        Ok((o, self.p.pos))
+    }
+    #[inline]
+    fn array<F>(&mut self, v: usize, mut f: F) -> JR<()>
+    where
+        F: FnMut(&mut Self, usize, usize) -> JR<()>,
+    {
+        self.p.pos = v;
+        self.p.begin_array()?;
+        let mut first = true;
+        let mut j = 0;
+        while self.p.next_elem(&mut first)? {
+            self.p.ws();
+            let at = self.p.pos;
+            f(self, j, at)?;
+            if self.p.pos == at {
+                self.p.skip_value()?;
             }
+            j += 1;
         }
-        _ => {}
+        Ok(())
     }
-    rec.synthetic_error = api_error && synthetic_model;
-    rec.orig = Some(Raw::with_hole(&p.src[start..end], start, content_span));
-    if rec.kind == Kind::System {
-        rec.cost = Cost::default();
+    #[inline]
+    fn string(&mut self, v: usize, chars: bool) -> JR<Option<(Str<'a>, u64)>> {
+        self.p.pos = v;
+        if self.p.peek()? == Peek::String {
+            let s = self.p.string()?;
+            let n = if chars { count_chars(&s) } else { 0 };
+            Ok(Some((s, n)))
+        } else {
+            self.p.skip_value()?;
+            Ok(None)
+        }
     }
-    rec.links = links;
-    Ok(rec)
+    #[inline]
+    fn is_str(&mut self, v: usize) -> JR<bool> {
+        self.p.pos = v;
+        let is = self.p.peek()? == Peek::String;
+        self.p.skip_value()?;
+        Ok(is)
+    }
+    #[inline]
+    fn str_chars(&mut self, v: usize) -> JR<Option<u64>> {
+        self.p.pos = v;
+        let is = self.p.peek()? == Peek::String;
+        let raw = self.p.skip_value()?;
+        Ok(is.then(|| raw_string_len(raw)))
+    }
+    #[inline]
+    fn is_true(&mut self, v: usize) -> JR<bool> {
+        self.p.pos = v;
+        Ok(self.p.bool_or_skip()? == Some(true))
+    }
+    #[inline]
+    fn skip(&mut self, v: usize) -> JR<()> {
+        self.p.pos = v;
+        self.p.skip_value()?;
+        Ok(())
+    }
+    fn j(&mut self, v: usize) -> JR<u64> {
+        self.p.pos = v;
+        Ok(j_of(&mut self.p)?)
+    }
+    fn j_whole(&mut self, w: &(usize, usize)) -> JR<u64> {
+        Ok(j_of(&mut Parser::at(self.p.src, w.0))?)
+    }
+    #[inline]
+    fn span(&self, v: &usize) -> (usize, usize) {
+        (*v, self.p.pos)
+    }
+    #[inline]
+    fn keep(&mut self, v: usize) -> JR<Raw<'a>> {
+        self.p.pos = v;
+        Ok(Raw::plain(self.p.skip_value()?))
+    }
+    #[inline]
+    fn handle(&self, (start, end): (usize, usize), hole: Option<(usize, usize)>) -> Raw<'a> {
+        Raw::with_hole(&self.p.src[start..end], start, hole)
+    }
+    fn plain_str(h: &Raw<'a>) -> Option<Str<'a>> {
+        plain_string(h.text)
+    }
+    fn attachment(&mut self, v: usize) -> JR<Option<Vec<(Str<'a>, AttValue<'a>)>>> {
+        self.p.pos = v;
+        if self.p.peek()? == Peek::Object {
+            Ok(Some(read_attachment(&mut self.p)?))
+        } else {
+            self.p.skip_value()?;
+            Ok(None)
+        }
+    }
 }
 
 /// The text of a JSON string written without escapes (`"…"`), else `None`.
@@ -351,317 +319,6 @@ fn read_attachment<'a>(p: &mut Parser<'a>) -> Result<Vec<(Str<'a>, AttValue<'a>)
     Ok(fields)
 }
 
-/// `message` of a user/assistant record (or a tombstone's `message.uuid`);
-/// whether `message.model` is `<synthetic>`, and where its `content` is.
-fn read_message<'a>(
-    p: &mut Parser<'a>,
-    rec: &mut Record<'a, Raw<'a>>,
-    opts: ReadOpts,
-) -> RR<(bool, Option<(usize, usize)>)> {
-    if p.peek()? != Peek::Object {
-        return Invalid::new(bad_message(rec.kind)).err();
-    }
-    p.begin_object()?;
-    let mut first = true;
-    let mut role = Seen::Absent;
-    let mut content = Seen::Absent;
-    let mut uuid = Seen::Absent;
-    let mut synthetic_model = false;
-    let mut content_span = None;
-    while let Some((_, key)) = p.next_key(&mut first)? {
-        match (rec.kind, &*key) {
-            (Kind::Tombstone, "uuid") => rec.tombstone_of = read_str(p, &mut uuid)?,
-            (Kind::Tombstone, _) => {
-                p.skip_value()?;
-            }
-            (_, "role") => {
-                read_str(p, &mut role)?;
-            }
-            (_, "content") => {
-                p.ws();
-                let cstart = p.pos;
-                let (c, cost) = read_content(p, 0, opts).key("content")?;
-                match c {
-                    Some(c) => {
-                        rec.content = c;
-                        rec.cost = cost;
-                        content = Seen::Ok;
-                        content_span = Some((cstart, p.pos));
-                    }
-                    None => content = Seen::Bad,
-                }
-            }
-            (_, "id") if p.peek()? == Peek::String => {
-                rec.message_id = Some(p.string()?);
-            }
-            (_, "model") if p.peek()? == Peek::String => {
-                synthetic_model = p.string()? == "<synthetic>";
-            }
-            _ => {
-                p.skip_value()?;
-            }
-        }
-    }
-    if rec.kind == Kind::Tombstone {
-        uuid.require_str("uuid")?;
-        return Ok((false, None));
-    }
-    role.require_str("role")?;
-    content.require("content", msg::BAD_CONTENT)?;
-    Ok((synthetic_model, content_span))
-}
-
-/// A content value: `None` when it is neither string, list nor null.
-fn read_content<'a>(
-    p: &mut Parser<'a>,
-    depth: usize,
-    opts: ReadOpts,
-) -> RR<(Option<Content<'a, Raw<'a>>>, Cost)> {
-    match p.peek()? {
-        Peek::String => {
-            let s = p.string()?;
-            let cost = Cost {
-                chars: if opts.count { count_chars(&s) } else { 0 },
-                ..Cost::default()
-            };
-            Ok((Some(Content::Str(s)), cost))
-        }
-        Peek::Null => {
-            p.skip_value()?;
-            Ok((Some(Content::Str(Cow::Borrowed(""))), Cost::default()))
-        }
-        Peek::Array => {
-            let mut blocks = Vec::new();
-            let mut cost = Cost::default();
-            p.begin_array()?;
-            let mut first = true;
-            while p.next_elem(&mut first)? {
-                let b = read_block(p, depth, opts).index(blocks.len())?;
-                cost.add(b.cost);
-                blocks.push(b);
-            }
-            Ok((Some(Content::Blocks(blocks)), cost))
-        }
-        _ => {
-            p.skip_value()?;
-            Ok((None, Cost::default()))
-        }
-    }
-}
-
-/// A tool_result's content at the parser's position: `Err` (located at the
-/// block) when it is not a valid content.
-fn tool_result_content<'a>(
-    p: &mut Parser<'a>,
-    depth: usize,
-    opts: ReadOpts,
-) -> RR<(Content<'a, Raw<'a>>, Cost)> {
-    match read_content(p, depth + 1, opts).key("content")? {
-        (Some(c), cost) => Ok((c, cost)),
-        (None, _) => Invalid::at("content", msg::BAD_CONTENT).err(),
-    }
-}
-
-/// What §6 reads of a block, gathered in the one pass over it.
-struct Gathered<'s, 'a> {
-    src: &'a str,
-    start: usize,
-    text: Option<&'s str>,
-    /// J() of `name`, `input`, `thinking`, `data`.
-    name: u64,
-    input: u64,
-    thinking: u64,
-    data: u64,
-    source_text: Option<u64>,
-}
-
-impl BlockCostFields for Gathered<'_, '_> {
-    type Error = Error;
-    fn text_chars(&mut self) -> Result<u64> {
-        Ok(self.text.map_or(0, count_chars))
-    }
-    fn field_j(&mut self, key: &'static str) -> Result<u64> {
-        Ok(match key {
-            "name" => self.name,
-            "input" => self.input,
-            "thinking" => self.thinking,
-            "data" => self.data,
-            _ => 0,
-        })
-    }
-    fn text_document_chars(&mut self) -> Result<Option<u64>> {
-        Ok(self.source_text)
-    }
-    fn block_j(&mut self) -> Result<u64> {
-        j_of(&mut Parser::at(self.src, self.start))
-    }
-}
-
-/// A block (its errors are located at the block: the caller adds its index).
-fn read_block<'a>(p: &mut Parser<'a>, depth: usize, opts: ReadOpts) -> RR<Block<'a, Raw<'a>>> {
-    if p.peek()? != Peek::Object {
-        return Invalid::new(msg::BLOCK_NOT_JSON_OBJECT).err();
-    }
-    if depth >= MAX_BLOCK_DEPTH {
-        return Invalid::new(msg::BLOCKS_TOO_DEEP).err();
-    }
-    let start = p.pos;
-    let mut kind: Option<BlockKind> = None;
-    let mut type_seen = Seen::Absent;
-    let mut id: Option<Str<'a>> = None;
-    let mut id_seen = Seen::Absent;
-    let mut tuid: Option<Str<'a>> = None;
-    let mut tuid_seen = Seen::Absent;
-    let mut text: Option<Str<'a>> = None;
-    let mut text_seen = Seen::Absent;
-    let mut is_error = false;
-    let mut inner: Option<Content<'a, Raw<'a>>> = None;
-    let mut inner_cost = Cost::default();
-    // `content` seen before `type`: parsed once the type is known.
-    let mut deferred_content: Option<(usize, usize)> = None;
-    let mut text_span: Option<(usize, usize)> = None;
-    let mut content_span: Option<(usize, usize)> = None;
-    let (mut name, mut input, mut thinking, mut data) = (0u64, 0u64, 0u64, 0u64);
-    let mut source_text: Option<u64> = None;
-    let mut content_err: Option<ReadError<Error>> = None;
-    p.begin_object()?;
-    let mut first = true;
-    while let Some((_, key)) = p.next_key(&mut first)? {
-        match &*key {
-            "type" => {
-                if let Some(t) = read_str(p, &mut type_seen)? {
-                    kind = Some(BlockKind::from_type(&t));
-                }
-            }
-            "text" => {
-                p.ws();
-                let s = p.pos;
-                text = read_str(p, &mut text_seen)?;
-                text_span = Some((s, p.pos));
-            }
-            "id" => id = read_str(p, &mut id_seen)?,
-            "tool_use_id" => tuid = read_str(p, &mut tuid_seen)?,
-            "is_error" => is_error = p.bool_or_skip()? == Some(true),
-            "content" => match kind {
-                Some(BlockKind::ToolResult) => {
-                    p.ws();
-                    let save = p.pos;
-                    match tool_result_content(p, depth, opts) {
-                        Ok((c, cost)) => {
-                            inner = Some(c);
-                            inner_cost = cost;
-                            content_span = Some((save, p.pos));
-                        }
-                        Err(e @ ReadError::Invalid(_)) => {
-                            // Raised after the block's id is checked (A2).
-                            p.pos = save;
-                            p.skip_value()?;
-                            content_err = Some(e);
-                        }
-                        Err(e) => return Err(e),
-                    }
-                }
-                Some(_) => {
-                    p.skip_value()?;
-                }
-                None => {
-                    p.ws();
-                    let s = p.pos;
-                    p.skip_value()?;
-                    deferred_content = Some((s, p.pos));
-                }
-            },
-            "name" if opts.count => name = j_of(p)?,
-            "input" if opts.count => input = j_of(p)?,
-            "thinking" if opts.count => thinking = j_of(p)?,
-            "data" if opts.count => data = j_of(p)?,
-            "source" if opts.count && p.peek()? == Peek::Object => {
-                source_text = read_source(p)?;
-            }
-            _ => {
-                p.skip_value()?;
-            }
-        }
-    }
-    let end = p.pos;
-    let raw = &p.src[start..end];
-    let Some(kind) = kind.filter(|_| type_seen == Seen::Ok) else {
-        let m = if type_seen == Seen::Absent {
-            msg::MISSING
-        } else {
-            msg::NOT_STRING
-        };
-        return Invalid::at("type", m).err();
-    };
-    if kind == BlockKind::ToolResult {
-        if let Some((pos, pend)) = deferred_content {
-            content_span = Some((pos, pend));
-            match tool_result_content(&mut Parser::at(p.src, pos), depth, opts) {
-                Ok((c, cost)) => {
-                    inner = Some(c);
-                    inner_cost = cost;
-                }
-                Err(e) => content_err = Some(e),
-            }
-        }
-    }
-    let id_seen = if kind.id_field() == Some("id") {
-        id_seen
-    } else {
-        tuid_seen
-    };
-    check_block(kind, text_seen, id_seen)?;
-    if let Some(e) = content_err {
-        return Err(e);
-    }
-    let cost = if opts.count {
-        let mut g = Gathered {
-            src: p.src,
-            start,
-            text: text.as_deref(),
-            name,
-            input,
-            thinking,
-            data,
-            source_text,
-        };
-        block_cost(kind, inner_cost, &mut g)?
-    } else {
-        Cost::default()
-    };
-    Ok(Block {
-        kind,
-        orig: Some(Raw::with_hole(
-            raw,
-            start,
-            match kind {
-                BlockKind::Text => text_span,
-                BlockKind::ToolResult => content_span,
-                _ => None,
-            },
-        )),
-        id: pick_id(kind, id, tuid),
-        text: if kind == BlockKind::Text { text } else { None },
-        is_error,
-        inner,
-        dirty: false,
-        cost,
-    })
-}
-
-/// A string field: its text when it is a string (`seen` becomes `Ok`), else
-/// the value is skipped (`seen` becomes `Bad`).
-fn read_str<'a>(p: &mut Parser<'a>, seen: &mut Seen) -> Result<Option<Str<'a>>> {
-    if p.peek()? == Peek::String {
-        *seen = Seen::Ok;
-        Ok(Some(p.string()?))
-    } else {
-        p.skip_value()?;
-        *seen = Seen::Bad;
-        Ok(None)
-    }
-}
-
 /// §6 J(value) of the value at the parser's position, skipping it.
 pub fn j_of(p: &mut Parser<'_>) -> Result<u64> {
     let mut j = 0u64;
@@ -672,27 +329,6 @@ pub fn j_of(p: &mut Parser<'_>) -> Result<u64> {
         })
     })?;
     Ok(j)
-}
-
-/// A document's `source`: the length of `data` when `type == "text"`.
-fn read_source(p: &mut Parser<'_>) -> Result<Option<u64>> {
-    let mut is_text = false;
-    let mut data_len = None;
-    p.begin_object()?;
-    let mut first = true;
-    while let Some((_, key)) = p.next_key(&mut first)? {
-        match &*key {
-            "type" if p.peek()? == Peek::String => is_text = p.string()? == "text",
-            "data" if p.peek()? == Peek::String => {
-                let raw = p.skip_value()?;
-                data_len = Some(raw_string_len(raw));
-            }
-            _ => {
-                p.skip_value()?;
-            }
-        }
-    }
-    Ok(if is_text { data_len } else { None })
 }
 
 /// A tool_use block's `name` (its §6 length) and whether its `input` is `{}`,
@@ -725,7 +361,7 @@ pub fn tool_use_info(raw: &Raw<'_>) -> Result<crate::editing::ToolUseInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::BlockKind;
+    use crate::model::{BlockKind, Content};
 
     /// Fuzz regression (fuzz/regressions/normalize_for_api/top-level-content): a
     /// user record's top-level `content` key after `message` is an extra field, not

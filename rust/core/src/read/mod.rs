@@ -9,9 +9,15 @@
 
 pub mod cost;
 pub mod error;
+pub mod record;
+pub mod source;
 
 pub use cost::{block_cost, j_leaf, BlockCostFields, Leaf, SCALAR_J};
 pub use error::{Invalid, ReadError, Within};
+pub use record::{read_record, ReadOpts};
+pub use source::{
+    BlockKey, KeySet, Mask, MessageKey, RecordKey, Source, SourceKey, ValueKind, KEY_SETS,
+};
 
 use crate::model::{BlockKind, Kind};
 
