@@ -231,6 +231,16 @@ impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
         Ok(str_of(self.strs, &v)?.map(|s| (Cow::Borrowed(s), n)))
     }
     #[inline]
+    fn peek_str<T>(&mut self, v: Obj<'py>, f: impl FnOnce(&str) -> T) -> R<Option<T>> {
+        match v.cast::<PyString>() {
+            Ok(s) => match s.to_str() {
+                Ok(t) => Ok(Some(f(t))),
+                Err(_) => Invalid::new(msg::SURROGATE).err(),
+            },
+            Err(_) => Ok(None),
+        }
+    }
+    #[inline]
     fn is_str(&mut self, v: Obj<'py>) -> R<bool> {
         match v.cast::<PyString>() {
             Ok(s) if s.to_str().is_ok() => Ok(true),

@@ -1,4 +1,7 @@
-//! JSON text (an array, or JSON Lines) → records, in one pass per record.
+//! JSON text (an array, or JSON Lines) → records, in one pass per record: the
+//! framing (array or lines, invalid records deferred so that JSON errors win,
+//! UTF-8) and [`JsonSource`], the JSON backend of the one record reader
+//! ([`crate::read::record`]).
 
 use super::parse::{count_chars, error_at, raw_string_len, Parser, Peek, Token};
 use crate::error::{Error, Result};
@@ -228,6 +231,16 @@ impl<'a> Source<'a> for JsonSource<'a> {
             let s = self.p.string()?;
             let n = if chars { count_chars(&s) } else { 0 };
             Ok(Some((s, n)))
+        } else {
+            self.p.skip_value()?;
+            Ok(None)
+        }
+    }
+    #[inline]
+    fn peek_str<T>(&mut self, v: usize, f: impl FnOnce(&str) -> T) -> JR<Option<T>> {
+        self.p.pos = v;
+        if self.p.peek()? == Peek::String {
+            Ok(Some(f(&self.p.string()?)))
         } else {
             self.p.skip_value()?;
             Ok(None)

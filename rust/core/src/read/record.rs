@@ -66,6 +66,7 @@ pub fn read_record<'a, S: Source<'a>>(
         api_error: false,
         synthetic_model: false,
         links: opts.links.then(Box::<Links<'a>>::default),
+        mask: RecordKey::Type.bit(),
     };
     let whole = src.fields(o, RecordKey::Type.bit(), |src, k: RecordKey, v| {
         st.field(src, k, v).key(k.name())
@@ -93,6 +94,8 @@ struct RecordState<'a, S: Source<'a>> {
     api_error: bool,
     synthetic_model: bool,
     links: Option<Box<Links<'a>>>,
+    /// The keys still wanted ([`RecordState::wanted`], once the type is known).
+    mask: Mask,
 }
 
 impl<'a, S: Source<'a>> RecordState<'a, S> {
@@ -150,9 +153,14 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
         let rec = &mut self.rec;
         match k {
             RecordKey::Type => {
-                if let Some(t) = Self::str(src, v, &mut self.type_seen)? {
-                    rec.kind = Kind::from_type(&t);
+                match src.peek_str(v, Kind::from_type)? {
+                    Some(kind) => {
+                        rec.kind = kind;
+                        self.type_seen = Seen::Ok;
+                    }
+                    None => self.type_seen = Seen::Bad,
                 }
+                self.mask = self.wanted();
             }
             RecordKey::Uuid => rec.uuid = Self::str(src, v, &mut self.uuid)?,
             RecordKey::Timestamp => {
@@ -166,12 +174,15 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
             RecordKey::IsVirtual => rec.is_virtual = src.is_true(v)?,
             RecordKey::IsApiErrorMessage => self.api_error = src.is_true(v)?,
             RecordKey::Subtype => {
-                if let Some(sub) = Self::str(src, v, &mut self.subtype)? {
-                    rec.local_command = sub == "local_command";
+                let sub = src.peek_str(v, |s| (s == "local_command", s == "compact_boundary"))?;
+                self.subtype = if sub.is_some() { Seen::Ok } else { Seen::Bad };
+                if let Some((local, boundary)) = sub {
+                    rec.local_command = local;
                     if let Some(l) = self.links.as_mut() {
-                        l.compact_boundary = sub == "compact_boundary";
+                        l.compact_boundary = boundary;
                     }
                 }
+                self.mask = self.wanted();
             }
             RecordKey::Content => self.top_content = Self::str(src, v, &mut self.content)?,
             RecordKey::Attachment => match src.attachment(v)? {
@@ -229,7 +240,7 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                 }
             }
         }
-        Ok(self.wanted())
+        Ok(self.mask)
     }
 
     fn finish(mut self, src: &mut S, whole: S::Whole) -> RR<Record<'a, S::Handle>, S::Error> {
@@ -345,8 +356,8 @@ fn read_message<'a, S: Source<'a>>(
                 }
             }
             (false, MessageKey::Model) => {
-                if let Some((m, _)) = src.string(v, false).key("model")? {
-                    synthetic_model = m == "<synthetic>";
+                if let Some(synth) = src.peek_str(v, |m| m == "<synthetic>").key("model")? {
+                    synthetic_model = synth;
                 }
             }
             (false, MessageKey::Uuid) => {}
@@ -467,6 +478,7 @@ fn read_block<'a, S: Source<'a>>(
     let mut source_text: Option<u64> = None;
     // Raised after the block's id is checked (A2).
     let mut content_err: Option<ReadError<S::Error>> = None;
+    let mut mask = BlockKey::Type.bit();
     let str_of = |src: &mut S, v, seen: &mut Seen, chars| -> RR<_, S::Error> {
         Ok(match src.string(v, chars)? {
             Some(x) => {
@@ -483,9 +495,9 @@ fn read_block<'a, S: Source<'a>>(
         let r: RR<(), S::Error> = (|| {
             match k {
                 BlockKey::Type => {
-                    if let Some((t, _)) = str_of(src, v, &mut type_seen, false)? {
-                        kind = Some(BlockKind::from_type(&t));
-                    }
+                    kind = src.peek_str(v, BlockKind::from_type)?;
+                    type_seen = if kind.is_some() { Seen::Ok } else { Seen::Bad };
+                    mask = block_wanted(kind, count);
                 }
                 BlockKey::Text => {
                     if let Some((t, n)) = str_of(src, v.clone(), &mut text_seen, count)? {
@@ -533,7 +545,7 @@ fn read_block<'a, S: Source<'a>>(
             BlockKey::Name | BlockKey::Input | BlockKey::Thinking | BlockKey::Data => r?,
             _ => r.key(k.name())?,
         }
-        Ok(block_wanted(kind.filter(|_| type_seen == Seen::Ok), count))
+        Ok(mask)
     })?;
     let Some(kind) = kind.filter(|_| type_seen == Seen::Ok) else {
         let m = if type_seen == Seen::Absent {
@@ -646,8 +658,8 @@ fn read_source<'a, S: Source<'a>>(src: &mut S, v: S::Value) -> RR<Option<u64>, S
     src.fields(o, all, |src, k: SourceKey, v| {
         match k {
             SourceKey::Type => {
-                if let Some((t, _)) = src.string(v, false).key("type")? {
-                    is_text = t == "text";
+                if let Some(text) = src.peek_str(v, |t| t == "text").key("type")? {
+                    is_text = text;
                 }
             }
             SourceKey::Data => data = src.str_chars(v)?,

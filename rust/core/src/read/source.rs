@@ -88,6 +88,12 @@ pub trait Source<'a>: Sized {
         v: Self::Value,
         chars: bool,
     ) -> Result<Option<(Str<'a>, u64)>, ReadError<Self::Error>>;
+    /// `f` of a string's text, looked at but not kept; `None` for any other value.
+    fn peek_str<T>(
+        &mut self,
+        v: Self::Value,
+        f: impl FnOnce(&str) -> T,
+    ) -> Result<Option<T>, ReadError<Self::Error>>;
     /// Whether `v` is a string (checked, not kept).
     fn is_str(&mut self, v: Self::Value) -> Result<bool, ReadError<Self::Error>>;
     /// A string's code points, without keeping its text; `None` for any other value.
