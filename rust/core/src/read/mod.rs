@@ -31,14 +31,23 @@ pub const MAX_VALUE_DEPTH: usize = 100_000;
 /// The §1 error messages (a reader adds nothing but the location and, for JSON
 /// Lines, the line).
 pub mod msg {
+    /// A required field is absent.
     pub const MISSING: &str = "missing required field";
+    /// A string field holds another kind of value.
     pub const NOT_STRING: &str = "must be a string";
+    /// `attachment` is not an object.
     pub const NOT_OBJECT: &str = "must be an object";
+    /// `content` (of a message or a tool_result) is not a string, list or null.
     pub const BAD_CONTENT: &str = "must be a string, a list of blocks or null";
+    /// A user/assistant `message` is not an object.
     pub const BAD_MESSAGE: &str = "must be an object with `role` and `content`";
+    /// A tombstone's `message` is not an object.
     pub const BAD_TOMBSTONE_MESSAGE: &str = "must be an object (the removed assistant record)";
+    /// Blocks nested beyond [`super::MAX_BLOCK_DEPTH`].
     pub const BLOCKS_TOO_DEEP: &str = "blocks nested too deeply in tool_result content";
+    /// A value nested beyond [`super::MAX_VALUE_DEPTH`] where J() is counted.
     pub const VALUE_TOO_DEEP: &str = "value nested too deeply (or cyclic)";
+    /// A Python str that is not valid Unicode (JSON text cannot hold one).
     pub const SURROGATE: &str = "holds a lone surrogate, which is not valid Unicode text";
     /// A record that is not an object, read from JSON text / from Python objects.
     pub const RECORD_NOT_JSON_OBJECT: &str = "a record must be a JSON object";
@@ -49,8 +58,9 @@ pub mod msg {
 }
 
 /// How a field a rule reads was found: absent, of the right JSON kind, or not.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Seen {
+    #[default]
     Absent,
     Ok,
     Bad,

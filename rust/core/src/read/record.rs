@@ -53,12 +53,8 @@ pub fn read_record<'a, S: Source<'a>>(
     let mut st = RecordState::<'a, S> {
         rec: Record::new(index, Kind::Entry, None),
         opts,
-        type_seen: Seen::Absent,
-        uuid: Seen::Absent,
-        subtype: Seen::Absent,
-        content: Seen::Absent,
+        seen: Found::default(),
         top_content: None,
-        attachment: Seen::Absent,
         message: None,
         message_parsed: false,
         message_err: None,
@@ -74,17 +70,23 @@ pub fn read_record<'a, S: Source<'a>>(
     st.finish(src, whole)
 }
 
-struct RecordState<'a, S: Source<'a>> {
-    rec: Record<'a, S::Handle>,
-    opts: ReadOpts,
-    type_seen: Seen,
+/// How the record fields §1 judges were found.
+#[derive(Default)]
+struct Found {
+    ty: Seen,
     uuid: Seen,
     subtype: Seen,
     content: Seen,
+    attachment: Seen,
+}
+
+struct RecordState<'a, S: Source<'a>> {
+    rec: Record<'a, S::Handle>,
+    opts: ReadOpts,
+    seen: Found,
     /// A top-level `content` string: the content of a system record only (a
     /// user or assistant record may carry one too, as an extra field to keep).
     top_content: Option<Str<'a>>,
-    attachment: Seen,
     /// `message` met before `type`: read once the type is known.
     message: Option<S::Value>,
     message_parsed: bool,
@@ -126,7 +128,7 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                 bits(&[K::Uuid, K::IsVirtual, K::IsApiErrorMessage, K::Message])
             }
             // `content` is read only for a local command.
-            Kind::System if self.subtype == Seen::Ok && self.rec.local_command => {
+            Kind::System if self.seen.subtype == Seen::Ok && self.rec.local_command => {
                 bits(&[K::Uuid, K::Subtype, K::Content])
             }
             Kind::System => bits(&[K::Uuid, K::Subtype]),
@@ -156,13 +158,13 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                 match src.peek_str(v, Kind::from_type)? {
                     Some(kind) => {
                         rec.kind = kind;
-                        self.type_seen = Seen::Ok;
+                        self.seen.ty = Seen::Ok;
                     }
-                    None => self.type_seen = Seen::Bad,
+                    None => self.seen.ty = Seen::Bad,
                 }
                 self.mask = self.wanted();
             }
-            RecordKey::Uuid => rec.uuid = Self::str(src, v, &mut self.uuid)?,
+            RecordKey::Uuid => rec.uuid = Self::str(src, v, &mut self.seen.uuid)?,
             RecordKey::Timestamp => {
                 let h = src.keep(v)?;
                 if let Some(l) = self.links.as_mut() {
@@ -175,7 +177,7 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
             RecordKey::IsApiErrorMessage => self.api_error = src.is_true(v)?,
             RecordKey::Subtype => {
                 let sub = src.peek_str(v, |s| (s == "local_command", s == "compact_boundary"))?;
-                self.subtype = if sub.is_some() { Seen::Ok } else { Seen::Bad };
+                self.seen.subtype = if sub.is_some() { Seen::Ok } else { Seen::Bad };
                 if let Some((local, boundary)) = sub {
                     rec.local_command = local;
                     if let Some(l) = self.links.as_mut() {
@@ -184,15 +186,15 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                 }
                 self.mask = self.wanted();
             }
-            RecordKey::Content => self.top_content = Self::str(src, v, &mut self.content)?,
+            RecordKey::Content => self.top_content = Self::str(src, v, &mut self.seen.content)?,
             RecordKey::Attachment => match src.attachment(v)? {
                 Some(fields) => {
                     rec.attachment = fields;
-                    self.attachment = Seen::Ok;
+                    self.seen.attachment = Seen::Ok;
                 }
-                None => self.attachment = Seen::Bad,
+                None => self.seen.attachment = Seen::Bad,
             },
-            RecordKey::Message if has_message(rec.kind) && self.type_seen == Seen::Ok => {
+            RecordKey::Message if has_message(rec.kind) && self.seen.ty == Seen::Ok => {
                 match read_message(src, v.clone(), rec, self.opts, self.api_error) {
                     Ok((synth, span)) => {
                         self.synthetic_model = synth;
@@ -251,10 +253,10 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
         } else if !matches!(kind, Kind::User | Kind::Assistant) || !self.message_parsed {
             self.rec.content = Content::Str(Cow::Borrowed(""));
         }
-        self.type_seen.require_str("type")?;
+        self.seen.ty.require_str("type")?;
         // §1: a field is required only where a step reads it.
         if uuid_required(kind) {
-            self.uuid.require_str("uuid")?;
+            self.seen.uuid.require_str("uuid")?;
         }
         if let Some(e) = self.message_err.take() {
             return e.key("message").err();
@@ -271,14 +273,16 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                 self.content_span = span;
             }
             Kind::System => {
-                self.subtype.require_str("subtype")?;
+                self.seen.subtype.require_str("subtype")?;
                 if self.rec.local_command {
-                    self.uuid.require_str("uuid")?;
-                    self.content.require_str("content")?;
+                    self.seen.uuid.require_str("uuid")?;
+                    self.seen.content.require_str("content")?;
                 }
             }
             Kind::Attachment => {
-                self.attachment.require("attachment", msg::NOT_OBJECT)?;
+                self.seen
+                    .attachment
+                    .require("attachment", msg::NOT_OBJECT)?;
                 let ty = self.rec.attachment.iter().find(|(k, _)| k == "type");
                 match ty {
                     Some((_, AttValue::Str(_))) => {}

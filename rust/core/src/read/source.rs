@@ -147,64 +147,37 @@ macro_rules! key_set {
     };
 }
 
+// Several keys a line: the lookup order reads left to right, top to bottom.
 key_set! {
     /// A record's keys.
     RecordKey = 0 {
-        Type = "type",
-        Uuid = "uuid",
-        Timestamp = "timestamp",
-        IsMeta = "isMeta",
-        IsVirtual = "isVirtual",
-        IsApiErrorMessage = "isApiErrorMessage",
-        Subtype = "subtype",
-        Message = "message",
-        Content = "content",
-        Attachment = "attachment",
-        ParentUuid = "parentUuid",
-        LogicalParentUuid = "logicalParentUuid",
-        TeamName = "teamName",
-        AgentId = "agentId",
-        SessionId = "sessionId",
-        SourceToolAssistantUuid = "sourceToolAssistantUUID",
-        IsSidechain = "isSidechain",
+        Type = "type", Uuid = "uuid", Timestamp = "timestamp", IsMeta = "isMeta",
+        IsVirtual = "isVirtual", IsApiErrorMessage = "isApiErrorMessage", Subtype = "subtype",
+        Message = "message", Content = "content", Attachment = "attachment",
+        ParentUuid = "parentUuid", LogicalParentUuid = "logicalParentUuid",
+        TeamName = "teamName", AgentId = "agentId", SessionId = "sessionId",
+        SourceToolAssistantUuid = "sourceToolAssistantUUID", IsSidechain = "isSidechain",
         IsCompactSummary = "isCompactSummary",
     }
 }
 
 key_set! {
     /// A `message`'s keys.
-    MessageKey = 1 {
-        Role = "role",
-        Content = "content",
-        Id = "id",
-        Model = "model",
-        Uuid = "uuid",
-    }
+    MessageKey = 1 { Role = "role", Content = "content", Id = "id", Model = "model", Uuid = "uuid" }
 }
 
 key_set! {
     /// A block's keys.
     BlockKey = 2 {
-        Type = "type",
-        Text = "text",
-        Id = "id",
-        ToolUseId = "tool_use_id",
-        IsError = "is_error",
-        Content = "content",
-        Name = "name",
-        Input = "input",
-        Thinking = "thinking",
-        Data = "data",
+        Type = "type", Text = "text", Id = "id", ToolUseId = "tool_use_id", IsError = "is_error",
+        Content = "content", Name = "name", Input = "input", Thinking = "thinking", Data = "data",
         Source = "source",
     }
 }
 
 key_set! {
     /// A document's `source` keys.
-    SourceKey = 3 {
-        Type = "type",
-        Data = "data",
-    }
+    SourceKey = 3 { Type = "type", Data = "data" }
 }
 
 /// How many key sets there are (a source's tables are this long).
