@@ -153,9 +153,13 @@ fn read<'a, 'py>(
     list: &Bound<'py, PyList>,
     opts: ReadOpts,
 ) -> Result<Vec<Rec<'a, 'py>>, Failure> {
+    let mut src = PySource { ctx, strs };
     let mut out = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
-        out.push(record(ctx, strs, item, i, opts)?);
+        match read_record(&mut src, item, i, opts) {
+            Ok(r) => out.push(r),
+            Err(e) => return Err(e.record(i, None)),
+        }
     }
     Ok(out)
 }

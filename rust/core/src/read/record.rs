@@ -50,8 +50,9 @@ pub fn read_record<'a, S: Source<'a>>(
     let Some(o) = src.object(&v)? else {
         return Invalid::new(S::RECORD_NOT_OBJECT).err();
     };
+    // The record is built in place and moved once, into the caller's result.
+    let mut rec = Record::new(index, Kind::Entry, None);
     let mut st = RecordState::<'a, S> {
-        rec: Record::new(index, Kind::Entry, None),
         opts,
         seen: Found::default(),
         top_content: None,
@@ -65,9 +66,10 @@ pub fn read_record<'a, S: Source<'a>>(
         mask: RecordKey::Type.bit(),
     };
     let whole = src.fields(o, RecordKey::Type.bit(), |src, k: RecordKey, v| {
-        st.field(src, k, v).key(k.name())
+        st.field(&mut rec, src, k, v).key(k.name())
     })?;
-    st.finish(src, whole)
+    st.finish(&mut rec, src, whole)?;
+    Ok(rec)
 }
 
 /// How the record fields §1 judges were found.
@@ -81,7 +83,6 @@ struct Found {
 }
 
 struct RecordState<'a, S: Source<'a>> {
-    rec: Record<'a, S::Handle>,
     opts: ReadOpts,
     seen: Found,
     /// A top-level `content` string: the content of a system record only (a
@@ -102,7 +103,7 @@ struct RecordState<'a, S: Source<'a>> {
 
 impl<'a, S: Source<'a>> RecordState<'a, S> {
     /// The keys a record of `kind` still needs (for a source that looks keys up).
-    fn wanted(&self) -> Mask {
+    fn wanted(&self, rec: &Record<'a, S::Handle>) -> Mask {
         use RecordKey as K;
         let mut m = K::IsMeta.bit();
         if self.opts.timestamps {
@@ -122,13 +123,13 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                 K::Subtype,
             ]);
         }
-        m | match self.rec.kind {
+        m | match rec.kind {
             Kind::Entry => return 0,
             Kind::User | Kind::Assistant => {
                 bits(&[K::Uuid, K::IsVirtual, K::IsApiErrorMessage, K::Message])
             }
             // `content` is read only for a local command.
-            Kind::System if self.seen.subtype == Seen::Ok && self.rec.local_command => {
+            Kind::System if self.seen.subtype == Seen::Ok && rec.local_command => {
                 bits(&[K::Uuid, K::Subtype, K::Content])
             }
             Kind::System => bits(&[K::Uuid, K::Subtype]),
@@ -151,8 +152,13 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
         })
     }
 
-    fn field(&mut self, src: &mut S, k: RecordKey, v: S::Value) -> RR<Mask, S::Error> {
-        let rec = &mut self.rec;
+    fn field(
+        &mut self,
+        rec: &mut Record<'a, S::Handle>,
+        src: &mut S,
+        k: RecordKey,
+        v: S::Value,
+    ) -> RR<Mask, S::Error> {
         match k {
             RecordKey::Type => {
                 match src.peek_str(v, Kind::from_type)? {
@@ -162,7 +168,7 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                     }
                     None => self.seen.ty = Seen::Bad,
                 }
-                self.mask = self.wanted();
+                self.mask = self.wanted(rec);
             }
             RecordKey::Uuid => rec.uuid = Self::str(src, v, &mut self.seen.uuid)?,
             RecordKey::Timestamp => {
@@ -184,7 +190,7 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                         l.compact_boundary = boundary;
                     }
                 }
-                self.mask = self.wanted();
+                self.mask = self.wanted(rec);
             }
             RecordKey::Content => self.top_content = Self::str(src, v, &mut self.seen.content)?,
             RecordKey::Attachment => match src.attachment(v)? {
@@ -245,13 +251,18 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
         Ok(self.mask)
     }
 
-    fn finish(mut self, src: &mut S, whole: S::Whole) -> RR<Record<'a, S::Handle>, S::Error> {
-        let kind = self.rec.kind;
+    fn finish(
+        &mut self,
+        rec: &mut Record<'a, S::Handle>,
+        src: &mut S,
+        whole: S::Whole,
+    ) -> RR<(), S::Error> {
+        let kind = rec.kind;
         if kind == Kind::System {
             // Only a system record's top-level `content` is its content.
-            self.rec.content = Content::Str(self.top_content.take().unwrap_or(Cow::Borrowed("")));
+            rec.content = Content::Str(self.top_content.take().unwrap_or(Cow::Borrowed("")));
         } else if !matches!(kind, Kind::User | Kind::Assistant) || !self.message_parsed {
-            self.rec.content = Content::Str(Cow::Borrowed(""));
+            rec.content = Content::Str(Cow::Borrowed(""));
         }
         self.seen.ty.require_str("type")?;
         // §1: a field is required only where a step reads it.
@@ -267,14 +278,13 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                     return Invalid::at("message", msg::MISSING).err();
                 };
                 let mut q = src.fork();
-                let (synth, span) =
-                    read_message(&mut q, v, &mut self.rec, self.opts, true).key("message")?;
+                let (synth, span) = read_message(&mut q, v, rec, self.opts, true).key("message")?;
                 self.synthetic_model = synth;
                 self.content_span = span;
             }
             Kind::System => {
                 self.seen.subtype.require_str("subtype")?;
-                if self.rec.local_command {
+                if rec.local_command {
                     self.seen.uuid.require_str("uuid")?;
                     self.seen.content.require_str("content")?;
                 }
@@ -283,7 +293,7 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                 self.seen
                     .attachment
                     .require("attachment", msg::NOT_OBJECT)?;
-                let ty = self.rec.attachment.iter().find(|(k, _)| k == "type");
+                let ty = rec.attachment.iter().find(|(k, _)| k == "type");
                 match ty {
                     Some((_, AttValue::Str(_))) => {}
                     Some(_) => return Invalid::at("type", msg::NOT_STRING).key("attachment").err(),
@@ -292,14 +302,13 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
             }
             _ => {}
         }
-        let mut rec = self.rec;
         rec.synthetic_error = self.api_error && self.synthetic_model;
         rec.orig = Some(src.handle(whole, self.content_span));
         if kind == Kind::System {
             rec.cost = Cost::default();
         }
-        rec.links = self.links;
-        Ok(rec)
+        rec.links = self.links.take();
+        Ok(())
     }
 }
 
