@@ -139,17 +139,17 @@ impl<T> Within for Result<T, Invalid> {
 impl<T, E> Within for Result<T, ReadError<E>> {
     #[inline]
     fn key(self, key: &'static str) -> Self {
-        self.map_err(|e| match e {
-            ReadError::Invalid(i) => ReadError::Invalid(i.key(key)),
-            e => e,
-        })
+        match self {
+            Err(ReadError::Invalid(i)) => Err(ReadError::Invalid(i.key(key))),
+            r => r,
+        }
     }
     #[inline]
     fn index(self, i: usize) -> Self {
-        self.map_err(|e| match e {
-            ReadError::Invalid(v) => ReadError::Invalid(v.index(i)),
-            e => e,
-        })
+        match self {
+            Err(ReadError::Invalid(v)) => Err(ReadError::Invalid(v.index(i))),
+            r => r,
+        }
     }
 }
 

@@ -412,7 +412,11 @@ fn read_content<'a, S: Source<'a>>(
             let mut blocks = Vec::new();
             let mut cost = Cost::default();
             src.array(v, |src, j, b| {
-                let b = read_block(src, b, depth, opts).index(j)?;
+                // Matched, not mapped: the block is moved once, into the list.
+                let b = match read_block(src, b, depth, opts) {
+                    Ok(b) => b,
+                    Err(e) => return Err(e).index(j),
+                };
                 cost.add(b.cost);
                 blocks.push(b);
                 Ok(())
