@@ -16,6 +16,7 @@ pub mod json;
 pub mod model;
 pub mod provider;
 pub mod providers;
+pub mod read;
 pub mod render;
 pub mod report;
 pub mod session;

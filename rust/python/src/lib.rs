@@ -12,14 +12,33 @@ mod view;
 mod write;
 
 use msgnorm_core::model::Kind;
+use msgnorm_core::read::ReadError;
 use msgnorm_core::{ApiOptions, CountParams, Error, Report, Templates};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
-use read::{read_records, Failure, Strs};
+use read::{read_records, Strs};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use view::Ctx;
 
 /// Builds the Python exception (from `msgnorm.errors`) for a core error.
+/// What the binding's Rust code fails with: a core error (mapped to a msgnorm
+/// exception by [`to_pyerr`]) or a Python exception raised on the way.
+pub enum Failure {
+    Core(Error),
+    Py(PyErr),
+}
+
+impl From<PyErr> for Failure {
+    fn from(e: PyErr) -> Self {
+        Failure::Py(e)
+    }
+}
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Core(e)
+    }
+}
+
 fn to_pyerr(py: Python<'_>, e: Failure) -> PyErr {
     let e = match e {
         Failure::Py(e) => return e,
@@ -466,8 +485,10 @@ fn render_attachment(
         ));
     };
     let strs = Strs::new();
-    let fields = read::attachment_fields(&strs, a, 0, &read::Path::Name("attachment"))
-        .map_err(|e| to_pyerr(py, e))?;
+    let fields = read::attachment_fields(&strs, a).map_err(|e| match e {
+        ReadError::Invalid(e) => to_pyerr(py, Failure::Core(e.named("attachment"))),
+        ReadError::Source(e) => e,
+    })?;
     Ok(t.render(&fields))
 }
 
@@ -526,7 +547,7 @@ fn clear_context<'py>(
         Input::List(l) => {
             let ctx = Ctx::for_list(l)?;
             let strs = Strs::new();
-            let info = |h: &read::Obj<'py>| py_tool_info(&ctx, h);
+            let info = |h: &view::Obj<'py>| py_tool_info(&ctx, h);
             let mut recs = guard(|| {
                 t.check()?;
                 read_records(&ctx, &strs, l, true)
@@ -623,7 +644,7 @@ pub(crate) fn tool_options(
 /// A tool_use block's name and whether its input is `{}` (a dict or a Struct).
 fn py_tool_info<'py>(
     ctx: &Ctx<'py>,
-    b: &read::Obj<'py>,
+    b: &view::Obj<'py>,
 ) -> msgnorm_core::Result<msgnorm_core::editing::ToolUseInfo> {
     let pyerr = |e: PyErr| Error::value(format!("reading a tool_use block: {e}"));
     let mut info = msgnorm_core::editing::ToolUseInfo::default();
@@ -638,11 +659,10 @@ fn py_tool_info<'py>(
                 info.name = s.into_owned();
             }
             Err(_) => {
-                info.name_chars =
-                    read::j_of(ctx, &name, 0, &read::Path::Name("name")).map_err(|e| match e {
-                        Failure::Core(e) => e,
-                        Failure::Py(e) => pyerr(e),
-                    })?
+                info.name_chars = read::j_of(ctx, &name).map_err(|e| match e {
+                    ReadError::Invalid(e) => e.named("name"),
+                    ReadError::Source(e) => pyerr(e),
+                })?
             }
         }
     }

@@ -2,7 +2,7 @@
 //! core's value tree, and dispatch. The per-block work runs in the core with
 //! the GIL released.
 
-use crate::read::Failure;
+use crate::Failure;
 use crate::{guard, to_pyerr};
 use ahash::AHashMap;
 use msgnorm_core::provider::Provider;

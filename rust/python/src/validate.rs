@@ -1,7 +1,7 @@
 //! `validate`: Python objects (or JSON text) → the core's value tree → the
 //! provider's rule table.
 
-use crate::read::Failure;
+use crate::Failure;
 use crate::{guard, to_pyerr};
 use msgnorm_core::validate::{self as v, key_use, KeyUse, Kind, Value, MAX_DEPTH};
 use msgnorm_core::Error;

@@ -5,12 +5,18 @@
 //! → `__struct_fields__`): `type` is the class's tag, `UNSET` reads as absent,
 //! and a key the class does not name is looked up in its `extra` catch-all.
 
-use crate::read::Obj;
 use ahash::AHashMap as HashMap;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use std::cell::RefCell;
 use std::rc::Rc;
+
+/// The model classes the writers make objects of (for a list of Structs).
+const MADE_CLASSES: [&str; 4] = ["UserPayload", "UserMessage", "TextBlock", "ToolResultBlock"];
+
+/// Any Python object the readers and writers hold.
+pub type Obj<'py> = Bound<'py, PyAny>;
 
 pub struct ClassInfo<'py> {
     tag: Option<Bound<'py, PyString>>,
@@ -93,7 +99,10 @@ impl<'py> Ctx<'py> {
             "isMeta",
             "input",
             "name",
-            "timestamp"
+            "timestamp",
+            "thinking",
+            "data",
+            "source"
         );
         if let Some(k) = self.keys.borrow().get(key) {
             return k.clone();
@@ -294,7 +303,11 @@ impl<'py> Ctx<'py> {
 
     /// A new object of the caller's kind: a dict, or the model's class `class`
     /// built from JSON-named keyword arguments.
-    pub fn make(&self, class: &str, fields: &[(&'static str, Obj<'py>)]) -> PyResult<Obj<'py>> {
+    pub fn make(
+        &self,
+        class: &'static str,
+        fields: &[(&'static str, Obj<'py>)],
+    ) -> PyResult<Obj<'py>> {
         let d = PyDict::new(self.py);
         if !self.structs {
             for (k, v) in fields {
@@ -302,7 +315,7 @@ impl<'py> Ctx<'py> {
             }
             return Ok(d.into_any());
         }
-        let cls = self.py.import("msgnorm.model")?.getattr(class)?;
+        let cls = self.model_class(class)?;
         let info = self.class_of_class(&cls)?;
         for (k, v) in fields {
             if *k == "type" {
@@ -318,6 +331,21 @@ impl<'py> Ctx<'py> {
             }
         }
         cls.call((), Some(&d))
+    }
+
+    /// The model's class `name` (`UserMessage`, ...), looked up once per process.
+    fn model_class(&self, name: &'static str) -> PyResult<Obj<'py>> {
+        static CLASSES: [PyOnceLock<Py<PyAny>>; MADE_CLASSES.len()] =
+            [const { PyOnceLock::new() }; MADE_CLASSES.len()];
+        let Some(i) = MADE_CLASSES.iter().position(|c| *c == name) else {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "internal error: {name} is not a class the writers make"
+            )));
+        };
+        let cls = CLASSES[i].get_or_try_init(self.py, || -> PyResult<_> {
+            Ok(self.py.import("msgnorm.model")?.getattr(name)?.unbind())
+        })?;
+        Ok(cls.bind(self.py).clone())
     }
 
     fn class_of_class(&self, cls: &Obj<'py>) -> PyResult<Rc<ClassInfo<'py>>> {

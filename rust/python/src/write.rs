@@ -2,8 +2,8 @@
 //! Changed records and their messages are fresh shallow copies; unchanged blocks
 //! are the input's own objects.
 
-use crate::read::{Obj, Rec};
-use crate::view::Ctx;
+use crate::read::Rec;
+use crate::view::{Ctx, Obj};
 use msgnorm_core::model::{Block, BlockKind, Content, Meta};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};

@@ -1,8 +1,13 @@
-//! JSON text (an array, or JSON Lines) → records, in one pass per record.
+//! JSON text (an array, or JSON Lines) → records, in one pass per record: the
+//! framing (array or lines, invalid records deferred so that JSON errors win,
+//! UTF-8) and [`JsonSource`], the JSON backend of the one record reader
+//! ([`crate::read::record`]).
 
 use super::parse::{count_chars, error_at, raw_string_len, Parser, Peek, Token};
 use crate::error::{Error, Result};
-use crate::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Links, Record, Str};
+use crate::model::{AttValue, Record, Str};
+pub use crate::read::ReadOpts;
+use crate::read::{self, j_leaf, KeySet, Leaf, Mask, ReadError, Source, ValueKind};
 use std::borrow::Cow;
 
 /// A handle to an original JSON value: its raw text, and where in it the value
@@ -24,25 +29,6 @@ impl<'a> Raw<'a> {
             hole: hole.map(|(s, e)| (s - start, e - start)),
         }
     }
-}
-
-/// Blocks nested in `tool_result` content deeper than this are refused.
-const MAX_BLOCK_DEPTH: usize = 32;
-
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ReadOpts {
-    /// Fill the token-count ingredients (§6).
-    pub count: bool,
-    /// Fill [`Record::links`], the session-tree fields (§8).
-    pub links: bool,
-}
-
-impl ReadOpts {
-    /// For token counting (§6, §7).
-    pub const COUNT: ReadOpts = ReadOpts {
-        count: true,
-        links: false,
-    };
 }
 
 /// Checks UTF-8, reporting the line and column of the first bad byte.
@@ -140,22 +126,6 @@ fn record_or_defer<'a>(
     }
 }
 
-fn invalid(index: usize, line: Option<usize>, path: String, msg: &str) -> Error {
-    let msg = match line {
-        Some(l) => format!("{msg} (line {l})"),
-        None => msg.to_string(),
-    };
-    Error::invalid(index, path, msg)
-}
-
-/// What kind of JSON value a field held, for error messages and checks.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Seen {
-    Absent,
-    Ok,
-    Bad,
-}
-
 /// Reads the record at the parser's position (SPEC §1): a JSON error, or an
 /// invalid record naming `records[index]` (and `line`, for JSON Lines).
 pub(crate) fn read_record<'a>(
@@ -164,238 +134,172 @@ pub(crate) fn read_record<'a>(
     opts: ReadOpts,
     line: Option<usize>,
 ) -> Result<Record<'a, Raw<'a>>> {
-    let at = |path: &str| format!("records[{index}]{path}");
-    if p.peek()? != Peek::Object {
-        return Err(invalid(
-            index,
-            line,
-            at(""),
-            "a record must be a JSON object",
-        ));
-    }
-    let start = p.pos;
-    let mut rec: Record<'a, Raw<'a>> = Record::new(index, Kind::Entry, None);
-    let mut type_seen = Seen::Absent;
-    let mut uuid = Seen::Absent;
-    let mut subtype = Seen::Absent;
-    let mut content = Seen::Absent;
-    // A top-level `content` string: the content of a system record only (a user
-    // or assistant record may carry one too, as an extra field to keep).
-    let mut top_content: Option<Str<'a>> = None;
-    let mut attachment = Seen::Absent;
-    let mut message: Option<&'a str> = None;
-    let mut content_span: Option<(usize, usize)> = None;
-    let mut message_parsed = false;
-    let mut api_error = false;
-    let mut synthetic_model = false;
-    let mut message_err: Option<Error> = None;
-    let mut links = opts.links.then(Box::<Links<'a>>::default);
-    p.begin_object()?;
-    let mut first = true;
-    while let Some((_, key)) = p.next_key(&mut first)? {
-        match &*key {
-            "type" => {
-                if p.peek()? == Peek::String {
-                    let t = p.string()?;
-                    rec.kind = Kind::from_type(&t);
-                    type_seen = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    type_seen = Seen::Bad;
-                }
-            }
-            "uuid" => {
-                if p.peek()? == Peek::String {
-                    rec.uuid = Some(p.string()?);
-                    uuid = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    uuid = Seen::Bad;
-                }
-            }
-            "timestamp" => {
-                let raw = p.skip_value()?;
-                if let Some(l) = links.as_mut() {
-                    l.timestamp = plain_string(raw);
-                }
-                rec.timestamp = Some(Raw::plain(raw));
-            }
-            "isMeta" => rec.is_meta = p.bool_or_skip()? == Some(true),
-            "isVirtual" => rec.is_virtual = p.bool_or_skip()? == Some(true),
-            "isApiErrorMessage" => api_error = p.bool_or_skip()? == Some(true),
-            "subtype" => {
-                if p.peek()? == Peek::String {
-                    let sub = p.string()?;
-                    rec.local_command = sub == "local_command";
-                    if let Some(l) = links.as_mut() {
-                        l.compact_boundary = sub == "compact_boundary";
-                    }
-                    subtype = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    subtype = Seen::Bad;
-                }
-            }
-            "content" => {
-                if p.peek()? == Peek::String {
-                    top_content = Some(p.string()?);
-                    content = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    content = Seen::Bad;
-                }
-            }
-            "attachment" => {
-                if p.peek()? == Peek::Object {
-                    rec.attachment = read_attachment(p)?;
-                    attachment = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    attachment = Seen::Bad;
-                }
-            }
-            "message" => match rec.kind {
-                Kind::User | Kind::Assistant | Kind::Tombstone if type_seen == Seen::Ok => {
-                    p.ws();
-                    let save = p.pos;
-                    match read_message(p, &mut rec, opts, line) {
-                        Ok((synth, span)) => {
-                            synthetic_model = synth;
-                            content_span = span;
-                        }
-                        Err(e @ Error::InvalidRecord { .. }) => {
-                            // Raised after the fields SPEC checks first (A2: uuid).
-                            p.pos = save;
-                            p.skip_value()?;
-                            message_err = Some(e);
-                        }
-                        Err(e) => return Err(e),
-                    }
-                    message_parsed = true;
-                }
-                _ => message = Some(p.skip_value()?),
-            },
-            "parentUuid"
-            | "logicalParentUuid"
-            | "teamName"
-            | "agentId"
-            | "sessionId"
-            | "sourceToolAssistantUUID"
-                if links.is_some() =>
-            {
-                let v = if p.peek()? == Peek::String {
-                    Some(p.string()?)
-                } else {
-                    p.skip_value()?;
-                    None
-                };
-                if let Some(l) = links.as_mut() {
-                    let slot = match &*key {
-                        "parentUuid" => &mut l.parent,
-                        "logicalParentUuid" => &mut l.logical_parent,
-                        "teamName" => &mut l.team,
-                        "agentId" => &mut l.agent_id,
-                        "sessionId" => &mut l.session_id,
-                        _ => &mut l.source_assistant,
-                    };
-                    *slot = v;
-                }
-            }
-            "isSidechain" | "isCompactSummary" if links.is_some() => {
-                let on = p.bool_or_skip()? == Some(true);
-                if let Some(l) = links.as_mut() {
-                    if key == "isSidechain" {
-                        l.sidechain = on;
-                    } else {
-                        l.compact_summary = on;
-                    }
-                }
-            }
-            _ => {
-                p.skip_value()?;
-            }
-        }
-    }
-    let end = p.pos;
-    if rec.kind == Kind::System {
-        // Only a system record's top-level `content` is its content.
-        rec.content = Content::Str(top_content.unwrap_or(Cow::Borrowed("")));
-    } else if !matches!(rec.kind, Kind::User | Kind::Assistant) || !message_parsed {
-        rec.content = Content::Str(Cow::Borrowed(""));
-    }
-    match type_seen {
-        Seen::Absent => return Err(invalid(index, line, at(".type"), "missing required field")),
-        Seen::Bad => return Err(invalid(index, line, at(".type"), "must be a string")),
-        Seen::Ok => {}
-    }
-    let need = |seen: Seen, path: &str, what: &str| -> Result<()> {
-        match seen {
-            Seen::Ok => Ok(()),
-            Seen::Absent => Err(invalid(index, line, at(path), "missing required field")),
-            Seen::Bad => Err(invalid(index, line, at(path), what)),
-        }
+    p.ws();
+    let v = p.pos;
+    let mut src = JsonSource {
+        p: Parser::at(p.src, v),
     };
-    // §1: a field is required only where a step reads it.
-    if matches!(rec.kind, Kind::User | Kind::Assistant | Kind::Attachment) {
-        need(uuid, ".uuid", "must be a string")?;
+    let r = read::read_record(&mut src, v, index, opts).map_err(|e| e.record(index, line));
+    p.pos = src.p.pos;
+    r
+}
+
+/// JSON text as a [`Source`]: a value is its position in the text; reading
+/// it moves the parser past it (one pass; a value read again is re-parsed by
+/// a fork).
+struct JsonSource<'a> {
+    p: Parser<'a>,
+}
+
+type JR<T> = std::result::Result<T, ReadError<Error>>;
+
+impl<'a> Source<'a> for JsonSource<'a> {
+    type Value = usize;
+    type Obj = usize;
+    type Whole = (usize, usize);
+    type Span = (usize, usize);
+    type Handle = Raw<'a>;
+    type Error = Error;
+
+    fn fork(&self) -> Self {
+        JsonSource {
+            p: Parser::at(self.p.src, self.p.pos),
+        }
     }
-    if let Some(e) = message_err {
-        return Err(e);
+    #[inline]
+    fn kind(&mut self, v: &usize) -> JR<ValueKind> {
+        self.p.pos = *v;
+        Ok(match self.p.peek()? {
+            Peek::String => ValueKind::Str,
+            Peek::Null => ValueKind::Null,
+            Peek::Array => ValueKind::Array,
+            _ => ValueKind::Other,
+        })
     }
-    match rec.kind {
-        Kind::User | Kind::Assistant | Kind::Tombstone => {
-            if !message_parsed {
-                match message {
-                    None => {
-                        return Err(invalid(
-                            index,
-                            line,
-                            at(".message"),
-                            "missing required field",
-                        ))
-                    }
-                    Some(raw) => {
-                        let mut q =
-                            Parser::at(p.src, raw.as_ptr() as usize - p.src.as_ptr() as usize);
-                        let (synth, span) = read_message(&mut q, &mut rec, opts, line)?;
-                        synthetic_model = synth;
-                        content_span = span;
-                    }
-                }
+    #[inline]
+    fn object(&mut self, v: &usize) -> JR<Option<usize>> {
+        self.p.pos = *v;
+        Ok((self.p.peek()? == Peek::Object).then_some(*v))
+    }
+    #[inline]
+    fn fields<K: KeySet, F>(&mut self, o: usize, _mask: Mask, mut f: F) -> JR<(usize, usize)>
+    where
+        F: FnMut(&mut Self, K, usize) -> JR<Mask>,
+    {
+        self.p.pos = o;
+        self.p.begin_object()?;
+        let mut first = true;
+        while let Some((_, key)) = self.p.next_key(&mut first)? {
+            self.p.ws();
+            let at = self.p.pos;
+            if let Some(k) = K::parse(&key) {
+                f(self, k, at)?;
+            }
+            if self.p.pos == at {
+                self.p.skip_value()?;
             }
         }
-        Kind::System => {
-            need(subtype, ".subtype", "must be a string")?;
-            if rec.local_command {
-                need(uuid, ".uuid", "must be a string")?;
-                need(content, ".content", "must be a string")?;
-            }
-        }
-        Kind::Attachment => {
-            need(attachment, ".attachment", "must be an object")?;
-            if !rec
-                .attachment
-                .iter()
-                .any(|(k, v)| k == "type" && matches!(v, AttValue::Str(_)))
-            {
-                // Named as the Python-object reader names it: absent or not a string.
-                let msg = if rec.attachment.iter().any(|(k, _)| k == "type") {
-                    "must be a string"
-                } else {
-                    "missing required field"
-                };
-                return Err(invalid(index, line, at(".attachment.type"), msg));
-            }
-        }
-        Kind::Progress | Kind::ToolUseSummary | Kind::Entry => {}
+        Ok((o, self.p.pos))
     }
-    rec.synthetic_error = api_error && synthetic_model;
-    rec.orig = Some(Raw::with_hole(&p.src[start..end], start, content_span));
-    if rec.kind == Kind::System {
-        rec.cost = Cost::default();
+    #[inline]
+    fn array<F>(&mut self, v: usize, mut f: F) -> JR<()>
+    where
+        F: FnMut(&mut Self, usize, usize) -> JR<()>,
+    {
+        self.p.pos = v;
+        self.p.begin_array()?;
+        let mut first = true;
+        let mut j = 0;
+        while self.p.next_elem(&mut first)? {
+            self.p.ws();
+            let at = self.p.pos;
+            f(self, j, at)?;
+            if self.p.pos == at {
+                self.p.skip_value()?;
+            }
+            j += 1;
+        }
+        Ok(())
     }
-    rec.links = links;
-    Ok(rec)
+    #[inline]
+    fn string(&mut self, v: usize, chars: bool) -> JR<Option<(Str<'a>, u64)>> {
+        self.p.pos = v;
+        if self.p.peek()? == Peek::String {
+            let s = self.p.string()?;
+            let n = if chars { count_chars(&s) } else { 0 };
+            Ok(Some((s, n)))
+        } else {
+            self.p.skip_value()?;
+            Ok(None)
+        }
+    }
+    #[inline]
+    fn peek_str<T>(&mut self, v: usize, f: impl FnOnce(&str) -> T) -> JR<Option<T>> {
+        self.p.pos = v;
+        if self.p.peek()? == Peek::String {
+            Ok(Some(f(&self.p.string()?)))
+        } else {
+            self.p.skip_value()?;
+            Ok(None)
+        }
+    }
+    #[inline]
+    fn is_str(&mut self, v: usize) -> JR<bool> {
+        self.p.pos = v;
+        let is = self.p.peek()? == Peek::String;
+        self.p.skip_value()?;
+        Ok(is)
+    }
+    #[inline]
+    fn str_chars(&mut self, v: usize) -> JR<Option<u64>> {
+        self.p.pos = v;
+        let is = self.p.peek()? == Peek::String;
+        let raw = self.p.skip_value()?;
+        Ok(is.then(|| raw_string_len(raw)))
+    }
+    #[inline]
+    fn is_true(&mut self, v: usize) -> JR<bool> {
+        self.p.pos = v;
+        Ok(self.p.bool_or_skip()? == Some(true))
+    }
+    #[inline]
+    fn skip(&mut self, v: usize) -> JR<()> {
+        self.p.pos = v;
+        self.p.skip_value()?;
+        Ok(())
+    }
+    fn j(&mut self, v: usize) -> JR<u64> {
+        self.p.pos = v;
+        Ok(j_of(&mut self.p)?)
+    }
+    fn j_whole(&mut self, w: &(usize, usize)) -> JR<u64> {
+        Ok(j_of(&mut Parser::at(self.p.src, w.0))?)
+    }
+    #[inline]
+    fn span(&self, v: &usize) -> (usize, usize) {
+        (*v, self.p.pos)
+    }
+    #[inline]
+    fn keep(&mut self, v: usize) -> JR<Raw<'a>> {
+        self.p.pos = v;
+        Ok(Raw::plain(self.p.skip_value()?))
+    }
+    #[inline]
+    fn handle(&self, (start, end): (usize, usize), hole: Option<(usize, usize)>) -> Raw<'a> {
+        Raw::with_hole(&self.p.src[start..end], start, hole)
+    }
+    fn plain_str(h: &Raw<'a>) -> Option<Str<'a>> {
+        plain_string(h.text)
+    }
+    fn attachment(&mut self, v: usize) -> JR<Option<Vec<(Str<'a>, AttValue<'a>)>>> {
+        self.p.pos = v;
+        if self.p.peek()? == Peek::Object {
+            Ok(Some(read_attachment(&mut self.p)?))
+        } else {
+            self.p.skip_value()?;
+            Ok(None)
+        }
+    }
 }
 
 /// The text of a JSON string written without escapes (`"…"`), else `None`.
@@ -425,432 +329,16 @@ fn read_attachment<'a>(p: &mut Parser<'a>) -> Result<Vec<(Str<'a>, AttValue<'a>)
     Ok(fields)
 }
 
-/// `message` of a user/assistant record (or a tombstone's `message.uuid`);
-/// whether `message.model` is `<synthetic>`.
-fn read_message<'a>(
-    p: &mut Parser<'a>,
-    rec: &mut Record<'a, Raw<'a>>,
-    opts: ReadOpts,
-    line: Option<usize>,
-) -> Result<(bool, Option<(usize, usize)>)> {
-    let index = rec.index;
-    let at = |path: &str| format!("records[{index}].message{path}");
-    if p.peek()? != Peek::Object {
-        let what = if rec.kind == Kind::Tombstone {
-            "must be an object (the removed assistant record)"
-        } else {
-            "must be an object with `role` and `content`"
-        };
-        return Err(invalid(index, line, at(""), what));
-    }
-    p.begin_object()?;
-    let mut first = true;
-    let mut role = Seen::Absent;
-    let mut content = Seen::Absent;
-    let mut uuid = Seen::Absent;
-    let mut synthetic_model = false;
-    let mut content_span = None;
-    while let Some((_, key)) = p.next_key(&mut first)? {
-        match (rec.kind, &*key) {
-            (Kind::Tombstone, "uuid") => {
-                if p.peek()? == Peek::String {
-                    rec.tombstone_of = Some(p.string()?);
-                    uuid = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    uuid = Seen::Bad;
-                }
-            }
-            (Kind::Tombstone, _) => {
-                p.skip_value()?;
-            }
-            (_, "role") => {
-                role = if p.peek()? == Peek::String {
-                    p.string()?;
-                    Seen::Ok
-                } else {
-                    p.skip_value()?;
-                    Seen::Bad
-                };
-            }
-            (_, "content") => {
-                p.ws();
-                let cstart = p.pos;
-                let path = at(".content");
-                let (c, cost) = read_content(p, index, line, &path, 0, opts)?;
-                match c {
-                    Some(c) => {
-                        rec.content = c;
-                        rec.cost = cost;
-                        content = Seen::Ok;
-                        content_span = Some((cstart, p.pos));
-                    }
-                    None => content = Seen::Bad,
-                }
-            }
-            (_, "id") if p.peek()? == Peek::String => {
-                rec.message_id = Some(p.string()?);
-            }
-            (_, "model") if p.peek()? == Peek::String => {
-                synthetic_model = p.string()? == "<synthetic>";
-            }
-            _ => {
-                p.skip_value()?;
-            }
-        }
-    }
-    if rec.kind == Kind::Tombstone {
-        return match uuid {
-            Seen::Ok => Ok((false, None)),
-            Seen::Absent => Err(invalid(index, line, at(".uuid"), "missing required field")),
-            Seen::Bad => Err(invalid(index, line, at(".uuid"), "must be a string")),
-        };
-    }
-    match role {
-        Seen::Absent => return Err(invalid(index, line, at(".role"), "missing required field")),
-        Seen::Bad => return Err(invalid(index, line, at(".role"), "must be a string")),
-        Seen::Ok => {}
-    }
-    match content {
-        Seen::Absent => Err(invalid(
-            index,
-            line,
-            at(".content"),
-            "missing required field",
-        )),
-        Seen::Bad => Err(invalid(
-            index,
-            line,
-            at(".content"),
-            "must be a string, a list of blocks or null",
-        )),
-        Seen::Ok => Ok((synthetic_model, content_span)),
-    }
-}
-
-/// A content value: `None` when it is neither string, list nor null.
-fn read_content<'a>(
-    p: &mut Parser<'a>,
-    index: usize,
-    line: Option<usize>,
-    path: &str,
-    depth: usize,
-    opts: ReadOpts,
-) -> Result<(Option<Content<'a, Raw<'a>>>, Cost)> {
-    match p.peek()? {
-        Peek::String => {
-            let s = p.string()?;
-            let cost = Cost {
-                chars: if opts.count { count_chars(&s) } else { 0 },
-                ..Cost::default()
-            };
-            Ok((Some(Content::Str(s)), cost))
-        }
-        Peek::Null => {
-            p.skip_value()?;
-            Ok((Some(Content::Str(Cow::Borrowed(""))), Cost::default()))
-        }
-        Peek::Array => {
-            let mut blocks = Vec::new();
-            let mut cost = Cost::default();
-            p.begin_array()?;
-            let mut first = true;
-            while p.next_elem(&mut first)? {
-                let b = read_block(p, index, line, (path, blocks.len()), depth, opts)?;
-                cost.add(b.cost);
-                blocks.push(b);
-            }
-            Ok((Some(Content::Blocks(blocks)), cost))
-        }
-        _ => {
-            p.skip_value()?;
-            Ok((None, Cost::default()))
-        }
-    }
-}
-
-/// A block; `at` is (the content's path, the block's position), turned into
-/// the block's path only when there is an error to report.
-fn read_block<'a>(
-    p: &mut Parser<'a>,
-    index: usize,
-    line: Option<usize>,
-    at: (&str, usize),
-    depth: usize,
-    opts: ReadOpts,
-) -> Result<Block<'a, Raw<'a>>> {
-    let path = &Lazy(at);
-    if p.peek()? != Peek::Object {
-        return Err(invalid(
-            index,
-            line,
-            path.to_string(),
-            "a block must be a JSON object",
-        ));
-    }
-    if depth >= MAX_BLOCK_DEPTH {
-        return Err(invalid(
-            index,
-            line,
-            path.to_string(),
-            "blocks nested too deeply in tool_result content",
-        ));
-    }
-    let start = p.pos;
-    let mut kind: Option<BlockKind> = None;
-    let mut type_seen = Seen::Absent;
-    let mut id: Option<Str<'a>> = None;
-    let mut id_seen = Seen::Absent;
-    let mut tuid: Option<Str<'a>> = None;
-    let mut tuid_seen = Seen::Absent;
-    let mut text: Option<Str<'a>> = None;
-    let mut text_seen = Seen::Absent;
-    let mut is_error = false;
-    let mut inner: Option<Content<'a, Raw<'a>>> = None;
-    let mut inner_cost = Cost::default();
-    // `content` seen before `type`: parsed once the type is known.
-    let mut deferred_content: Option<(usize, usize)> = None;
-    let mut text_span: Option<(usize, usize)> = None;
-    let mut content_span: Option<(usize, usize)> = None;
-    // len(name), J(input), len(thinking), len(data)
-    let (mut name_len, mut input_j, mut thinking_len, mut data_len) = (0u64, 0u64, 0u64, 0u64);
-    let mut source_text_len: Option<u64> = None;
-    let cpath = || format!("{path}.content");
-    let bad_content = || {
-        invalid(
-            index,
-            line,
-            cpath(),
-            "must be a string, a list of blocks or null",
-        )
-    };
-    let mut content_err: Option<Error> = None;
-    p.begin_object()?;
-    let mut first = true;
-    while let Some((_, key)) = p.next_key(&mut first)? {
-        match &*key {
-            "type" => {
-                if p.peek()? == Peek::String {
-                    kind = Some(BlockKind::from_type(&p.string()?));
-                    type_seen = Seen::Ok;
-                } else {
-                    p.skip_value()?;
-                    type_seen = Seen::Bad;
-                }
-            }
-            "text" => {
-                p.ws();
-                let s = p.pos;
-                read_str(p, &mut text, &mut text_seen)?;
-                text_span = Some((s, p.pos));
-            }
-            "id" => read_str(p, &mut id, &mut id_seen)?,
-            "tool_use_id" => read_str(p, &mut tuid, &mut tuid_seen)?,
-            "is_error" => is_error = p.bool_or_skip()? == Some(true),
-            "content" => match kind {
-                Some(BlockKind::ToolResult) => {
-                    p.ws();
-                    let save = p.pos;
-                    match read_content(p, index, line, &cpath(), depth + 1, opts) {
-                        Ok((Some(c), cost)) => {
-                            inner = Some(c);
-                            inner_cost = cost;
-                            content_span = Some((save, p.pos));
-                        }
-                        Ok((None, _)) => content_err = Some(bad_content()),
-                        Err(e @ Error::InvalidRecord { .. }) => {
-                            // Raised after the block's id is checked (A2).
-                            p.pos = save;
-                            p.skip_value()?;
-                            content_err = Some(e);
-                        }
-                        Err(e) => return Err(e),
-                    }
-                }
-                Some(_) => {
-                    p.skip_value()?;
-                }
-                None => {
-                    p.ws();
-                    let s = p.pos;
-                    p.skip_value()?;
-                    deferred_content = Some((s, p.pos));
-                }
-            },
-            "name" | "thinking" | "data" if opts.count => {
-                let len = j_of(p)?;
-                match &*key {
-                    "name" => name_len = len,
-                    "thinking" => thinking_len = len,
-                    _ => data_len = len,
-                }
-            }
-            "input" if opts.count => {
-                input_j = j_of(p)?;
-            }
-            "source" if opts.count && p.peek()? == Peek::Object => {
-                source_text_len = read_source(p)?;
-            }
-            _ => {
-                p.skip_value()?;
-            }
-        }
-    }
-    let end = p.pos;
-    let raw = &p.src[start..end];
-    let kind = match (type_seen, kind) {
-        (Seen::Ok, Some(k)) => k,
-        (Seen::Absent, _) => {
-            return Err(invalid(
-                index,
-                line,
-                format!("{path}.type"),
-                "missing required field",
-            ))
-        }
-        _ => {
-            return Err(invalid(
-                index,
-                line,
-                format!("{path}.type"),
-                "must be a string",
-            ))
-        }
-    };
-    if kind == BlockKind::ToolResult {
-        if let Some((pos, pend)) = deferred_content {
-            content_span = Some((pos, pend));
-            let mut q = Parser::at(p.src, pos);
-            match read_content(&mut q, index, line, &cpath(), depth + 1, opts) {
-                Ok((Some(c), cost)) => {
-                    inner = Some(c);
-                    inner_cost = cost;
-                }
-                Ok((None, _)) => content_err = Some(bad_content()),
-                Err(e) => content_err = Some(e),
-            }
-        }
-    }
-    let check = |seen: Seen, field: &str| -> Result<()> {
-        match seen {
-            Seen::Ok => Ok(()),
-            Seen::Absent => Err(invalid(
-                index,
-                line,
-                format!("{path}.{field}"),
-                "missing required field",
-            )),
-            Seen::Bad => Err(invalid(
-                index,
-                line,
-                format!("{path}.{field}"),
-                "must be a string",
-            )),
-        }
-    };
-    match kind {
-        BlockKind::Text => check(text_seen, "text")?,
-        BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => {
-            check(id_seen, "id")?
-        }
-        BlockKind::ToolResult | BlockKind::ServerResult => check(tuid_seen, "tool_use_id")?,
-        _ => {}
-    }
-    if let Some(e) = content_err {
-        return Err(e);
-    }
-    let mut cost = Cost::default();
-    if opts.count {
-        match kind {
-            BlockKind::Text => cost.chars = text.as_deref().map_or(0, count_chars),
-            BlockKind::Thinking => cost.chars = thinking_len,
-            BlockKind::RedactedThinking => cost.chars = data_len,
-            BlockKind::ToolUse | BlockKind::ServerToolUse => cost.chars = name_len + input_j,
-            BlockKind::ToolResult => cost = inner_cost,
-            BlockKind::Image => cost.images = 1,
-            BlockKind::Document => match source_text_len {
-                Some(n) => cost.chars = n,
-                None => cost.documents = 1,
-            },
-            _ => cost.chars = j_of(&mut Parser::at(p.src, start))?,
-        }
-    }
-    let id = match kind {
-        BlockKind::ToolResult | BlockKind::ServerResult => tuid,
-        BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => id,
-        _ => None,
-    };
-    Ok(Block {
-        kind,
-        orig: Some(Raw::with_hole(
-            raw,
-            start,
-            match kind {
-                BlockKind::Text => text_span,
-                BlockKind::ToolResult => content_span,
-                _ => None,
-            },
-        )),
-        id,
-        text: if kind == BlockKind::Text { text } else { None },
-        is_error,
-        inner,
-        dirty: false,
-        cost,
-    })
-}
-
-/// A block path built only when displayed.
-struct Lazy<'p>((&'p str, usize));
-
-impl std::fmt::Display for Lazy<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}[{}]", self.0 .0, self.0 .1)
-    }
-}
-
-fn read_str<'a>(p: &mut Parser<'a>, slot: &mut Option<Str<'a>>, seen: &mut Seen) -> Result<()> {
-    if p.peek()? == Peek::String {
-        *slot = Some(p.string()?);
-        *seen = Seen::Ok;
-    } else {
-        p.skip_value()?;
-        *seen = Seen::Bad;
-    }
-    Ok(())
-}
-
 /// §6 J(value) of the value at the parser's position, skipping it.
 pub fn j_of(p: &mut Parser<'_>) -> Result<u64> {
     let mut j = 0u64;
     p.walk_value(&mut |t| {
-        j += match t {
-            Token::Str(raw) => raw_string_len(raw),
-            Token::Scalar => 4,
-        }
+        j += j_leaf(match t {
+            Token::Str(raw) => Leaf::Str(raw_string_len(raw)),
+            Token::Scalar => Leaf::Scalar,
+        })
     })?;
     Ok(j)
-}
-
-/// A document's `source`: the length of `data` when `type == "text"`.
-fn read_source(p: &mut Parser<'_>) -> Result<Option<u64>> {
-    let mut is_text = false;
-    let mut data_len = None;
-    p.begin_object()?;
-    let mut first = true;
-    while let Some((_, key)) = p.next_key(&mut first)? {
-        match &*key {
-            "type" if p.peek()? == Peek::String => is_text = p.string()? == "text",
-            "data" if p.peek()? == Peek::String => {
-                let raw = p.skip_value()?;
-                data_len = Some(raw_string_len(raw));
-            }
-            _ => {
-                p.skip_value()?;
-            }
-        }
-    }
-    Ok(if is_text { data_len } else { None })
 }
 
 /// A tool_use block's `name` (its §6 length) and whether its `input` is `{}`,
@@ -883,7 +371,7 @@ pub fn tool_use_info(raw: &Raw<'_>) -> Result<crate::editing::ToolUseInfo> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::BlockKind;
+    use crate::model::{BlockKind, Content};
 
     /// Fuzz regression (fuzz/regressions/normalize_for_api/top-level-content): a
     /// user record's top-level `content` key after `message` is an extra field, not

@@ -1,0 +1,65 @@
+//! SPEC §6: what a block costs, and J(value), written once for every reader.
+
+use crate::model::{BlockKind, Cost};
+
+/// What J() adds for a number, `true`, `false` or `null`.
+pub const SCALAR_J: u64 = 4;
+
+/// A leaf of a value, as J() sees it: a string (object keys included) of so
+/// many Unicode code points, or any other scalar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leaf {
+    Str(u64),
+    Scalar,
+}
+
+/// §6: J() of one leaf; J(value) is the sum over its leaves (containers add nothing).
+#[inline]
+pub fn j_leaf(leaf: Leaf) -> u64 {
+    match leaf {
+        Leaf::Str(n) => n,
+        Leaf::Scalar => SCALAR_J,
+    }
+}
+
+/// The parts of a block that §6 may read, as a reader finds them. A streaming
+/// reader hands over what it gathered in its one pass; an object reader looks
+/// each up when asked. Only the parts the block's kind needs are asked for.
+pub trait BlockCostFields {
+    type Error;
+    /// Code points of a text block's `text`.
+    fn text_chars(&mut self) -> Result<u64, Self::Error>;
+    /// J() of field `key` (`name`, `input`, `thinking`, `data`); 0 when absent.
+    fn field_j(&mut self, key: &'static str) -> Result<u64, Self::Error>;
+    /// Code points of `source.data` when `source.type == "text"` (a document).
+    fn text_document_chars(&mut self) -> Result<Option<u64>, Self::Error>;
+    /// J() of the whole block.
+    fn block_j(&mut self) -> Result<u64, Self::Error>;
+}
+
+/// §6: the cost of a block of `kind`; `inner` is the cost of a tool_result's content.
+pub fn block_cost<F: BlockCostFields>(
+    kind: BlockKind,
+    inner: Cost,
+    f: &mut F,
+) -> Result<Cost, F::Error> {
+    let mut cost = Cost::default();
+    match kind {
+        BlockKind::Text => cost.chars = f.text_chars()?,
+        BlockKind::Thinking => cost.chars = f.field_j("thinking")?,
+        BlockKind::RedactedThinking => cost.chars = f.field_j("data")?,
+        BlockKind::ToolUse | BlockKind::ServerToolUse => {
+            cost.chars = f.field_j("name")? + f.field_j("input")?
+        }
+        BlockKind::ToolResult => cost = inner,
+        BlockKind::Image => cost.images = 1,
+        BlockKind::Document => match f.text_document_chars()? {
+            Some(n) => cost.chars = n,
+            None => cost.documents = 1,
+        },
+        BlockKind::McpToolUse | BlockKind::ServerResult | BlockKind::Other => {
+            cost.chars = f.block_j()?
+        }
+    }
+    Ok(cost)
+}
