@@ -681,9 +681,10 @@ fn to_anthropic<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<B
             let strs = Strs::new();
             let recs =
                 guard(|| read_records(&ctx, &strs, l, false)).map_err(|e| to_pyerr(py, e))?;
+            msgnorm_core::check_anthropic_messages(&recs)
+                .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
             let out = PyList::empty(py);
             for r in &recs {
-                check_message(py, r.kind, r.index)?;
                 let d = PyDict::new(py);
                 d.set_item("role", r.kind.role())?;
                 let content = match (&r.orig, &r.content) {
@@ -700,20 +701,6 @@ fn to_anthropic<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<B
             json_out(py, &inp, out)
         }
     }
-}
-
-fn check_message(py: Python<'_>, kind: Kind, index: usize) -> PyResult<()> {
-    if kind.is_message() {
-        return Ok(());
-    }
-    Err(to_pyerr(
-        py,
-        Failure::Core(Error::invalid(
-            index,
-            format!("records[{index}].type"),
-            "to_anthropic takes user and assistant records only (run normalize_for_api first)",
-        )),
-    ))
 }
 
 #[pyfunction]

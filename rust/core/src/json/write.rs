@@ -377,15 +377,9 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
             .map(|r| r.orig.map_or(64, |o| o.text.len()))
             .sum(),
     );
+    crate::check_anthropic_messages(recs)?;
     out.byte(b'[');
     for (i, r) in recs.iter().enumerate() {
-        if !r.kind.is_message() {
-            return Err(crate::Error::invalid(
-                r.index,
-                format!("records[{}].type", r.index),
-                "to_anthropic takes user and assistant records only (run normalize_for_api first)",
-            ));
-        }
         if i > 0 {
             out.byte(b',');
         }
