@@ -44,8 +44,12 @@ fn to_pyerr(py: Python<'_>, e: Failure) -> PyErr {
         Failure::Py(e) => return e,
         Failure::Core(e) => e,
     };
+    // The exception classes, looked up once per process.
+    static ERRORS: pyo3::sync::PyOnceLock<Py<PyModule>> = pyo3::sync::PyOnceLock::new();
     let build = || -> PyResult<PyErr> {
-        let m = py.import("msgnorm.errors")?;
+        let m = ERRORS
+            .get_or_try_init(py, || py.import("msgnorm.errors").map(Bound::unbind))?
+            .bind(py);
         let msg = e.to_string();
         let obj = match &e {
             Error::InvalidRecord { index, path, .. } => m
