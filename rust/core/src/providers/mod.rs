@@ -14,6 +14,7 @@ pub mod bedrock;
 pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod records;
 pub mod value;
 
 use crate::error::{Error, Result};
@@ -81,8 +82,8 @@ pub fn from_provider(
 }
 
 /// Records → `normalize_for_api` → the provider's request shape, in one pass
-/// through the core: the records are written as JSON and normalized by the
-/// JSON backend. System prompts are the records' `system_prompt` records, then
+/// through the core: the record values are read by the core's reader as they
+/// are ([`records`]), no JSON text in between. System prompts are the records' `system_prompt` records, then
 /// `extra_system`. With `api` `None` the records are taken as already
 /// normalized. Blocks the target cannot carry are dropped before a second
 /// normalization ([`prune`]).
@@ -101,14 +102,14 @@ pub fn normalize_to_provider(
         return to_provider(p, &records, &prompts, counts);
     };
     let mut records = records;
-    let mut recs = normalize_values(&mut records, api, report)?;
+    let mut recs = records::normalize(&mut records, api, report)?;
     // normalize_for_api drops the system-prompt records; they are carried, not lost
     report.dropped = report.dropped.saturating_sub(carried);
     drop_later(records);
     if let Some(mut pruned) = prune(p, &recs, counts)? {
         drop_later(std::mem::replace(
             &mut recs,
-            normalize_values(&mut pruned, api, report)?,
+            records::normalize(&mut pruned, api, report)?,
         ));
         drop_later(pruned);
     }
@@ -117,72 +118,49 @@ pub fn normalize_to_provider(
     out
 }
 
+/// The message list of a target's output: the list itself, or its
+/// `messages` (Anthropic, Bedrock) or `contents` (Gemini).
+pub fn message_list(out: &Value) -> Option<&[Value]> {
+    match out {
+        Value::Arr(items) => Some(items),
+        Value::Obj(m) => m.get("messages").or_else(|| m.get("contents"))?.as_arr(),
+        _ => None,
+    }
+}
+
+/// For each message of `out` (a [`convert`] whose source is its target), the
+/// index of an input message equal to it, if any: the binding hands back the
+/// input's own object for such a message. Messages no step changed keep their
+/// order, so one cursor with a look-ahead finds them (the look-ahead widens,
+/// up to a bound, after each output message that matched nothing: the inputs
+/// merged or dropped before the next match); `usable[i]` says whether input
+/// `i` may be handed back. Linear in the messages' size.
+pub fn unchanged_messages(input: &[Value], usable: &[bool], out: &Value) -> Vec<Option<usize>> {
+    const LOOK_AHEAD: usize = 4;
+    const MAX_LOOK_AHEAD: usize = 64;
+    let Some(items) = message_list(out) else {
+        return Vec::new();
+    };
+    let (mut cursor, mut misses) = (0, 0);
+    items
+        .iter()
+        .map(|m| {
+            let window = MAX_LOOK_AHEAD.min(LOOK_AHEAD + 2 * misses);
+            let end = input.len().min(cursor + window);
+            let found = (cursor..end).find(|&i| usable.get(i) == Some(&true) && input[i] == *m);
+            match found {
+                Some(i) => (cursor, misses) = (i + 1, 0),
+                None => misses += 1,
+            }
+            found
+        })
+        .collect()
+}
+
 /// Frees a large tree on a pool thread: its many small allocations take
 /// about as long to free as to build, and the caller does not wait for that.
 pub fn drop_later<T: Send + 'static>(x: T) {
     rayon::spawn(move || drop(x));
-}
-
-/// `normalize_for_api` on value records, through the JSON backend. An output
-/// record the pipeline left as it was (written byte for byte from its input)
-/// is the input value itself, moved out of `records`; only the records it made
-/// or changed are read back from their JSON text.
-fn normalize_values(
-    records: &mut [Value],
-    api: &crate::ApiOptions,
-    report: &mut crate::Report,
-) -> Result<Vec<Value>> {
-    let mut json = String::with_capacity(records.len() * 256);
-    json.push('[');
-    for (i, r) in records.iter().enumerate() {
-        if i > 0 {
-            json.push(',');
-        }
-        r.write_json(&mut json);
-    }
-    json.push(']');
-    let (recs, _) = crate::on_json::normalize_for_api_records(json.as_bytes(), api, report)?;
-    let mut out = Vec::with_capacity(recs.len());
-    let mut buf = Vec::new();
-    for r in &recs {
-        if written_as_is(r) {
-            if let Some(v) = records.get_mut(r.index) {
-                if !v.is_null() && json_stable(v) {
-                    out.push(std::mem::replace(v, Value::Null));
-                    continue;
-                }
-            }
-        }
-        buf.clear();
-        crate::json::write::write_record(&mut buf, r)?;
-        out.push(Value::from_json(crate::json::utf8(&buf)?)?);
-    }
-    drop(recs);
-    drop_later(json);
-    Ok(out)
-}
-
-/// The JSON writer copies this record's input text unchanged
-/// (`json::write::write_record`'s first case).
-fn written_as_is(r: &crate::model::Record<'_, crate::json::Raw<'_>>) -> bool {
-    r.orig.is_some() && !r.uuid_dirty && r.meta == crate::model::Meta::Keep && !r.content_dirty
-}
-
-/// Reading `v`'s JSON text gives `v` back: no bytes (written as base64 text),
-/// no non-finite float (written as `null`), no repeated key (the last one wins).
-fn json_stable(v: &Value) -> bool {
-    match v {
-        Value::Bytes(_) => false,
-        Value::Float(f) => f.is_finite(),
-        Value::Arr(a) => a.iter().all(json_stable),
-        Value::Obj(m) => {
-            let keys = &m.0;
-            keys.iter()
-                .enumerate()
-                .all(|(i, (k, x))| !keys[..i].iter().any(|(k2, _)| k2 == k) && json_stable(x))
-        }
-        _ => true,
-    }
 }
 
 /// Provider messages → records → `normalize_for_api` → the target's shape.
@@ -835,5 +813,56 @@ mod tests {
             e.to_string(),
             "messages[0].tool_call_id: missing required field (a string)"
         );
+    }
+
+    #[test]
+    fn unchanged_messages_are_found_in_order_past_merged_and_dropped_ones() {
+        let input = chat();
+        let usable = vec![true; input.len()];
+        // the output drops the system message and changes the tool call
+        let mut changed = input[2].clone();
+        if let Value::Obj(m) = &mut changed {
+            m.set("content", "now");
+        }
+        let out = Value::Arr(vec![
+            input[1].clone(),
+            changed,
+            input[3].clone(),
+            input[4].clone(),
+        ]);
+        assert_eq!(
+            unchanged_messages(&input, &usable, &out),
+            vec![Some(1), None, Some(3), Some(4)]
+        );
+        // an input that may not stand for itself is not handed back
+        let mut usable = usable;
+        usable[3] = false;
+        assert_eq!(
+            unchanged_messages(&input, &usable, &out),
+            vec![Some(1), None, None, Some(4)]
+        );
+        // the message list of a target whose output is an object
+        let mut m = Map::new();
+        m.push("system", "s");
+        m.push(
+            "messages",
+            Value::Arr(vec![input[1].clone(), input[4].clone()]),
+        );
+        assert_eq!(
+            unchanged_messages(&input, &[true; 5], &Value::Obj(m)),
+            vec![Some(1), Some(4)]
+        );
+    }
+
+    #[test]
+    fn the_look_ahead_widens_after_misses() {
+        // 40 inputs merged away before the last one: still found
+        let input: Vec<Value> = (0..41).map(Value::Int).collect();
+        let usable = vec![true; input.len()];
+        let mut out: Vec<Value> = (0..20).map(|_| Value::Null).collect();
+        out.push(Value::Int(40));
+        let same = unchanged_messages(&input, &usable, &Value::Arr(out));
+        assert_eq!(same.last(), Some(&Some(40)));
+        assert!(same[..20].iter().all(Option::is_none));
     }
 }
