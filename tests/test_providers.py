@@ -52,6 +52,36 @@ def test_round_trip_is_stable_through_a_second_pass(source: str) -> None:
     assert again == first
 
 
+@pytest.mark.parametrize("source", PROVIDERS)
+def test_same_format_hands_back_the_unchanged_messages_themselves(source: str) -> None:
+    """convert(source=p, target=p): a message no step changed is the input's own
+    object (the sharing rule of normalize_for_api); changed ones are new."""
+    messages, system = HISTORIES[source]
+    messages = copy.deepcopy(messages)
+    before = copy.deepcopy(messages)
+    out = msgnorm.convert(messages, source=source, target=source, system=system)
+    back, _ = request(source, out)
+    assert back == messages
+    mine = {id(m) for m in messages}
+    assert [m for m in back if id(m) in mine], "some unchanged message is shared"
+    assert messages == before  # input not mutated
+    # a message that needed a repair is not shared (its input stays as it was)
+    if source == "openai-chat":
+        broken = [*messages, {"role": "assistant", "content": "bye  "}]
+        out = msgnorm.convert(broken, source=source, target=source)
+        assert out[-1] == {"role": "assistant", "content": "bye"}
+        assert out[-1] is not broken[-1]
+        assert broken[-1]["content"] == "bye  "
+
+
+def test_a_tuple_is_not_handed_back_as_the_list_it_was_read_as() -> None:
+    tupled = {"role": "user", "content": ({"type": "text", "text": "hi"},)}
+    plain = {"role": "assistant", "content": "hello"}
+    out = msgnorm.convert([tupled, plain], source="openai-chat", target="openai-chat")
+    assert out[0] is not tupled and isinstance(out[0]["content"], list)
+    assert out[1] is plain
+
+
 def test_deliberate_normalisations() -> None:
     # Anthropic: an assistant string content becomes a text block (SPEC §4 step 4).
     out = msgnorm.convert(

@@ -228,7 +228,12 @@ def convert(
     strict: bool = False,
     max_media: int | None = 100,
 ) -> Any:
-    """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call."""
+    """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call.
+
+    With the same format in and out, the messages no step changed are the
+    input's own objects (shared, like slicing); repaired or made ones are new.
+    The input is never mutated.
+    """
     return convert_report(
         messages, source=source, target=target, system=system, strict=strict, max_media=max_media
     )[0]

@@ -25,8 +25,10 @@ fn provider(py: Python<'_>, name: &str, what: &str) -> PyResult<Provider> {
     })
 }
 
-/// Why a Python object is not JSON-shaped (the caller adds where).
-fn to_value(v: &Bound<'_, PyAny>, depth: usize) -> Result<Value, String> {
+/// Why a Python object is not JSON-shaped (the caller adds where). `exact`
+/// is cleared when the value made is not the object's own shape (a tuple
+/// read as a list), so that the object may not stand for it.
+fn to_value(v: &Bound<'_, PyAny>, depth: usize, exact: &mut bool) -> Result<Value, String> {
     if depth > MAX_DEPTH {
         return Err(format!("nested deeper than {MAX_DEPTH} levels"));
     }
@@ -44,14 +46,14 @@ fn to_value(v: &Bound<'_, PyAny>, depth: usize) -> Result<Value, String> {
             let k = k
                 .to_str()
                 .map_err(|_| "holds a key with a lone surrogate".to_string())?;
-            m.0.push((key(k), to_value(&x, depth + 1)?));
+            m.0.push((key(k), to_value(&x, depth + 1, exact)?));
         }
         return Ok(Value::Obj(m));
     }
     if let Ok(l) = v.cast::<PyList>() {
         return l
             .iter()
-            .map(|x| to_value(&x, depth + 1))
+            .map(|x| to_value(&x, depth + 1, exact))
             .collect::<Result<_, _>>()
             .map(Value::Arr);
     }
@@ -74,9 +76,10 @@ fn to_value(v: &Bound<'_, PyAny>, depth: usize) -> Result<Value, String> {
         return Ok(Value::Bytes(b.as_bytes().to_vec()));
     }
     if let Ok(t) = v.cast::<PyTuple>() {
+        *exact = false;
         return t
             .iter()
-            .map(|x| to_value(&x, depth + 1))
+            .map(|x| to_value(&x, depth + 1, exact))
             .collect::<Result<_, _>>()
             .map(Value::Arr);
     }
@@ -152,21 +155,81 @@ fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
 
 /// The elements of a list as values; errors name `what[i]`.
 fn list_values(py: Python<'_>, l: &Bound<'_, PyList>, what: &str) -> PyResult<Vec<Value>> {
-    l.iter()
+    Ok(exact_values(py, l, what)?.0)
+}
+
+/// [`list_values`], and whether each element's object has the value's own shape.
+fn exact_values(
+    py: Python<'_>,
+    l: &Bound<'_, PyList>,
+    what: &str,
+) -> PyResult<(Vec<Value>, Vec<bool>)> {
+    let mut exact = Vec::with_capacity(l.len());
+    let values = l
+        .iter()
         .enumerate()
         .map(|(i, x)| {
-            to_value(&x, 0).map_err(|m| {
+            let mut e = true;
+            let v = to_value(&x, 0, &mut e).map_err(|m| {
                 to_pyerr(
                     py,
                     Failure::Core(Error::invalid(i, format!("{what}[{i}]"), m)),
                 )
-            })
+            });
+            exact.push(e);
+            v
         })
-        .collect()
+        .collect::<PyResult<_>>()?;
+    Ok((values, exact))
 }
 
 fn one_value(py: Python<'_>, v: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
-    to_value(v, 0).map_err(|m| to_pyerr(py, Failure::Core(Error::invalid(0, what, m))))
+    to_value(v, 0, &mut true).map_err(|m| to_pyerr(py, Failure::Core(Error::invalid(0, what, m))))
+}
+
+/// A converted output as Python objects; message `j` of its message list is
+/// the input's own object `inputs[same[j]]` where that is set.
+fn out_to_py<'py>(
+    py: Python<'py>,
+    out: &Value,
+    same: &[Option<usize>],
+    inputs: &Bound<'py, PyList>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut conv = ToPy::new(py);
+    match out {
+        Value::Arr(items) => messages_to_py(&mut conv, items, same, inputs),
+        Value::Obj(m) if providers::message_list(out).is_some() => {
+            let d = PyDict::new(py);
+            for (k, x) in &m.0 {
+                let v = match x {
+                    Value::Arr(items) if k == "messages" || k == "contents" => {
+                        messages_to_py(&mut conv, items, same, inputs)?
+                    }
+                    _ => conv.value(x)?,
+                };
+                d.set_item(conv.str(k), v)?;
+            }
+            Ok(d.into_any())
+        }
+        _ => conv.value(out),
+    }
+}
+
+fn messages_to_py<'py, 'v>(
+    conv: &mut ToPy<'py, 'v>,
+    items: &'v [Value],
+    same: &[Option<usize>],
+    inputs: &Bound<'py, PyList>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let objs = items
+        .iter()
+        .enumerate()
+        .map(|(j, v)| match same.get(j).copied().flatten() {
+            Some(i) => inputs.get_item(i),
+            None => conv.value(v),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(conv.py, objs)?.into_any())
 }
 
 fn run<T: Send>(py: Python<'_>, f: impl FnOnce() -> msgnorm_core::Result<T> + Send) -> PyResult<T> {
@@ -285,16 +348,16 @@ pub fn convert<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let src = provider(py, source, "source")?;
     let dst = provider(py, target, "target")?;
-    let msgs = list_values(py, messages, "messages")?;
+    let (msgs, exact) = exact_values(py, messages, "messages")?;
     let sys = match system {
         Some(s) if !s.is_none() => Some(one_value(py, s, "system")?),
         _ => None,
     };
     let api = api_options(strict, max_media);
-    let (out, report, counts) = run(py, || {
+    let (out, same, report, counts) = run(py, || {
         let mut report = msgnorm_core::Report::default();
         let mut counts = providers::Counts::new();
-        providers::convert(
+        let out = providers::convert(
             src,
             dst,
             &msgs,
@@ -302,11 +365,17 @@ pub fn convert<'py>(
             &api,
             &mut report,
             &mut counts,
-        )
-        .map(|o| (o, report, counts))
+        )?;
+        // the same format in and out: a message no step changed is the input's own
+        let same = if src == dst {
+            providers::unchanged_messages(&msgs, &exact, &out)
+        } else {
+            Vec::new()
+        };
+        Ok((out, same, report, counts))
     })?;
     let rep = report_dict(py, &report, &counts, true)?;
-    let obj = to_py(py, &out)?;
+    let obj = out_to_py(py, &out, &same, messages)?;
     providers::drop_later(out);
     providers::drop_later(msgs);
     Ok((obj, rep))
