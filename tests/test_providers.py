@@ -82,6 +82,38 @@ def test_a_tuple_is_not_handed_back_as_the_list_it_was_read_as() -> None:
     assert out[1] is plain
 
 
+@pytest.mark.parametrize("source", ["openai-chat", "openai-responses"])
+def test_a_field_named_provider_survives_the_round_trip(source: str) -> None:
+    """A message's own fields are kept in provider_data beside msgnorm's
+    ``provider`` key; one named ``provider`` (or starting with ``~``) must
+    neither replace it nor be lost."""
+    part = {
+        "type": "image_url" if source == "openai-chat" else "input_image",
+        "image_url": {"url": "https://x/a.png", "detail": "low", "provider": "cdn", "~k": 1}
+        if source == "openai-chat"
+        else "https://x/a.png",
+    }
+    if source == "openai-responses":
+        part.update({"detail": "low", "provider": "cdn", "~k": 1})
+    messages: list[dict[str, Any]] = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text" if source == "openai-chat" else "input_text", "text": "look"},
+                part,
+            ],
+        },
+        {"role": "assistant", "content": "ok"},
+    ]
+    if source == "openai-chat":
+        messages[0].update({"name": "bob", "provider": "acme", "~odd": True})
+    else:
+        messages = [{"type": "message", **m} for m in messages]
+    records = msgnorm.from_provider(messages, source)
+    back = msgnorm.to_provider(records, source)
+    assert back == messages
+
+
 def test_deliberate_normalisations() -> None:
     # Anthropic: an assistant string content becomes a text block (SPEC §4 step 4).
     out = msgnorm.convert(

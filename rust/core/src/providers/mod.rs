@@ -445,11 +445,19 @@ impl Builder {
         self.out.push(Value::Obj(r));
     }
 
-    /// `{"provider": name, ...fields}`.
+    /// `{"provider": name, ...fields}`. A field of the provider's own named
+    /// `provider` is kept as `~provider` (and a key starting with `~` gets one
+    /// more), so that it cannot replace the name: [`data_fields`] reverses it.
     pub fn data(&self, fields: Map) -> Value {
         let mut m = Map::with_capacity(fields.len() + 1);
         m.push("provider", self.provider.name());
-        m.0.extend(fields.0);
+        for (k, v) in fields.0 {
+            if k == "provider" || k.starts_with('~') {
+                m.0.push((format!("~{k}").into(), v));
+            } else {
+                m.0.push((k, v));
+            }
+        }
         Value::Obj(m)
     }
 
@@ -493,6 +501,14 @@ pub fn data_from(b: &Map, p: Provider) -> Option<&Map> {
     b.get("provider_data")
         .and_then(Value::as_obj)
         .filter(|d| d.str("provider") == Some(p.name()))
+}
+
+/// The provider's own fields kept in a `provider_data` ([`Builder::data`]).
+pub fn data_fields(d: &Map) -> impl Iterator<Item = (&str, &Value)> {
+    d.0.iter().filter(|(k, _)| k != "provider").map(|(k, v)| {
+        let k: &str = k;
+        (k.strip_prefix('~').unwrap_or(k), v)
+    })
 }
 
 /// A string content as blocks (none when empty).

@@ -330,7 +330,9 @@ pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
             let mut iu = Map::new();
             iu.push("url", url);
             if let Some(d) = data_from(b, ME) {
-                iu.0.extend(d.without(&["provider"]).0);
+                for (k, v) in data_fields(d) {
+                    iu.push(k, v.clone());
+                }
             }
             Some(obj(vec![
                 ("type", "image_url".into()),
@@ -375,10 +377,8 @@ pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
 
 fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
     if let Some(d) = data.filter(|d| d.str("provider") == Some(ME.name())) {
-        for (k, v) in &d.0 {
-            if k != "provider" {
-                m.push(k, v.clone());
-            }
+        for (k, v) in data_fields(d) {
+            m.push(k, v.clone());
         }
     }
     Value::Obj(m)

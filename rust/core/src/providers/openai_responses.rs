@@ -270,7 +270,13 @@ pub(super) fn from(b: &mut Builder, items: &[Value]) -> Result<()> {
 }
 
 fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
-    let extra = data_from(b, ME).map(|d| d.without(&["provider"]));
+    let extra = data_from(b, ME).map(|d| {
+        let mut m = Map::new();
+        for (k, v) in data_fields(d) {
+            m.push(k, v.clone());
+        }
+        m
+    });
     match b.str("type").unwrap_or("") {
         "text" => Some(obj(vec![
             ("type", "input_text".into()),
