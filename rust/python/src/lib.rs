@@ -1,6 +1,7 @@
 //! Python bindings of msgnorm: conversion and dispatch only; the algorithms
 //! live in `msgnorm-core`.
 
+mod alloc;
 mod arrow;
 mod batch;
 mod conversation;
@@ -11,13 +12,9 @@ mod validate;
 mod view;
 mod write;
 
-/// The Rust side's allocator (Python's objects keep CPython's). The provider
-/// adapters build and free many small values per message; with mimalloc a
-/// 100k-message `convert` takes about two thirds of the time it takes with the
-/// system allocator (benches/test_bench_providers.py), and the other entry
-/// points lose 5-10%.
+/// The Rust side's allocator (see alloc.rs).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: alloc::Split = alloc::Split;
 
 use msgnorm_core::model::Kind;
 use msgnorm_core::read::ReadError;
