@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _native
-from .errors import MsgnormError, PairingError
+from .errors import MsgnormError
 from .model import _gc_paused, to_builtins
 
 __all__ = [
@@ -86,62 +86,9 @@ def _cap(value: int, top: int = _U64_MAX) -> int:
     return min(value, top)
 
 
-def normalize_for_api(
-    records: Any,
-    *,
-    strict: bool = False,
-    max_media: int | None = 100,
-    short_ids: bool = False,
-    ensure_user_first: bool = True,
-    attachment_templates: Mapping[str, str | None] | None = None,
-) -> Any:
-    """What is sent to the model (SPEC §4): only user and assistant records, repaired.
-
-    Input is never mutated. Records the call did not change are the input's own
-    objects (shared, like slicing); changed records and their ``message`` are
-    fresh shallow copies that share the blocks the call did not change.
-    """
-    return normalize_for_api_report(
-        records,
-        strict=strict,
-        max_media=max_media,
-        short_ids=short_ids,
-        ensure_user_first=ensure_user_first,
-        attachment_templates=attachment_templates,
-    )[0]
-
-
-def normalize_for_api_report(
-    records: Any,
-    *,
-    strict: bool = False,
-    max_media: int | None = 100,
-    short_ids: bool = False,
-    ensure_user_first: bool = True,
-    attachment_templates: Mapping[str, str | None] | None = None,
-) -> tuple[Any, dict[str, int]]:
-    """:func:`normalize_for_api` and a count of every repair rule that fired, by name."""
-    if max_media is not None:
-        _check_nonneg("max_media", max_media)
-    templates = dict(attachment_templates) if attachment_templates is not None else None
-    try:
-        with _gc_paused():  # the call builds many objects; see model._gc_paused
-            out, report = _native.normalize_for_api(
-                _prepare(records),
-                bool(strict),
-                None if max_media is None else _cap(max_media, _USIZE_MAX),
-                bool(short_ids),
-                bool(ensure_user_first),
-                templates,
-            )
-    except PairingError as e:
-        # What the Anthropic rules say of the history (msgnorm.validate), worked
-        # out only now that strict mode refused it.
-        from .provider_rules import repairable_violations
-
-        e.violations = repairable_violations(records, "anthropic")
-        raise
-    return out, report
+# The keyword defaults and their checks live once, in the native signatures.
+normalize_for_api = _native.normalize_for_api
+normalize_for_api_report = _native.normalize_for_api_report
 
 
 def normalize_messages(records: Any) -> Any:
@@ -156,93 +103,11 @@ def to_anthropic(records: Any) -> Any:
     return _native.to_anthropic(data)
 
 
-def count_tokens_per_record(
-    records: Any,
-    *,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
-) -> list[int]:
-    """Approximate tokens of each record (SPEC §6); 0 for records that are not messages."""
-    counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    return _native.count_tokens_per_record(_prepare(records), counting)
-
-
-def count_tokens(
-    records: Any,
-    *,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
-) -> int:
-    """Approximate tokens of the whole history (SPEC §6)."""
-    return sum(
-        count_tokens_per_record(
-            records,
-            chars_per_token=chars_per_token,
-            tokens_per_message=tokens_per_message,
-            tokens_per_image=tokens_per_image,
-            tokens_per_document=tokens_per_document,
-        )
-    )
-
-
-def find_cutoff(
-    records: Any,
-    max_tokens: int,
-    *,
-    pin: int = 0,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
-) -> int:
-    """The smallest safe ``k`` such that ``records[:pin] + records[k:]`` fits (SPEC §7)."""
-    _cut_args("max_tokens", max_tokens, pin)
-    counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    return _native.find_cutoff(_prepare(records), _cap(max_tokens), _cap(pin, _USIZE_MAX), counting)
-
-
-def trim_to_budget(
-    records: Any,
-    max_tokens: int,
-    *,
-    pin: int = 0,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
-) -> Any:
-    """``records[:pin] + records[k:]`` with the joint user-merged (SPEC §7).
-
-    Like slicing, records the call did not change are returned as the same objects.
-    """
-    _cut_args("max_tokens", max_tokens, pin)
-    counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    return _native.trim_to_budget(
-        _prepare(records), _cap(max_tokens), _cap(pin, _USIZE_MAX), counting
-    )
-
-
-def split_for_summary(
-    records: Any,
-    keep_tokens: int,
-    *,
-    pin: int = 0,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
-) -> tuple[Any, Any]:
-    """``(records[pin:k], records[k:])``: what to summarise and what to keep (SPEC §7)."""
-    _cut_args("keep_tokens", keep_tokens, pin)
-    counting = _counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-    head, tail = _native.split_for_summary(
-        _prepare(records), _cap(keep_tokens), _cap(pin, _USIZE_MAX), counting
-    )
-    return head, tail
+count_tokens_per_record = _native.count_tokens_per_record
+count_tokens = _native.count_tokens
+find_cutoff = _native.find_cutoff
+trim_to_budget = _native.trim_to_budget
+split_for_summary = _native.split_for_summary
 
 
 def render_attachment(

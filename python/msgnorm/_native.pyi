@@ -2,10 +2,13 @@
 
 Input kinds: a list of records (JSON-shaped dicts, or msgnorm Structs, which the
 native readers read in place), ``bytes`` (JSON array or JSON Lines) or a
-JSON ``str``; JSON input gives JSON output of the same type. Only ``bytearray`` and
-``memoryview`` are turned into ``bytes`` first, by the Python layer (``msgnorm._api``).
+JSON ``str``; JSON input gives JSON output of the same type (``bytearray`` and
+``memoryview`` are read as the ``bytes`` they hold). The public functions whose
+options are declared here (``normalize_for_api``, ``count_tokens``, ...) are these
+native functions themselves: their keyword defaults and checks exist once, here.
 """
 
+from collections.abc import Mapping
 from typing import Any, final
 
 __all__ = [
@@ -16,6 +19,7 @@ __all__ = [
     "arrow_normalize",
     "clear_context",
     "convert",
+    "count_tokens",
     "count_tokens_batch",
     "count_tokens_per_record",
     "default_num_threads",
@@ -26,6 +30,7 @@ __all__ = [
     "load_session",
     "normalize_batch",
     "normalize_for_api",
+    "normalize_for_api_report",
     "normalize_messages",
     "render_attachment",
     "rules",
@@ -43,34 +48,68 @@ __version__: str
 
 def normalize_for_api(
     records: Any,
-    strict: bool,
-    max_media: int | None,
-    short_ids: bool,
-    ensure_user_first: bool,
-    attachment_templates: dict[str, str | None] | None,
+    *,
+    strict: bool = False,
+    max_media: int | None = 100,
+    short_ids: bool = False,
+    ensure_user_first: bool = True,
+    attachment_templates: Mapping[str, str | None] | None = None,
+) -> Any: ...
+def normalize_for_api_report(
+    records: Any,
+    *,
+    strict: bool = False,
+    max_media: int | None = 100,
+    short_ids: bool = False,
+    ensure_user_first: bool = True,
+    attachment_templates: Mapping[str, str | None] | None = None,
 ) -> tuple[Any, dict[str, int]]: ...
 def normalize_messages(records: Any) -> Any: ...
 def count_tokens_per_record(
     records: Any,
-    counting: tuple[float, int, int, int],
+    *,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
 ) -> list[int]: ...
+def count_tokens(
+    records: Any,
+    *,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
+) -> int: ...
 def find_cutoff(
     records: Any,
     max_tokens: int,
-    pin: int,
-    counting: tuple[float, int, int, int],
+    *,
+    pin: int = 0,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
 ) -> int: ...
 def trim_to_budget(
     records: Any,
     max_tokens: int,
-    pin: int,
-    counting: tuple[float, int, int, int],
+    *,
+    pin: int = 0,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
 ) -> Any: ...
 def split_for_summary(
     records: Any,
     keep_tokens: int,
-    pin: int,
-    counting: tuple[float, int, int, int],
+    *,
+    pin: int = 0,
+    chars_per_token: float = 4.0,
+    tokens_per_message: int = 3,
+    tokens_per_image: int = 1600,
+    tokens_per_document: int = 3000,
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
 def validate_records(records: Any) -> int: ...

@@ -198,7 +198,13 @@ def count_tokens_batch(
             out[i] = _tag(r, i) if isinstance(r, MsgnormError) else r
     for i in lists_at:
         try:
-            out[i] = _native.count_tokens_per_record(items[i], counting)
+            out[i] = _native.count_tokens_per_record(
+                items[i],
+                chars_per_token=counting[0],
+                tokens_per_message=counting[1],
+                tokens_per_image=counting[2],
+                tokens_per_document=counting[3],
+            )
         except MsgnormError as e:
             out[i] = _tag(e, i)
     if not per_record:

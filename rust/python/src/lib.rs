@@ -2,6 +2,7 @@
 //! live in `msgnorm-core`.
 
 mod alloc;
+mod args;
 mod arrow;
 mod batch;
 mod conversation;
@@ -20,7 +21,7 @@ use msgnorm_core::model::Kind;
 use msgnorm_core::read::ReadError;
 use msgnorm_core::{ApiOptions, CountParams, Error, Report, Templates};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyMemoryView, PyString, PyTuple};
 use read::{read_records, Strs};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use view::Ctx;
@@ -104,6 +105,11 @@ fn input<'py>(records: &Bound<'py, PyAny>) -> PyResult<Input<'py>> {
         return Ok(Input::Str(s.clone()));
     }
     let py = records.py();
+    if records.cast::<PyByteArray>().is_ok() || records.cast::<PyMemoryView>().is_ok() {
+        // JSON in a bytearray or memoryview: read as the bytes it holds
+        let b = py.import("builtins")?.getattr("bytes")?.call1((records,))?;
+        return Ok(Input::Bytes(b.cast_into::<PyBytes>()?));
+    }
     let tname = records.get_type().name()?;
     let msg = format!("records: expected a list of records, JSON bytes or a JSON str, not {tname}");
     let m = py.import("msgnorm.errors")?;
@@ -201,7 +207,7 @@ fn template_overrides(
     Ok(overrides)
 }
 
-/// `normalize_for_api`'s options from its arguments.
+/// `normalize_for_api`'s options from its arguments (the batch kernels').
 fn api_options(
     py: Python<'_>,
     (strict, max_media, short_ids, ensure_user_first): (bool, Option<usize>, bool, bool),
@@ -216,23 +222,148 @@ fn api_options(
     })
 }
 
-/// `(output, report)`: the report counts the rules that fired, by name.
+/// `attachment_templates` as a dict (any mapping is copied into one).
+fn templates_dict<'py>(t: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Bound<'py, PyDict>>> {
+    match t {
+        None => Ok(None),
+        Some(t) if t.is_none() => Ok(None),
+        Some(t) => match t.cast::<PyDict>() {
+            Ok(d) => Ok(Some(d.clone())),
+            Err(_) => Ok(Some(PyDict::from_sequence(
+                &t.py()
+                    .import("builtins")?
+                    .getattr("dict")?
+                    .call1((t,))?
+                    .call_method0("items")?,
+            )?)),
+        },
+    }
+}
+
+/// The cyclic garbage collector paused while a call builds many objects (a
+/// full collection meanwhile walks the whole live heap); re-enabled on drop
+/// only if it was enabled before.
+pub struct GcPaused<'py>(Option<Bound<'py, PyModule>>);
+
+impl<'py> GcPaused<'py> {
+    pub fn new(py: Python<'py>) -> PyResult<Self> {
+        let gc = py.import("gc")?;
+        if gc.call_method0("isenabled")?.is_truthy()? {
+            gc.call_method0("disable")?;
+            Ok(GcPaused(Some(gc)))
+        } else {
+            Ok(GcPaused(None))
+        }
+    }
+}
+
+impl Drop for GcPaused<'_> {
+    fn drop(&mut self) {
+        if let Some(gc) = &self.0 {
+            // Re-enabling cannot fail but through a broken `gc` module.
+            let _ = gc.call_method0("enable");
+        }
+    }
+}
+
+/// `(output, report)`: what is sent to the model (SPEC §4) and a count of
+/// every repair rule that fired, by name.
 #[pyfunction]
-#[pyo3(signature = (records, strict, max_media, short_ids, ensure_user_first, attachment_templates))]
-fn normalize_for_api<'py>(
+#[pyo3(signature = (
+    records, *, strict=false, max_media=Some(100), short_ids=false, ensure_user_first=true,
+    attachment_templates=None,
+))]
+#[pyo3(
+    text_signature = "(records, *, strict=False, max_media=100, short_ids=False, ensure_user_first=True, attachment_templates=None)"
+)]
+#[allow(clippy::too_many_arguments)]
+fn normalize_for_api_report<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
-    strict: bool,
-    max_media: Option<usize>,
-    short_ids: bool,
-    ensure_user_first: bool,
-    attachment_templates: Option<&Bound<'py, PyDict>>,
+    #[pyo3(from_py_with = args::flag)] strict: bool,
+    #[pyo3(from_py_with = args::max_media)] max_media: Option<usize>,
+    #[pyo3(from_py_with = args::flag)] short_ids: bool,
+    #[pyo3(from_py_with = args::flag)] ensure_user_first: bool,
+    attachment_templates: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let opts = api_options(
         py,
         (strict, max_media, short_ids, ensure_user_first),
-        attachment_templates,
+        templates_dict(attachment_templates)?.as_ref(),
     )?;
+    let _gc = GcPaused::new(py)?;
+    normalize_for_api_with(py, records, &opts).map_err(|e| {
+        if strict {
+            with_violations(py, e, records)
+        } else {
+            e
+        }
+    })
+}
+
+/// What is sent to the model (SPEC §4): only user and assistant records,
+/// repaired. Input is never mutated. Records the call did not change are the
+/// input's own objects (shared, like slicing); changed records and their
+/// `message` are fresh shallow copies that share the blocks the call did not
+/// change.
+#[pyfunction]
+#[pyo3(signature = (
+    records, *, strict=false, max_media=Some(100), short_ids=false, ensure_user_first=true,
+    attachment_templates=None,
+))]
+#[pyo3(
+    text_signature = "(records, *, strict=False, max_media=100, short_ids=False, ensure_user_first=True, attachment_templates=None)"
+)]
+#[allow(clippy::too_many_arguments)]
+fn normalize_for_api<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    #[pyo3(from_py_with = args::flag)] strict: bool,
+    #[pyo3(from_py_with = args::max_media)] max_media: Option<usize>,
+    #[pyo3(from_py_with = args::flag)] short_ids: bool,
+    #[pyo3(from_py_with = args::flag)] ensure_user_first: bool,
+    attachment_templates: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    normalize_for_api_report(
+        py,
+        records,
+        strict,
+        max_media,
+        short_ids,
+        ensure_user_first,
+        attachment_templates,
+    )
+    .map(|(out, _)| out)
+}
+
+/// A strict-mode `PairingError` with its `violations`: what the Anthropic
+/// rules say of the history (`msgnorm.validate`), worked out only now that
+/// strict mode refused it.
+#[cold]
+fn with_violations(py: Python<'_>, e: PyErr, records: &Bound<'_, PyAny>) -> PyErr {
+    let enrich = || -> PyResult<()> {
+        let errors = py.import("msgnorm.errors")?;
+        if e.is_instance(py, &errors.getattr("PairingError")?) {
+            let found = py
+                .import("msgnorm.provider_rules")?
+                .getattr("repairable_violations")?
+                .call1((records, "anthropic"))?;
+            e.value(py).setattr("violations", found)?;
+        }
+        Ok(())
+    };
+    match enrich() {
+        Ok(()) => e,
+        Err(other) => other,
+    }
+}
+
+fn normalize_for_api_with<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    opts: &ApiOptions,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    let opts = opts.clone();
     let inp = input(records)?;
     let mut report = Report::default();
     let out = match &inp {
@@ -329,6 +460,40 @@ fn params(
     }
 }
 
+/// Declares a public function taking the SPEC §6 counting options as
+/// keywords, with their defaults (`CountParams::default()`, checked by
+/// `tests/test_signatures.py`) written once for all of them.
+macro_rules! counting_fn {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident<$py:lifetime>(
+            $pyv:ident, $records:ident $(, $arg:ident: $ty:ty = $from:path)*
+            $(; keyword $kw:ident: $kty:ty = $kfrom:path => $kdef:tt)?; params $p:ident
+        ) -> $ret:ty $body:block
+    ) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (
+            $records, $($arg,)* * $(, $kw=$kdef)?, chars_per_token=4.0, tokens_per_message=3,
+            tokens_per_image=1600, tokens_per_document=3000,
+        ))]
+        #[allow(clippy::too_many_arguments)]
+        fn $name<$py>(
+            $pyv: Python<$py>,
+            $records: &Bound<$py, PyAny>,
+            $(#[pyo3(from_py_with = $from)] $arg: $ty,)*
+            $(#[pyo3(from_py_with = $kfrom)] $kw: $kty,)?
+            #[pyo3(from_py_with = args::chars_per_token)] chars_per_token: f64,
+            #[pyo3(from_py_with = args::tokens_per_message)] tokens_per_message: u64,
+            #[pyo3(from_py_with = args::tokens_per_image)] tokens_per_image: u64,
+            #[pyo3(from_py_with = args::tokens_per_document)] tokens_per_document: u64,
+        ) -> $ret {
+            let $p = params((chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document));
+            $body
+        }
+    };
+}
+
 /// Costs and turn starts of a list of dict records.
 fn list_costs<'a, 'py>(
     ctx: &Ctx<'py>,
@@ -372,31 +537,34 @@ fn list_cutoff_only<'py>(
         .map_err(|e| to_pyerr(ctx.py(), Failure::Core(e)))
 }
 
-#[pyfunction]
-fn count_tokens_per_record<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-    counting: Counting,
-) -> PyResult<Vec<u64>> {
-    let p = params(counting);
+counting_fn! {
+    /// Approximate tokens of each record (SPEC §6); 0 for records that are not messages.
+    fn count_tokens_per_record<'py>(py, records; params p) -> PyResult<Vec<u64>> {
+        per_record(py, records, &p)
+    }
+}
+
+counting_fn! {
+    /// Approximate tokens of the whole history (SPEC §6).
+    fn count_tokens<'py>(py, records; params p) -> PyResult<u64> {
+        Ok(per_record(py, records, &p)?.iter().fold(0u64, |a, &c| a.saturating_add(c)))
+    }
+}
+
+fn per_record(py: Python<'_>, records: &Bound<'_, PyAny>, p: &CountParams) -> PyResult<Vec<u64>> {
     let inp = input(records)?;
     match &inp {
-        Input::List(l) => Ok(list_costs_only(&Ctx::for_list(l)?, l, &p)?.0),
+        Input::List(l) => Ok(list_costs_only(&Ctx::for_list(l)?, l, p)?.0),
         _ => on_json(py, &inp, |d| {
-            msgnorm_core::on_json::count_tokens_per_record(d, &p)
+            msgnorm_core::on_json::count_tokens_per_record(d, p)
         }),
     }
 }
 
-#[pyfunction]
-fn find_cutoff<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-    max_tokens: u64,
-    pin: usize,
-    counting: Counting,
-) -> PyResult<usize> {
-    let p = params(counting);
+counting_fn! {
+    /// The smallest safe `k` such that `records[:pin] + records[k:]` fits (SPEC §7).
+    fn find_cutoff<'py>(py, records, max_tokens: u64 = args::max_tokens; keyword pin: usize = args::pin => 0; params p)
+        -> PyResult<usize> {
     let inp = input(records)?;
     match &inp {
         Input::List(l) => list_cutoff_only(&Ctx::for_list(l)?, l, max_tokens, pin, &p),
@@ -405,16 +573,14 @@ fn find_cutoff<'py>(
         }),
     }
 }
+}
 
-#[pyfunction]
-fn trim_to_budget<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-    max_tokens: u64,
-    pin: usize,
-    counting: Counting,
-) -> PyResult<Bound<'py, PyAny>> {
-    let p = params(counting);
+counting_fn! {
+    /// `records[:pin] + records[k:]` with the joint user-merged (SPEC §7).
+    ///
+    /// Like slicing, records the call did not change are returned as the same objects.
+    fn trim_to_budget<'py>(py, records, max_tokens: u64 = args::max_tokens; keyword pin: usize = args::pin => 0; params p)
+        -> PyResult<Bound<'py, PyAny>> {
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
@@ -450,16 +616,12 @@ fn trim_to_budget<'py>(
         }
     }
 }
+}
 
-#[pyfunction]
-fn split_for_summary<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-    keep_tokens: u64,
-    pin: usize,
-    counting: Counting,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let p = params(counting);
+counting_fn! {
+    /// `(records[pin:k], records[k:])`: what to summarise and what to keep (SPEC §7).
+    fn split_for_summary<'py>(py, records, keep_tokens: u64 = args::keep_tokens; keyword pin: usize = args::pin => 0; params p)
+        -> PyResult<Bound<'py, PyTuple>> {
     let inp = input(records)?;
     match &inp {
         Input::List(l) => {
@@ -476,6 +638,7 @@ fn split_for_summary<'py>(
             PyTuple::new(py, [json_out(py, &inp, head)?, json_out(py, &inp, tail)?])
         }
     }
+}
 }
 
 /// §5: the attachment's `<system-reminder>` text, or `None` when it renders to nothing.
@@ -746,6 +909,8 @@ fn _force_panic(py: Python<'_>, message: &str) -> PyResult<()> {
 #[pymodule(gil_used = true)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize_for_api, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize_for_api_report, m)?)?;
+    m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_messages, m)?)?;
     m.add_function(wrap_pyfunction!(count_tokens_per_record, m)?)?;
     m.add_function(wrap_pyfunction!(find_cutoff, m)?)?;

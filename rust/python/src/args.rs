@@ -1,0 +1,89 @@
+//! The public functions' keyword arguments: each default is declared once, in
+//! a `#[pyo3(signature = ...)]`, and each check once, here (used with
+//! `#[pyo3(from_py_with = ...)]`). A bad value raises `ValueError` naming the
+//! argument.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt};
+
+/// An int argument beyond 64 bits means the same as the largest one the core takes.
+const U64_CAP: u64 = u64::MAX;
+/// The largest count of records (or media) an argument may name.
+const USIZE_CAP: u64 = i64::MAX as u64;
+
+fn is_int(ob: &Bound<'_, PyAny>) -> bool {
+    ob.cast::<PyInt>().is_ok() && ob.cast::<PyBool>().is_err()
+}
+
+/// An int >= 0 (a bool is not one), capped at `cap`; else `None`.
+fn nonneg(ob: &Bound<'_, PyAny>, cap: u64) -> PyResult<Option<u64>> {
+    if !is_int(ob) {
+        return Ok(None);
+    }
+    if let Ok(v) = ob.extract::<u64>() {
+        return Ok(Some(v.min(cap)));
+    }
+    // beyond 64 bits: the cap when positive
+    Ok(ob.gt(0)?.then_some(cap))
+}
+
+fn bad(name: &str, ob: &Bound<'_, PyAny>, what: &str) -> PyErr {
+    match ob.repr() {
+        Ok(r) => PyValueError::new_err(format!("{name} must be {what}, not {r}")),
+        Err(e) => e,
+    }
+}
+
+fn to_usize(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// Defines `fn $f(ob) -> PyResult<$t>`: an int >= 0 named `$name`.
+macro_rules! nonneg_arg {
+    ($f:ident, $name:literal, u64) => {
+        pub fn $f(ob: &Bound<'_, PyAny>) -> PyResult<u64> {
+            nonneg(ob, U64_CAP)?.ok_or_else(|| bad($name, ob, "an int >= 0"))
+        }
+    };
+    ($f:ident, $name:literal, usize) => {
+        pub fn $f(ob: &Bound<'_, PyAny>) -> PyResult<usize> {
+            nonneg(ob, USIZE_CAP)?
+                .map(to_usize)
+                .ok_or_else(|| bad($name, ob, "an int >= 0"))
+        }
+    };
+}
+
+nonneg_arg!(max_tokens, "max_tokens", u64);
+nonneg_arg!(keep_tokens, "keep_tokens", u64);
+nonneg_arg!(pin, "pin", usize);
+nonneg_arg!(tokens_per_message, "tokens_per_message", u64);
+nonneg_arg!(tokens_per_image, "tokens_per_image", u64);
+nonneg_arg!(tokens_per_document, "tokens_per_document", u64);
+
+/// `max_media`: an int >= 0, or `None` (no limit).
+pub fn max_media(ob: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    if ob.is_none() {
+        return Ok(None);
+    }
+    match nonneg(ob, USIZE_CAP)? {
+        Some(v) => Ok(Some(to_usize(v))),
+        None => Err(bad("max_media", ob, "an int >= 0 or None")),
+    }
+}
+
+/// `chars_per_token`: a number (int or float, not a bool); the core checks it is > 0.
+pub fn chars_per_token(ob: &Bound<'_, PyAny>) -> PyResult<f64> {
+    if ob.cast::<PyFloat>().is_ok() || is_int(ob) {
+        if let Ok(v) = ob.extract::<f64>() {
+            return Ok(v);
+        }
+    }
+    Err(bad("chars_per_token", ob, "a number > 0"))
+}
+
+/// A flag: any object, by its truth value (as `if x:` reads it).
+pub fn flag(ob: &Bound<'_, PyAny>) -> PyResult<bool> {
+    ob.is_truthy()
+}
