@@ -44,47 +44,12 @@ def _prepare(records: Any) -> Any:
     return records
 
 
-Counting = tuple[float, int, int, int]
-
-
-def _counting(
-    chars_per_token: float, tokens_per_message: int, tokens_per_image: int, tokens_per_document: int
-) -> Counting:
-    """The §6 parameters, checked, as the core takes them."""
-    for name, value in (
-        ("tokens_per_message", tokens_per_message),
-        ("tokens_per_image", tokens_per_image),
-        ("tokens_per_document", tokens_per_document),
-    ):
-        _check_nonneg(name, value)
-    if isinstance(chars_per_token, bool) or not isinstance(chars_per_token, (int, float)):
-        raise ValueError(f"chars_per_token must be a number > 0, not {chars_per_token!r}")
-    return (
-        float(chars_per_token),
-        _cap(tokens_per_message),
-        _cap(tokens_per_image),
-        _cap(tokens_per_document),
-    )
-
-
-def _cut_args(name: str, budget: int, pin: int) -> None:
-    _check_nonneg(name, budget)
-    _check_nonneg("pin", pin)
-
-
-_U64_MAX = 2**64 - 1
-_USIZE_MAX = 2**63 - 1
-
-
-def _check_nonneg(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{name} must be an int >= 0, not {value!r}")
-
-
-def _cap(value: int, top: int = _U64_MAX) -> int:
-    """An int argument for the core: beyond 64 bits it means the same as the largest."""
-    return min(value, top)
-
+# The checks of the options that other modules pass on to the core (batch,
+# Arrow, Conversation, providers): the native ones, which the public native
+# functions use too.
+_counting = _native._counting
+_max_media = _native._max_media
+_count = _native._count
 
 # The keyword defaults and their checks live once, in the native signatures.
 normalize_for_api = _native.normalize_for_api

@@ -14,7 +14,10 @@ from typing import Any, final
 __all__ = [
     "Conversation",
     "__version__",
+    "_count",
+    "_counting",
     "_force_panic",
+    "_max_media",
     "arrow_count_tokens",
     "arrow_normalize",
     "clear_context",
@@ -65,6 +68,11 @@ def normalize_for_api_report(
     attachment_templates: Mapping[str, str | None] | None = None,
 ) -> tuple[Any, dict[str, int]]: ...
 def normalize_messages(records: Any) -> Any: ...
+def _counting(
+    chars_per_token: float, tokens_per_message: int, tokens_per_image: int, tokens_per_document: int
+) -> tuple[float, int, int, int]: ...
+def _max_media(value: int | None) -> int | None: ...
+def _count(name: str, value: int, records: bool) -> int: ...
 def count_tokens_per_record(
     records: Any,
     *,

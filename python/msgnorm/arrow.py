@@ -106,15 +106,13 @@ def normalize_for_api(
     """
     _check_errors(errors)
     _check_array(array)
-    if max_media is not None:
-        _api._check_nonneg("max_media", max_media)
+    media = _api._max_media(max_media)
     counting = (
         _api._counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
         if tokens
         else None
     )
     templates = dict(attachment_templates) if attachment_templates is not None else None
-    media = None if max_media is None else _api._cap(max_media, _api._USIZE_MAX)
     out = _native.arrow_normalize(
         array,
         bool(session),

@@ -98,13 +98,11 @@ def normalize_batch_report(
     """:func:`normalize_batch` with each item's repair counts: ``(output, report)``
     per good item; a bad item is its exception (with ``.item``, its index)."""
     _check_errors(errors)
-    if max_media is not None:
-        _api._check_nonneg("max_media", max_media)
+    media = _api._max_media(max_media)
     if session and any(isinstance(it, list) for it in items):
         raise MsgnormError("session=True takes session files as JSON bytes/str, not lists")
     json_at, json_items, lists_at = _split(items)
     templates = dict(attachment_templates) if attachment_templates is not None else None
-    media = None if max_media is None else _api._cap(max_media, _api._USIZE_MAX)
     out: list[Any] = [None] * len(items)
     if json_items:
         results = _native.normalize_batch(

@@ -88,15 +88,14 @@ class Conversation:
     ) -> None:
         if kind is not None and kind not in _KINDS:
             raise MsgnormError(f"kind must be one of {', '.join(map(repr, _KINDS))}, not {kind!r}")
-        if max_media is not None:
-            _api._check_nonneg("max_media", max_media)
+        media = _api._max_media(max_media)
         counting = _api._counting(
             chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
         )
         templates = dict(attachment_templates) if attachment_templates is not None else None
         native = _native.Conversation(
             bool(strict),
-            None if max_media is None else _api._cap(max_media, _api._USIZE_MAX),
+            media,
             bool(short_ids),
             bool(ensure_user_first),
             templates,
@@ -241,17 +240,13 @@ class Conversation:
 
     def trim_to_budget(self, max_tokens: int, *, pin: int = 0) -> Any:
         """SPEC §7 ``trim_to_budget`` on the output (the cut-off found from cached costs)."""
-        _api._cut_args("max_tokens", max_tokens, pin)
-        return self._convert(
-            self._native.trim_to_budget(_api._cap(max_tokens), _api._cap(pin, _api._USIZE_MAX))
-        )
+        budget = _api._count("max_tokens", max_tokens, False)
+        return self._convert(self._native.trim_to_budget(budget, _api._count("pin", pin, True)))
 
     def split_for_summary(self, keep_tokens: int, *, pin: int = 0) -> tuple[Any, Any]:
         """SPEC §7 ``split_for_summary`` on the output: (what to summarise, what to keep)."""
-        _api._cut_args("keep_tokens", keep_tokens, pin)
-        head, tail = self._native.split_for_summary(
-            _api._cap(keep_tokens), _api._cap(pin, _api._USIZE_MAX)
-        )
+        keep = _api._count("keep_tokens", keep_tokens, False)
+        head, tail = self._native.split_for_summary(keep, _api._count("pin", pin, True))
         return self._convert(head), self._convert(tail)
 
     def to_bytes(self) -> bytes:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import _native
-from ._api import _is_structs
+from ._api import _is_structs, _max_media
 from .errors import InvalidRecordError, ProviderRuleError
 from .frameworks import FRAMEWORKS, _module
 from .model import _gc_paused, to_builtins
@@ -153,24 +153,12 @@ def to_provider_report(
         raise InvalidRecordError(
             f"records: expected a list of records, not {type(data).__name__}", None, "records"
         )
-    _check_max_media(max_media)
+    media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.to_provider(
-            data, target, _plain(system), bool(normalize), bool(strict), _media(max_media)
+            data, target, _plain(system), bool(normalize), bool(strict), media
         )
     return out, report
-
-
-def _check_max_media(max_media: object) -> None:
-    if max_media is not None and (
-        isinstance(max_media, bool) or not isinstance(max_media, int) or max_media < 0
-    ):
-        raise ValueError(f"max_media must be an int >= 0 or None, not {max_media!r}")
-
-
-def _media(max_media: int | None) -> int | None:
-    """``max_media`` as the core takes it (beyond 63 bits it means the same as the largest)."""
-    return None if max_media is None else min(max_media, 2**63 - 1)
 
 
 def to_provider(
@@ -273,11 +261,9 @@ def convert_report(
             out = module._as_objects(out)
         return out, report
     items = _messages(messages, source)
-    _check_max_media(max_media)
+    media = _max_media(max_media)
     with _gc_paused():
-        out, report = _native.convert(
-            items, source, target, _plain(system), bool(strict), _media(max_media)
-        )
+        out, report = _native.convert(items, source, target, _plain(system), bool(strict), media)
     return out, report
 
 

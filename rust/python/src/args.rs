@@ -87,3 +87,37 @@ pub fn chars_per_token(ob: &Bound<'_, PyAny>) -> PyResult<f64> {
 pub fn flag(ob: &Bound<'_, PyAny>) -> PyResult<bool> {
     ob.is_truthy()
 }
+
+/// The four SPEC §6 counting options, checked, as the core takes them (for
+/// the Python functions that pass them on: batch, Arrow, Conversation).
+#[pyfunction]
+#[pyo3(name = "_counting")]
+pub fn counting(
+    #[pyo3(from_py_with = chars_per_token)] chars_per_token: f64,
+    #[pyo3(from_py_with = tokens_per_message)] tokens_per_message: u64,
+    #[pyo3(from_py_with = tokens_per_image)] tokens_per_image: u64,
+    #[pyo3(from_py_with = tokens_per_document)] tokens_per_document: u64,
+) -> (f64, u64, u64, u64) {
+    (
+        chars_per_token,
+        tokens_per_message,
+        tokens_per_image,
+        tokens_per_document,
+    )
+}
+
+/// `max_media`, checked, as the core takes it.
+#[pyfunction]
+#[pyo3(name = "_max_media")]
+pub fn max_media_arg(#[pyo3(from_py_with = max_media)] value: Option<usize>) -> Option<usize> {
+    value
+}
+
+/// An int >= 0 named `name`, checked and capped (at the largest count of
+/// records when `records`, else at 2**64 - 1).
+#[pyfunction]
+#[pyo3(name = "_count")]
+pub fn count_arg(name: &str, value: &Bound<'_, PyAny>, records: bool) -> PyResult<u64> {
+    let cap = if records { USIZE_CAP } else { U64_CAP };
+    nonneg(value, cap)?.ok_or_else(|| bad(name, value, "an int >= 0"))
+}

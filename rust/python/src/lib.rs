@@ -911,6 +911,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize_for_api, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_for_api_report, m)?)?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(args::counting, m)?)?;
+    m.add_function(wrap_pyfunction!(args::max_media_arg, m)?)?;
+    m.add_function(wrap_pyfunction!(args::count_arg, m)?)?;
     m.add_function(wrap_pyfunction!(normalize_messages, m)?)?;
     m.add_function(wrap_pyfunction!(count_tokens_per_record, m)?)?;
     m.add_function(wrap_pyfunction!(find_cutoff, m)?)?;
