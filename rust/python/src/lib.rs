@@ -266,74 +266,56 @@ impl Drop for GcPaused<'_> {
     }
 }
 
-/// `(output, report)`: what is sent to the model (SPEC §4) and a count of
-/// every repair rule that fired, by name.
-#[pyfunction]
-#[pyo3(signature = (
-    records, *, strict=false, max_media=Some(100), short_ids=false, ensure_user_first=true,
-    attachment_templates=None,
-))]
-#[pyo3(
-    text_signature = "(records, *, strict=False, max_media=100, short_ids=False, ensure_user_first=True, attachment_templates=None)"
-)]
-#[allow(clippy::too_many_arguments)]
-fn normalize_for_api_report<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-    #[pyo3(from_py_with = args::flag)] strict: bool,
-    #[pyo3(from_py_with = args::max_media)] max_media: Option<usize>,
-    #[pyo3(from_py_with = args::flag)] short_ids: bool,
-    #[pyo3(from_py_with = args::flag)] ensure_user_first: bool,
-    attachment_templates: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-    let opts = api_options(
-        py,
-        (strict, max_media, short_ids, ensure_user_first),
-        templates_dict(attachment_templates)?.as_ref(),
-    )?;
-    let _gc = GcPaused::new(py)?;
-    normalize_for_api_with(py, records, &opts).map_err(|e| {
-        if strict {
-            with_violations(py, e, records)
-        } else {
-            e
+/// Declares a public function taking `normalize_for_api`'s options as
+/// keywords, with their defaults written once for both functions; `$ret`
+/// maps the `(output, report)` pair to what the function returns.
+macro_rules! api_fn {
+    ($(#[$doc:meta])* fn $name:ident -> $ty:ty = $ret:expr) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (
+            records, *, strict=false, max_media=Some(100), short_ids=false,
+            ensure_user_first=true, attachment_templates=None,
+        ))]
+        #[pyo3(
+            text_signature = "(records, *, strict=False, max_media=100, short_ids=False, ensure_user_first=True, attachment_templates=None)"
+        )]
+        #[allow(clippy::too_many_arguments)]
+        fn $name<'py>(
+            py: Python<'py>,
+            records: &Bound<'py, PyAny>,
+            #[pyo3(from_py_with = args::flag)] strict: bool,
+            #[pyo3(from_py_with = args::max_media)] max_media: Option<usize>,
+            #[pyo3(from_py_with = args::flag)] short_ids: bool,
+            #[pyo3(from_py_with = args::flag)] ensure_user_first: bool,
+            attachment_templates: Option<&Bound<'py, PyAny>>,
+        ) -> PyResult<$ty> {
+            let opts = api_options(
+                py,
+                (strict, max_media, short_ids, ensure_user_first),
+                templates_dict(attachment_templates)?.as_ref(),
+            )?;
+            let _gc = GcPaused::new(py)?;
+            normalize_for_api_with(py, records, &opts)
+                .map($ret)
+                .map_err(|e| if strict { with_violations(py, e, records) } else { e })
         }
-    })
+    };
 }
 
-/// What is sent to the model (SPEC §4): only user and assistant records,
-/// repaired. Input is never mutated. Records the call did not change are the
-/// input's own objects (shared, like slicing); changed records and their
-/// `message` are fresh shallow copies that share the blocks the call did not
-/// change.
-#[pyfunction]
-#[pyo3(signature = (
-    records, *, strict=false, max_media=Some(100), short_ids=false, ensure_user_first=true,
-    attachment_templates=None,
-))]
-#[pyo3(
-    text_signature = "(records, *, strict=False, max_media=100, short_ids=False, ensure_user_first=True, attachment_templates=None)"
-)]
-#[allow(clippy::too_many_arguments)]
-fn normalize_for_api<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-    #[pyo3(from_py_with = args::flag)] strict: bool,
-    #[pyo3(from_py_with = args::max_media)] max_media: Option<usize>,
-    #[pyo3(from_py_with = args::flag)] short_ids: bool,
-    #[pyo3(from_py_with = args::flag)] ensure_user_first: bool,
-    attachment_templates: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    normalize_for_api_report(
-        py,
-        records,
-        strict,
-        max_media,
-        short_ids,
-        ensure_user_first,
-        attachment_templates,
-    )
-    .map(|(out, _)| out)
+api_fn! {
+    /// `(output, report)`: what is sent to the model (SPEC §4) and a count of
+    /// every repair rule that fired, by name.
+    fn normalize_for_api_report -> (Bound<'py, PyAny>, Bound<'py, PyDict>) = |pair| pair
+}
+
+api_fn! {
+    /// What is sent to the model (SPEC §4): only user and assistant records,
+    /// repaired. Input is never mutated. Records the call did not change are the
+    /// input's own objects (shared, like slicing); changed records and their
+    /// `message` are fresh shallow copies that share the blocks the call did not
+    /// change.
+    fn normalize_for_api -> Bound<'py, PyAny> = |(out, _)| out
 }
 
 /// A strict-mode `PairingError` with its `violations`: what the Anthropic
