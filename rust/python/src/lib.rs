@@ -229,13 +229,10 @@ fn templates_dict<'py>(t: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Bound<'
         Some(t) if t.is_none() => Ok(None),
         Some(t) => match t.cast::<PyDict>() {
             Ok(d) => Ok(Some(d.clone())),
-            Err(_) => Ok(Some(PyDict::from_sequence(
-                &t.py()
-                    .import("builtins")?
-                    .getattr("dict")?
-                    .call1((t,))?
-                    .call_method0("items")?,
-            )?)),
+            Err(_) => {
+                let d = t.py().import("builtins")?.getattr("dict")?.call1((t,))?;
+                Ok(Some(d.cast_into::<PyDict>()?))
+            }
         },
     }
 }
@@ -547,14 +544,14 @@ counting_fn! {
     /// The smallest safe `k` such that `records[:pin] + records[k:]` fits (SPEC §7).
     fn find_cutoff<'py>(py, records, max_tokens: u64 = args::max_tokens; keyword pin: usize = args::pin => 0; params p)
         -> PyResult<usize> {
-    let inp = input(records)?;
-    match &inp {
-        Input::List(l) => list_cutoff_only(&Ctx::for_list(l)?, l, max_tokens, pin, &p),
-        _ => on_json(py, &inp, |d| {
-            msgnorm_core::on_json::find_cutoff(d, max_tokens, pin, &p)
-        }),
+        let inp = input(records)?;
+        match &inp {
+            Input::List(l) => list_cutoff_only(&Ctx::for_list(l)?, l, max_tokens, pin, &p),
+            _ => on_json(py, &inp, |d| {
+                msgnorm_core::on_json::find_cutoff(d, max_tokens, pin, &p)
+            }),
+        }
     }
-}
 }
 
 counting_fn! {
@@ -563,64 +560,64 @@ counting_fn! {
     /// Like slicing, records the call did not change are returned as the same objects.
     fn trim_to_budget<'py>(py, records, max_tokens: u64 = args::max_tokens; keyword pin: usize = args::pin => 0; params p)
         -> PyResult<Bound<'py, PyAny>> {
-    let inp = input(records)?;
-    match &inp {
-        Input::List(l) => {
-            let ctx = Ctx::for_list(l)?;
-            let k = list_cutoff_only(&ctx, l, max_tokens, pin, &p)?;
-            let n = l.len();
-            let pin = pin.min(n);
-            let k = k.max(pin);
-            // `records[:pin] + records[k:]`, the records as the same objects
-            // (§7), except that the two records at the joint are user-merged
-            // when both are user records: only those two are read again.
-            if !(pin > 0 && k > pin && k < n) {
-                return l.get_slice(0, pin).add(l.get_slice(k, n));
+        let inp = input(records)?;
+        match &inp {
+            Input::List(l) => {
+                let ctx = Ctx::for_list(l)?;
+                let k = list_cutoff_only(&ctx, l, max_tokens, pin, &p)?;
+                let n = l.len();
+                let pin = pin.min(n);
+                let k = k.max(pin);
+                // `records[:pin] + records[k:]`, the records as the same objects
+                // (§7), except that the two records at the joint are user-merged
+                // when both are user records: only those two are read again.
+                if !(pin > 0 && k > pin && k < n) {
+                    return l.get_slice(0, pin).add(l.get_slice(k, n));
+                }
+                let strs = Strs::new();
+                let joint = guard(|| {
+                    let prev = read::read_one(&ctx, &strs, l.get_item(pin - 1)?, pin - 1)?;
+                    let next = read::read_one(&ctx, &strs, l.get_item(k)?, k)?;
+                    let gap = msgnorm_core::model::Record::new(pin, Kind::Entry, None);
+                    Ok(msgnorm_core::cutoff::trim(vec![prev, gap, next], 1, 2))
+                })
+                .map_err(|e| to_pyerr(py, e))?;
+                let joint = write::records_to_py(&ctx, &joint, true)?;
+                l.get_slice(0, pin - 1)
+                    .add(joint)?
+                    .add(l.get_slice(k + 1, n))
             }
-            let strs = Strs::new();
-            let joint = guard(|| {
-                let prev = read::read_one(&ctx, &strs, l.get_item(pin - 1)?, pin - 1)?;
-                let next = read::read_one(&ctx, &strs, l.get_item(k)?, k)?;
-                let gap = msgnorm_core::model::Record::new(pin, Kind::Entry, None);
-                Ok(msgnorm_core::cutoff::trim(vec![prev, gap, next], 1, 2))
-            })
-            .map_err(|e| to_pyerr(py, e))?;
-            let joint = write::records_to_py(&ctx, &joint, true)?;
-            l.get_slice(0, pin - 1)
-                .add(joint)?
-                .add(l.get_slice(k + 1, n))
-        }
-        _ => {
-            let (_, out) = on_json(py, &inp, |d| {
-                msgnorm_core::on_json::trim_to_budget(d, max_tokens, pin, &p)
-            })?;
-            json_out(py, &inp, out)
+            _ => {
+                let (_, out) = on_json(py, &inp, |d| {
+                    msgnorm_core::on_json::trim_to_budget(d, max_tokens, pin, &p)
+                })?;
+                json_out(py, &inp, out)
+            }
         }
     }
-}
 }
 
 counting_fn! {
     /// `(records[pin:k], records[k:])`: what to summarise and what to keep (SPEC §7).
     fn split_for_summary<'py>(py, records, keep_tokens: u64 = args::keep_tokens; keyword pin: usize = args::pin => 0; params p)
         -> PyResult<Bound<'py, PyTuple>> {
-    let inp = input(records)?;
-    match &inp {
-        Input::List(l) => {
-            let k = list_cutoff_only(&Ctx::for_list(l)?, l, keep_tokens, pin, &p)?;
-            let pin = pin.min(l.len());
-            let head = l.get_slice(pin, k);
-            let tail = l.get_slice(k, l.len());
-            PyTuple::new(py, [head, tail])
-        }
-        _ => {
-            let (head, tail) = on_json(py, &inp, |d| {
-                msgnorm_core::on_json::split_for_summary(d, keep_tokens, pin, &p)
-            })?;
-            PyTuple::new(py, [json_out(py, &inp, head)?, json_out(py, &inp, tail)?])
+        let inp = input(records)?;
+        match &inp {
+            Input::List(l) => {
+                let k = list_cutoff_only(&Ctx::for_list(l)?, l, keep_tokens, pin, &p)?;
+                let pin = pin.min(l.len());
+                let head = l.get_slice(pin, k);
+                let tail = l.get_slice(k, l.len());
+                PyTuple::new(py, [head, tail])
+            }
+            _ => {
+                let (head, tail) = on_json(py, &inp, |d| {
+                    msgnorm_core::on_json::split_for_summary(d, keep_tokens, pin, &p)
+                })?;
+                PyTuple::new(py, [json_out(py, &inp, head)?, json_out(py, &inp, tail)?])
+            }
         }
     }
-}
 }
 
 /// §5: the attachment's `<system-reminder>` text, or `None` when it renders to nothing.
