@@ -83,10 +83,10 @@ pub fn from_provider(
 
 /// Records → `normalize_for_api` → the provider's request shape, in one pass
 /// through the core: the record values are read by the core's reader as they
-/// are ([`records`]), no JSON text in between. System prompts are the records' `system_prompt` records, then
-/// `extra_system`. With `api` `None` the records are taken as already
-/// normalized. Blocks the target cannot carry are dropped before a second
-/// normalization ([`prune`]).
+/// are ([`records`]), no JSON text in between. System prompts are the
+/// records' `system_prompt` records, then `extra_system`. With `api` `None`
+/// the records are taken as already normalized. Blocks the target cannot
+/// carry are dropped before a second normalization ([`prune`]).
 pub fn normalize_to_provider(
     p: Provider,
     records: Vec<Value>,
