@@ -33,7 +33,7 @@ fn to_value(v: &Bound<'_, PyAny>, depth: usize, exact: &mut bool) -> Result<Valu
         return Err(format!("nested deeper than {MAX_DEPTH} levels"));
     }
     if let Ok(s) = v.cast::<PyString>() {
-        return s.to_str().map(|s| Value::Str(s.to_owned())).map_err(|_| {
+        return s.to_str().map(Value::from).map_err(|_| {
             "holds a str with a lone surrogate, which is not valid Unicode text".into()
         });
     }

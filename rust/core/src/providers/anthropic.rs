@@ -69,7 +69,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
     let mut messages = Vec::with_capacity(recs.len());
     for r in recs {
         let content = match r.text {
-            Some(t) => Value::Str(t.to_string()),
+            Some(t) => Value::from(t),
             None => {
                 let mut out = Vec::with_capacity(r.blocks.len());
                 for b in r.blocks.iter().filter_map(Value::as_obj) {

@@ -42,7 +42,7 @@ fn format_of(table: &[(&'static str, &'static str)], media: &str) -> Option<&'st
 fn b64(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::Bytes(b) => Some(value::base64_encode(b)),
-        Value::Str(s) => Some(s.clone()),
+        Value::Str(s) => Some(s.to_string()),
         _ => None,
     }
 }

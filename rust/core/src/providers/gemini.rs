@@ -80,9 +80,9 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
         }
         let mut blocks = Vec::with_capacity(parts.len());
         for (j, p) in parts.iter().enumerate() {
-            let path = format!(".parts[{j}]");
+            // the path is formatted only when an error is raised
             let Some(p) = p.as_obj() else {
-                return Err(bad(i, &path, "a part must be an object"));
+                return Err(bad(i, &format!(".parts[{j}]"), "a part must be an object"));
             };
             let sig = get(p, "thought_signature", "thoughtSignature").cloned();
             let mut d = Map::new();
@@ -110,14 +110,14 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
                 let Some(fc) = fc.as_obj() else {
                     return Err(bad(
                         i,
-                        &format!("{path}.function_call"),
+                        &format!(".parts[{j}].function_call"),
                         "must be an object",
                     ));
                 };
                 let Some(name) = fc.str("name") else {
                     return Err(bad(
                         i,
-                        &format!("{path}.function_call.name"),
+                        &format!(".parts[{j}].function_call.name"),
                         "missing required field (a string)",
                     ));
                 };
@@ -135,7 +135,7 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
                     Some(_) => {
                         return Err(bad(
                             i,
-                            &format!("{path}.function_call.args"),
+                            &format!(".parts[{j}].function_call.args"),
                             "must be an object",
                         ))
                     }
@@ -151,14 +151,14 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
                 let Some(fr) = fr.as_obj() else {
                     return Err(bad(
                         i,
-                        &format!("{path}.function_response"),
+                        &format!(".parts[{j}].function_response"),
                         "must be an object",
                     ));
                 };
                 let Some(name) = fr.str("name") else {
                     return Err(bad(
                         i,
-                        &format!("{path}.function_response.name"),
+                        &format!(".parts[{j}].function_response.name"),
                         "missing required field (a string)",
                     ));
                 };
@@ -201,12 +201,12 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
                     .and_then(Value::as_str)
                     .unwrap_or("application/octet-stream");
                 let data = match inl.get("data") {
-                    Some(Value::Str(s)) => s.clone(),
+                    Some(Value::Str(s)) => s.to_string(),
                     Some(Value::Bytes(x)) => value::base64_encode(x),
                     _ => {
                         return Err(bad(
                             i,
-                            &format!("{path}.inline_data.data"),
+                            &format!(".parts[{j}].inline_data.data"),
                             "missing required field (base64 text)",
                         ))
                     }

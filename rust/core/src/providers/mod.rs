@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::provider::Provider;
 use ahash::{AHashMap, AHashSet};
 use std::collections::BTreeMap;
-pub use value::{bad, Map, Value};
+pub use value::{bad, Map, SmolStr, Value};
 
 /// What the output adapters changed or could not carry, by rule name.
 pub type Counts = BTreeMap<&'static str, u64>;
@@ -332,7 +332,7 @@ pub struct Rec<'v> {
     pub index: usize,
     pub assistant: bool,
     /// A string content (kept a string where the target can take one).
-    pub text: Option<&'v str>,
+    pub text: Option<&'v SmolStr>,
     pub blocks: &'v [Value],
     /// The record's `provider_data`, if any.
     pub data: Option<&'v Map>,
@@ -359,10 +359,11 @@ fn read_records(records: &[Value]) -> Result<Vec<Rec<'_>>> {
         let Some(msg) = r.get("message").and_then(Value::as_obj) else {
             return Err(inv(".message", "missing required field (an object)"));
         };
-        let (text, blocks): (Option<&str>, &[Value]) = match msg.get("content") {
-            Some(Value::Str(s)) => (Some(s.as_str()), &[]),
+        static EMPTY: SmolStr = SmolStr::new_inline("");
+        let (text, blocks): (Option<&SmolStr>, &[Value]) = match msg.get("content") {
+            Some(Value::Str(s)) => (Some(s), &[]),
             Some(Value::Arr(a)) => (None, a.as_slice()),
-            Some(Value::Null) | None => (Some(""), &[]),
+            Some(Value::Null) | None => (Some(&EMPTY), &[]),
             Some(_) => {
                 return Err(inv(
                     ".message.content",
@@ -472,7 +473,7 @@ impl Builder {
 }
 
 /// `{"type": "text", "text": t}`.
-pub fn text_block(t: impl Into<String>) -> Value {
+pub fn text_block(t: impl Into<SmolStr>) -> Value {
     let mut m = Map::with_capacity(2);
     m.push("type", "text");
     m.push("text", Value::Str(t.into()));
@@ -512,11 +513,11 @@ pub fn data_fields(d: &Map) -> impl Iterator<Item = (&str, &Value)> {
 }
 
 /// A string content as blocks (none when empty).
-pub fn string_blocks(s: &str) -> Vec<Value> {
+pub fn string_blocks(s: &SmolStr) -> Vec<Value> {
     if s.is_empty() {
         Vec::new()
     } else {
-        vec![text_block(s)]
+        vec![text_block(s.clone())]
     }
 }
 
@@ -587,7 +588,7 @@ pub fn source(b: &Map) -> Source<'_> {
 /// Texts of a tool_result's content (string, or its text blocks joined by "\n").
 pub fn result_text(content: Option<&Value>) -> String {
     match content {
-        Some(Value::Str(s)) => s.clone(),
+        Some(Value::Str(s)) => s.to_string(),
         Some(Value::Arr(a)) => a
             .iter()
             .filter_map(Value::as_obj)
@@ -606,17 +607,17 @@ pub fn result_text(content: Option<&Value>) -> String {
 pub struct Ids {
     limit: usize,
     reserved: AHashSet<String>,
-    map: AHashMap<String, String>,
+    map: AHashMap<String, SmolStr>,
 }
 
 /// The tool name `target` gets for `name` ([`Provider::tool_name`]), counted
 /// when it changes.
-pub fn tool_name(name: &str, target: Provider, counts: &mut Counts) -> String {
+pub fn tool_name(name: &str, target: Provider, counts: &mut Counts) -> SmolStr {
     let out = target.tool_name(name);
     if out != name {
         count(counts, "tool_names_rewritten");
     }
-    out.into_owned()
+    SmolStr::new(out)
 }
 
 pub fn id_ok(id: &str, limit: usize) -> bool {
@@ -663,9 +664,9 @@ impl Ids {
         }
     }
 
-    pub fn get(&mut self, id: &str, counts: &mut Counts) -> String {
+    pub fn get(&mut self, id: &str, counts: &mut Counts) -> SmolStr {
         if id_ok(id, self.limit) {
-            return id.to_string();
+            return SmolStr::new(id);
         }
         if let Some(m) = self.map.get(id) {
             return m.clone();
@@ -687,7 +688,8 @@ impl Ids {
             }
             salt += 1;
         };
-        self.reserved.insert(out.clone());
+        let out = SmolStr::from(out);
+        self.reserved.insert(out.to_string());
         self.map.insert(id.to_string(), out.clone());
         out
     }
@@ -803,7 +805,7 @@ mod tests {
         let long = "x".repeat(100);
         let blocks = [Value::Obj(Map(vec![
             ("type".into(), "tool_use".into()),
-            ("id".into(), Value::Str(long.clone())),
+            ("id".into(), Value::from(long.clone())),
         ]))];
         let recs = [Rec {
             index: 0,

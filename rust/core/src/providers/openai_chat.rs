@@ -52,14 +52,13 @@ fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
             "a content part must be an object",
         ));
     };
-    let path = format!(".content[{j}]");
     Ok(match o.str("type") {
         Some("text") => match o.str("text") {
             Some(t) => text_block(t),
             None => {
                 return Err(bad(
                     i,
-                    &format!("{path}.text"),
+                    &format!(".content[{j}].text"),
                     "missing required field (a string)",
                 ))
             }
@@ -68,14 +67,14 @@ fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
             let Some(iu) = o.get("image_url").and_then(Value::as_obj) else {
                 return Err(bad(
                     i,
-                    &format!("{path}.image_url"),
+                    &format!(".content[{j}].image_url"),
                     "missing required field (an object)",
                 ));
             };
             let Some(url) = iu.str("url") else {
                 return Err(bad(
                     i,
-                    &format!("{path}.image_url.url"),
+                    &format!(".content[{j}].image_url.url"),
                     "missing required field (a string)",
                 ));
             };
@@ -108,7 +107,7 @@ fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
         None => {
             return Err(bad(
                 i,
-                &format!("{path}.type"),
+                &format!(".content[{j}].type"),
                 "missing required field (a string)",
             ))
         }
@@ -260,28 +259,29 @@ pub(super) fn from(b: &mut Builder, messages: &[Value]) -> Result<()> {
 }
 
 fn tool_call(b: &Builder, i: usize, j: usize, c: &Value) -> Result<Value> {
-    let path = format!(".tool_calls[{j}]");
+    // formatted only when an error is raised
+    let path = || format!(".tool_calls[{j}]");
     let Some(c) = c.as_obj() else {
-        return Err(bad(i, &path, "a tool call must be an object"));
+        return Err(bad(i, &path(), "a tool call must be an object"));
     };
     let Some(id) = c.str("id") else {
         return Err(bad(
             i,
-            &format!("{path}.id"),
+            &format!("{}.id", path()),
             "missing required field (a string)",
         ));
     };
     let Some(f) = c.get("function").and_then(Value::as_obj) else {
         return Err(bad(
             i,
-            &format!("{path}.function"),
+            &format!("{}.function", path()),
             "missing required field (an object)",
         ));
     };
     let Some(name) = f.str("name") else {
         return Err(bad(
             i,
-            &format!("{path}.function.name"),
+            &format!("{}.function.name", path()),
             "missing required field (a string)",
         ));
     };
@@ -310,14 +310,17 @@ fn tool_call(b: &Builder, i: usize, j: usize, c: &Value) -> Result<Value> {
     Ok(Value::Obj(blk))
 }
 
-fn part_text(t: &str) -> Value {
-    obj(vec![("type", "text".into()), ("text", t.into())])
+fn part_text(t: impl Into<SmolStr>) -> Value {
+    obj(vec![
+        ("type", "text".into()),
+        ("text", Value::Str(t.into())),
+    ])
 }
 
 /// A user-side block as a chat content part (`None`: the target has no shape for it).
 pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
     match b.str("type").unwrap_or("") {
-        "text" => Some(part_text(b.str("text").unwrap_or(""))),
+        "text" => Some(part_text(b.text("text").clone())),
         "image" => {
             let url = match source(b) {
                 Source::Base64 { media, data } => data_url(media, data),
@@ -393,7 +396,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             Value::Arr(a) => Value::Arr(
                 a.iter()
                     .filter_map(Value::as_obj)
-                    .map(|b| part_text(b.str("text").unwrap_or("")))
+                    .map(|b| part_text(b.text("text").clone()))
                     .collect(),
             ),
             other => other.clone(),
@@ -430,7 +433,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
                         let mut texts = Vec::new();
                         for x in a.iter().filter_map(Value::as_obj) {
                             if x.str("type") == Some("text") {
-                                texts.push(part_text(x.str("text").unwrap_or("")));
+                                texts.push(part_text(x.text("text").clone()));
                             } else if let Some(p) = user_part_out(x, counts) {
                                 count(counts, "media_moved");
                                 moved.push(p);
@@ -438,7 +441,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
                         }
                         Value::Arr(texts)
                     }
-                    _ => Value::Str(String::new()),
+                    _ => Value::from(""),
                 };
                 out.push(obj(vec![
                     ("role", "tool".into()),
@@ -472,11 +475,13 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts) -> Value {
     let mut only_text = true;
     let mut calls = Vec::new();
     if let Some(t) = r.text {
-        parts.extend(string_blocks(t).iter().map(|_| part_text(t)));
+        if !t.is_empty() {
+            parts.push(part_text(t.clone()));
+        }
     }
     for b in r.blocks.iter().filter_map(Value::as_obj) {
         match b.str("type").unwrap_or("") {
-            "text" => parts.push(part_text(b.str("text").unwrap_or(""))),
+            "text" => parts.push(part_text(b.text("text").clone())),
             "tool_use" => {
                 let id = ids.get(b.str("id").unwrap_or(""), counts);
                 let args = match data_from(b, ME).and_then(|d| d.str("arguments")) {

@@ -131,16 +131,20 @@ pub(super) fn from(b: &mut Builder, items: &[Value]) -> Result<()> {
                         }
                         Some(Value::Arr(a)) => {
                             for (j, p) in a.iter().enumerate() {
-                                let path = format!(".content[{j}]");
+                                // the path is formatted only when an error is raised
                                 let Some(po) = p.as_obj() else {
-                                    return Err(bad(i, &path, "a content part must be an object"));
+                                    return Err(bad(
+                                        i,
+                                        &format!(".content[{j}]"),
+                                        "a content part must be an object",
+                                    ));
                                 };
                                 let mut blk = match (po.str("type"), po.str("text")) {
                                     (Some("output_text" | "input_text"), Some(t)) => text_block(t),
                                     (Some("output_text" | "input_text"), None) => {
                                         return Err(bad(
                                             i,
-                                            &format!("{path}.text"),
+                                            &format!(".content[{j}].text"),
                                             "missing required field (a string)",
                                         ))
                                     }
@@ -394,7 +398,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
                                 .filter_map(|x| user_part_out(x, counts))
                                 .collect(),
                         ),
-                        _ => Value::Str(String::new()),
+                        _ => Value::from(""),
                     };
                     let mut m = match data_from(b, ME)
                         .and_then(|d| d.get("item"))

@@ -272,7 +272,7 @@ fn changed_record(r: &VRec<'_>, orig: &Value) -> Value {
     for (k, v) in &m.0 {
         match &**k {
             "uuid" if r.uuid_dirty => {
-                out.0.push((k.clone(), Value::Str(r.uuid_str().to_owned())));
+                out.0.push((k.clone(), Value::from(r.uuid_str())));
                 wrote_uuid = true;
             }
             "isMeta" if r.meta != Meta::Keep => {
@@ -323,7 +323,7 @@ fn with_field(v: &Value, key: &str, new: Value) -> Value {
 
 fn content_value(c: &Content<'_, &Value>) -> Value {
     match c {
-        Content::Str(s) => Value::Str(s.to_string()),
+        Content::Str(s) => Value::from(&**s),
         Content::Blocks(bs) => Value::Arr(bs.iter().map(block_value).collect()),
     }
 }
@@ -332,7 +332,7 @@ fn block_value(b: &Block<'_, &Value>) -> Value {
     match (b.orig, b.dirty) {
         (Some(orig), false) => orig.clone(),
         (Some(orig), true) => match b.kind {
-            BlockKind::Text => with_field(orig, "text", Value::Str(b.text_str().to_owned())),
+            BlockKind::Text => with_field(orig, "text", Value::from(b.text_str())),
             // a tool input cleared by context editing
             BlockKind::ToolUse => with_field(orig, "input", Value::Obj(Map::new())),
             _ => with_field(orig, "content", inner_value(b)),

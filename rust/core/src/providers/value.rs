@@ -2,6 +2,7 @@
 //! provider adapters read and build; the bindings convert to and from it.
 
 use crate::error::{Error, Result};
+pub use smol_str::SmolStr;
 use std::borrow::Cow;
 
 /// An object key: the keys the adapters read and write are static strings
@@ -111,7 +112,9 @@ pub enum Value {
     Float(f64),
     /// A number that fits neither `i64` nor `f64` exactly, as its decimal text.
     Num(String),
-    Str(String),
+    /// Text: up to 23 bytes inline, longer text shared (a clone is a
+    /// reference count, not a copy: records and outputs repeat their input's text).
+    Str(SmolStr),
     /// Raw bytes (Bedrock's blobs); written to JSON as base64.
     Bytes(Vec<u8>),
     Arr(Vec<Value>),
@@ -160,6 +163,14 @@ impl Map {
     pub fn str(&self, k: &str) -> Option<&str> {
         self.get(k).and_then(Value::as_str)
     }
+    /// The string at `k` as it is held (a clone is cheap), or `""`.
+    pub fn text(&self, k: &str) -> &SmolStr {
+        static EMPTY: SmolStr = SmolStr::new_inline("");
+        match self.get(k) {
+            Some(Value::Str(s)) => s,
+            _ => &EMPTY,
+        }
+    }
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -179,11 +190,21 @@ impl Map {
 
 impl From<&str> for Value {
     fn from(s: &str) -> Self {
-        Value::Str(s.to_string())
+        Value::Str(SmolStr::new(s))
     }
 }
 impl From<String> for Value {
     fn from(s: String) -> Self {
+        Value::Str(SmolStr::from(s))
+    }
+}
+impl From<&SmolStr> for Value {
+    fn from(s: &SmolStr) -> Self {
+        Value::Str(s.clone())
+    }
+}
+impl From<SmolStr> for Value {
+    fn from(s: SmolStr) -> Self {
         Value::Str(s)
     }
 }
@@ -356,7 +377,7 @@ fn parse_value(p: &mut crate::json::parse::Parser<'_>, depth: usize) -> Result<V
             }
             Value::Arr(a)
         }
-        Peek::String => Value::Str(p.string()?.into_owned()),
+        Peek::String => Value::from(&*p.string()?),
         Peek::Number => {
             let raw = p.skip_value()?;
             if let Ok(i) = raw.parse::<i64>() {
