@@ -240,6 +240,7 @@ def convert_report(
     # a framework's own objects in, the same framework's objects out
     objects = (
         source == target
+        and source in FRAMEWORKS
         and isinstance(messages, Sequence)
         and any(not isinstance(m, dict) for m in messages)
     )
