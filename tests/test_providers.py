@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +263,8 @@ def test_records_are_msgnorm_records_with_derived_uuids(source: str) -> None:
     assert recs == again  # deterministic
     uuids = [r["uuid"] for r in recs]
     assert len(set(uuids)) == len(uuids)
+    # uuid5s in their canonical lowercase, hyphenated form
+    assert all(str(uuid.UUID(u)) == u and uuid.UUID(u).version == 5 for u in uuids)
     assert recs[0]["type"] == "system" and recs[0]["subtype"] == "system_prompt"
     for r in recs[1:]:
         assert r["type"] in ("user", "assistant")

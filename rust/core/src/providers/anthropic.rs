@@ -85,7 +85,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             }
         };
         let role = if r.assistant { "assistant" } else { "user" };
-        messages.push(obj(vec![("role", role.into()), ("content", content)]));
+        messages.push(obj([("role", role.into()), ("content", content)]));
     }
     let mut out = Map::new();
     if let Some(s) = system_value(system) {

@@ -48,7 +48,7 @@ fn b64(v: Option<&Value>) -> Option<String> {
 }
 
 fn ephemeral() -> Value {
-    obj(vec![("type", "ephemeral".into())])
+    obj([("type", "ephemeral".into())])
 }
 
 /// Sets `cache_control` on the last block (a `cachePoint` follows it).
@@ -110,11 +110,11 @@ fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Val
             (Some(media), Some(s)) if s.get("bytes").is_some() => {
                 media_block("document", media, &b64(s.get("bytes")).unwrap_or_default())
             }
-            (Some(media), Some(s)) if s.str("text").is_some() => obj(vec![
+            (Some(media), Some(s)) if s.str("text").is_some() => obj([
                 ("type", "document".into()),
                 (
                     "source",
-                    obj(vec![
+                    obj([
                         ("type", "text".into()),
                         ("media_type", media.into()),
                         ("data", s.str("text").unwrap_or("").into()),
@@ -138,7 +138,7 @@ fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Val
                 "toolUseId and name are required strings",
             ));
         };
-        out.push(obj(vec![
+        out.push(obj([
             ("type", "tool_use".into()),
             ("id", id.into()),
             ("name", name.into()),
@@ -195,7 +195,7 @@ fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Val
             blk.push("signature", rt.str("signature").unwrap_or(""));
             out.push(Value::Obj(blk));
         } else if let Some(data) = b64(rc.get("redactedContent")) {
-            out.push(obj(vec![
+            out.push(obj([
                 ("type", "redacted_thinking".into()),
                 ("data", data.into()),
             ]));
@@ -276,22 +276,19 @@ impl Out<'_> {
             "text" => {
                 let text = b.str("text").unwrap_or("");
                 if let Some(j) = data_from(b, ME).and_then(|d| d.get("json")) {
-                    out.push(obj(vec![("json", j.clone())]));
+                    out.push(obj([("json", j.clone())]));
                 } else if is_blank_str(text) {
                     count(self.counts, "blank_text_dropped");
                 } else {
-                    out.push(obj(vec![("text", text.into())]));
+                    out.push(obj([("text", text.into())]));
                 }
             }
             "image" => match source(b) {
                 Source::Base64 { media, data } => {
                     match (format_of(&IMAGE, media), bytes_of(data)) {
-                        (Some(fmt), Some(bytes)) => out.push(obj(vec![(
+                        (Some(fmt), Some(bytes)) => out.push(obj([(
                             "image",
-                            obj(vec![
-                                ("format", fmt.into()),
-                                ("source", obj(vec![("bytes", bytes)])),
-                            ]),
+                            obj([("format", fmt.into()), ("source", obj([("bytes", bytes)]))]),
                         )])),
                         (_, None) => count(self.counts, "invalid_media_dropped"),
                         (None, _) => count(self.counts, "parts_dropped"),
@@ -305,18 +302,18 @@ impl Out<'_> {
                 let (fmt, src) = match source(b) {
                     Source::Base64 { media, data } => (
                         format_of(&DOCUMENT, media),
-                        bytes_of(data).map(|x| obj(vec![("bytes", x)])),
+                        bytes_of(data).map(|x| obj([("bytes", x)])),
                     ),
                     Source::Text { media, data } => (
                         format_of(&DOCUMENT, media).or(Some("txt")),
-                        Some(obj(vec![("text", data.into())])),
+                        Some(obj([("text", data.into())])),
                     ),
                     _ => (None, None),
                 };
                 match (fmt, src) {
-                    (Some(fmt), Some(src)) => out.push(obj(vec![(
+                    (Some(fmt), Some(src)) => out.push(obj([(
                         "document",
-                        obj(vec![
+                        obj([
                             ("format", fmt.into()),
                             ("name", name.into()),
                             ("source", src),
@@ -327,9 +324,9 @@ impl Out<'_> {
             }
             "tool_use" => {
                 let id = self.ids.get(b.str("id").unwrap_or(""), self.counts);
-                out.push(obj(vec![(
+                out.push(obj([(
                     "toolUse",
-                    obj(vec![
+                    obj([
                         ("toolUseId", id.into()),
                         (
                             "name",
@@ -349,7 +346,7 @@ impl Out<'_> {
                 let mut inner = Vec::new();
                 match b.get("content") {
                     Some(Value::Str(s)) if !is_blank_str(s) => {
-                        inner.push(obj(vec![("text", s.as_str().into())]))
+                        inner.push(obj([("text", s.as_str().into())]))
                     }
                     Some(Value::Arr(a)) => {
                         for x in a.iter().filter_map(Value::as_obj) {
@@ -366,7 +363,7 @@ impl Out<'_> {
                 } else if let Some(s) = data_from(b, ME).and_then(|d| d.get("status")) {
                     tr.push("status", s.clone());
                 }
-                out.push(obj(vec![("toolResult", Value::Obj(tr))]));
+                out.push(obj([("toolResult", Value::Obj(tr))]));
             }
             "thinking" if thinking_ok(b, ME) => {
                 let mut rt = Map::new();
@@ -374,16 +371,16 @@ impl Out<'_> {
                 if let Some(s) = b.str("signature").filter(|s| !s.is_empty()) {
                     rt.push("signature", s);
                 }
-                out.push(obj(vec![(
+                out.push(obj([(
                     "reasoningContent",
-                    obj(vec![("reasoningText", Value::Obj(rt))]),
+                    obj([("reasoningText", Value::Obj(rt))]),
                 )]));
             }
             "redacted_thinking" if thinking_ok(b, ME) => {
                 let data = b.str("data").unwrap_or("");
-                out.push(obj(vec![(
+                out.push(obj([(
                     "reasoningContent",
-                    obj(vec![(
+                    obj([(
                         "redactedContent",
                         bytes_of(data).unwrap_or_else(|| Value::Bytes(data.as_bytes().to_vec())),
                     )]),
@@ -394,10 +391,7 @@ impl Out<'_> {
             _ => count(self.counts, "parts_dropped"),
         }
         if out.len() > before && b.get("cache_control").is_some() {
-            out.push(obj(vec![(
-                "cachePoint",
-                obj(vec![("type", "default".into())]),
-            )]));
+            out.push(obj([("cachePoint", obj([("type", "default".into())]))]));
         }
     }
 }
@@ -420,7 +414,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         let mut content = Vec::with_capacity(r.blocks.len().max(1));
         if let Some(t) = r.text {
             if !is_blank_str(t) {
-                content.push(obj(vec![("text", t.into())]));
+                content.push(obj([("text", t.into())]));
             }
         }
         for b in r.blocks.iter().filter_map(Value::as_obj) {
@@ -428,7 +422,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         }
         if content.is_empty() {
             count(o.counts, "empty_filled");
-            content.push(obj(vec![("text", "(no content)".into())]));
+            content.push(obj([("text", "(no content)".into())]));
         }
         if role == last_role {
             if let Some(Value::Obj(prev)) = messages.last_mut() {
@@ -440,7 +434,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             }
         }
         last_role = role;
-        messages.push(obj(vec![
+        messages.push(obj([
             ("role", role.into()),
             ("content", Value::Arr(content)),
         ]));
@@ -450,7 +444,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         let mut sys = Vec::new();
         for s in system {
             match &s.content {
-                Value::Str(t) => sys.push(obj(vec![("text", t.as_str().into())])),
+                Value::Str(t) => sys.push(obj([("text", t.as_str().into())])),
                 Value::Arr(a) => {
                     for b in a.iter().filter_map(Value::as_obj) {
                         o.block(b, &mut sys);

@@ -140,7 +140,7 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
                         ))
                     }
                 };
-                let blk = obj(vec![
+                let blk = obj([
                     ("type", "tool_use".into()),
                     ("id", id.into()),
                     ("name", name.into()),
@@ -190,7 +190,7 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
                 if !extra.is_empty() {
                     d.push("extra", Value::Obj(extra));
                 }
-                let blk = obj(vec![
+                let blk = obj([
                     ("type", "tool_result".into()),
                     ("tool_use_id", id.into()),
                     ("content", text.into()),
@@ -238,7 +238,7 @@ fn part(fields: Vec<(&str, Value)>, data: Option<&Map>) -> Value {
 }
 
 fn inline(media: &str, data: &str) -> Value {
-    obj(vec![("mime_type", media.into()), ("data", data.into())])
+    obj([("mime_type", media.into()), ("data", data.into())])
 }
 
 /// The parts of one block into `out`; media inside a tool result go to `moved`
@@ -295,7 +295,7 @@ fn block_parts(
                     } else {
                         "output"
                     };
-                    obj(vec![(key, result_text(b.get("content")).into())])
+                    obj([(key, result_text(b.get("content")).into())])
                 }
             };
             fr.push("response", response);
@@ -355,7 +355,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         let mut parts = Vec::with_capacity(r.blocks.len().max(1));
         if let Some(t) = r.text {
             if !t.is_empty() {
-                parts.push(obj(vec![("text", t.into())]));
+                parts.push(obj([("text", t.into())]));
             }
         }
         let mut moved = Vec::new();
@@ -368,7 +368,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         parts.append(&mut moved);
         if parts.is_empty() {
             count(counts, "empty_filled");
-            parts.push(obj(vec![("text", "(no content)".into())]));
+            parts.push(obj([("text", "(no content)".into())]));
         }
         if role == last_role {
             if let Some(Value::Obj(prev)) = contents.last_mut() {
@@ -380,30 +380,24 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             }
         }
         last_role = role;
-        contents.push(obj(vec![
-            ("role", role.into()),
-            ("parts", Value::Arr(parts)),
-        ]));
+        contents.push(obj([("role", role.into()), ("parts", Value::Arr(parts))]));
     }
     let mut out = Map::new();
     if !system.is_empty() {
         let mut parts = Vec::new();
         for s in system {
             match &s.content {
-                Value::Str(t) => parts.push(obj(vec![("text", t.as_str().into())])),
+                Value::Str(t) => parts.push(obj([("text", t.as_str().into())])),
                 Value::Arr(a) => parts.extend(
                     a.iter()
                         .filter_map(Value::as_obj)
                         .filter_map(|b| b.str("text"))
-                        .map(|t| obj(vec![("text", t.into())])),
+                        .map(|t| obj([("text", t.into())])),
                 ),
                 _ => {}
             }
         }
-        out.push(
-            "system_instruction",
-            obj(vec![("parts", Value::Arr(parts))]),
-        );
+        out.push("system_instruction", obj([("parts", Value::Arr(parts))]));
     }
     out.push("contents", Value::Arr(contents));
     Ok(Value::Obj(out))

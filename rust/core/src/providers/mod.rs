@@ -20,6 +20,7 @@ pub mod value;
 use crate::error::{Error, Result};
 use crate::provider::Provider;
 use ahash::{AHashMap, AHashSet};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 pub use value::{bad, Map, SmolStr, Value};
 
@@ -395,6 +396,8 @@ pub struct Builder {
     pub provider: Provider,
     pub out: Vec<Value>,
     hasher: crc32fast::Hasher,
+    /// The name a uuid is derived from (reused).
+    name: String,
 }
 
 impl Builder {
@@ -403,19 +406,28 @@ impl Builder {
             provider,
             out: Vec::new(),
             hasher: crc32fast::Hasher::new(),
+            name: String::new(),
         }
     }
 
     /// A uuid derived from the record's position and everything before it
     /// (so a longer history keeps the uuids of its prefix).
-    fn uuid(&mut self, content: &Value) -> String {
+    fn uuid(&mut self, content: &Value) -> SmolStr {
+        use std::fmt::Write;
         content.hash_into(&mut self.hasher);
         let h = self.hasher.clone().finalize();
-        crate::ids::uuid5_url(&format!(
+        self.name.clear();
+        let _ = write!(
+            self.name,
             "msgnorm:{}:{}:{h:08x}",
             self.provider.name(),
             self.out.len()
-        ))
+        );
+        let id = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, self.name.as_bytes());
+        SmolStr::new(
+            id.hyphenated()
+                .encode_lower(&mut uuid::Uuid::encode_buffer()),
+        )
     }
 
     pub fn system(&mut self, role: &str, content: Value) {
@@ -480,10 +492,11 @@ pub fn text_block(t: impl Into<SmolStr>) -> Value {
     Value::Obj(m)
 }
 
-pub fn obj(fields: Vec<(&str, Value)>) -> Value {
+/// An object of the given fields, in order (one allocation: the array's size is known).
+pub fn obj<const N: usize>(fields: [(&'static str, Value); N]) -> Value {
     Value::Obj(Map(fields
         .into_iter()
-        .map(|(k, v)| (value::key(k), v))
+        .map(|(k, v)| (Cow::Borrowed(k), v))
         .collect()))
 }
 
@@ -536,11 +549,11 @@ pub fn parse_data_url(u: &str) -> Option<(&str, &str)> {
 
 /// An Anthropic `image`/`document` block for a base64 payload or URL.
 pub fn media_block(kind: &str, media: &str, data: &str) -> Value {
-    obj(vec![
+    obj([
         ("type", kind.into()),
         (
             "source",
-            obj(vec![
+            obj([
                 ("type", "base64".into()),
                 ("media_type", media.into()),
                 ("data", data.into()),
@@ -550,12 +563,9 @@ pub fn media_block(kind: &str, media: &str, data: &str) -> Value {
 }
 
 pub fn url_block(kind: &str, url: &str) -> Value {
-    obj(vec![
+    obj([
         ("type", kind.into()),
-        (
-            "source",
-            obj(vec![("type", "url".into()), ("url", url.into())]),
-        ),
+        ("source", obj([("type", "url".into()), ("url", url.into())])),
     ])
 }
 

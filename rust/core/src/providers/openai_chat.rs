@@ -222,7 +222,7 @@ pub(super) fn from(b: &mut Builder, messages: &[Value]) -> Result<()> {
                 };
                 let content =
                     text_of_parts(i, "content", m.get("content").unwrap_or(&Value::Null))?;
-                let r = obj(vec![
+                let r = obj([
                     ("type", "tool_result".into()),
                     ("tool_use_id", id.into()),
                     ("content", content),
@@ -239,7 +239,7 @@ pub(super) fn from(b: &mut Builder, messages: &[Value]) -> Result<()> {
                 };
                 let content =
                     text_of_parts(i, "content", m.get("content").unwrap_or(&Value::Null))?;
-                let r = obj(vec![
+                let r = obj([
                     ("type", "tool_result".into()),
                     ("tool_use_id", id.into()),
                     ("content", content),
@@ -311,10 +311,7 @@ fn tool_call(b: &Builder, i: usize, j: usize, c: &Value) -> Result<Value> {
 }
 
 fn part_text(t: impl Into<SmolStr>) -> Value {
-    obj(vec![
-        ("type", "text".into()),
-        ("text", Value::Str(t.into())),
-    ])
+    obj([("type", "text".into()), ("text", Value::Str(t.into()))])
 }
 
 /// A user-side block as a chat content part (`None`: the target has no shape for it).
@@ -334,10 +331,10 @@ pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
             iu.push("url", url);
             if let Some(d) = data_from(b, ME) {
                 for (k, v) in data_fields(d) {
-                    iu.push(k, v.clone());
+                    iu.push_key(k, v.clone());
                 }
             }
-            Some(obj(vec![
+            Some(obj([
                 ("type", "image_url".into()),
                 ("image_url", Value::Obj(iu)),
             ]))
@@ -345,11 +342,11 @@ pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
         "document" => match source(b) {
             Source::Base64 { media, data } => {
                 let name = b.str("title").unwrap_or("document.pdf");
-                Some(obj(vec![
+                Some(obj([
                     ("type", "file".into()),
                     (
                         "file",
-                        obj(vec![
+                        obj([
                             ("file_data", data_url(media, data).into()),
                             ("filename", name.into()),
                         ]),
@@ -381,7 +378,7 @@ pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
 fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
     if let Some(d) = data.filter(|d| d.str("provider") == Some(ME.name())) {
         for (k, v) in data_fields(d) {
-            m.push(k, v.clone());
+            m.push_key(k, v.clone());
         }
     }
     Value::Obj(m)
@@ -401,7 +398,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             ),
             other => other.clone(),
         };
-        out.push(obj(vec![
+        out.push(obj([
             ("role", s.role.as_str().into()),
             ("content", content),
         ]));
@@ -443,7 +440,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
                     }
                     _ => Value::from(""),
                 };
-                out.push(obj(vec![
+                out.push(obj([
                     ("role", "tool".into()),
                     ("tool_call_id", id.into()),
                     ("content", content),
@@ -488,14 +485,14 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts) -> Value {
                     Some(a) => a.to_string(),
                     None => args_json(b.get("input")),
                 };
-                let f = obj(vec![
+                let f = obj([
                     (
                         "name",
                         tool_name(b.str("name").unwrap_or(""), ME, counts).into(),
                     ),
                     ("arguments", args.into()),
                 ]);
-                calls.push(obj(vec![
+                calls.push(obj([
                     ("id", id.into()),
                     ("type", "function".into()),
                     ("function", f),

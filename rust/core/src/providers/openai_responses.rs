@@ -9,7 +9,7 @@ pub const ID_LIMIT: usize = 64;
 
 /// `{"type": "provider_part", "provider": ..., "item": item}`: a whole item.
 fn item_part(item: &Value) -> Value {
-    obj(vec![
+    obj([
         ("type", "provider_part".into()),
         ("provider", ME.name().into()),
         ("item", item.clone()),
@@ -277,12 +277,12 @@ fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
     let extra = data_from(b, ME).map(|d| {
         let mut m = Map::new();
         for (k, v) in data_fields(d) {
-            m.push(k, v.clone());
+            m.push_key(k, v.clone());
         }
         m
     });
     match b.str("type").unwrap_or("") {
-        "text" => Some(obj(vec![
+        "text" => Some(obj([
             ("type", "input_text".into()),
             ("text", b.str("text").unwrap_or("").into()),
         ])),
@@ -305,15 +305,14 @@ fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
             Some(Value::Obj(m))
         }
         "document" => match source(b) {
-            Source::Base64 { media, data } => Some(obj(vec![
+            Source::Base64 { media, data } => Some(obj([
                 ("type", "input_file".into()),
                 ("file_data", data_url(media, data).into()),
                 ("filename", b.str("title").unwrap_or("document.pdf").into()),
             ])),
-            Source::Text { data, .. } if !crate::model::is_blank(data) => Some(obj(vec![
-                ("type", "input_text".into()),
-                ("text", data.into()),
-            ])),
+            Source::Text { data, .. } if !crate::model::is_blank(data) => {
+                Some(obj([("type", "input_text".into()), ("text", data.into())]))
+            }
             Source::Text { .. } => {
                 count(counts, "blank_text_dropped");
                 None
@@ -359,7 +358,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
                 a.iter()
                     .filter_map(Value::as_obj)
                     .map(|b| {
-                        obj(vec![
+                        obj([
                             ("type", "input_text".into()),
                             ("text", b.str("text").unwrap_or("").into()),
                         ])
@@ -421,7 +420,7 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         }
         if parts.is_empty() && out.len() == before {
             count(counts, "empty_filled");
-            parts.push(obj(vec![
+            parts.push(obj([
                 ("type", "input_text".into()),
                 ("text", "(no content)".into()),
             ]));

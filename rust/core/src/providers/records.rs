@@ -300,7 +300,7 @@ fn changed_record(r: &VRec<'_>, orig: &Value) -> Value {
 }
 
 /// Object `v` with field `key` set to `new` (in place, or added last).
-fn with_field(v: &Value, key: &str, new: Value) -> Value {
+fn with_field(v: &Value, key: &'static str, new: Value) -> Value {
     let Value::Obj(m) = v else {
         return v.clone();
     };

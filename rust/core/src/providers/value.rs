@@ -153,7 +153,11 @@ impl Map {
         }
     }
     /// Appends `k` without checking for an existing key (for fresh objects).
-    pub fn push(&mut self, k: &str, v: impl Into<Value>) {
+    pub fn push(&mut self, k: &'static str, v: impl Into<Value>) {
+        self.0.push((Cow::Borrowed(k), v.into()));
+    }
+    /// [`Map::push`] for a key that is not a literal.
+    pub fn push_key(&mut self, k: &str, v: impl Into<Value>) {
         self.0.push((key(k), v.into()));
     }
     pub fn remove(&mut self, k: &str) -> Option<Value> {
