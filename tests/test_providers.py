@@ -115,6 +115,31 @@ def test_a_field_named_provider_survives_the_round_trip(source: str) -> None:
     assert back == messages
 
 
+def test_a_legacy_function_call_keeps_its_arguments_text() -> None:
+    # The legacy shape comes back as tool_calls (docs/PROVIDERS.md); its
+    # arguments' own text is kept as a tool call's is, not re-serialized.
+    args = '{"path": "a.py",  "n": 1}'
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": args}},
+        {"role": "function", "name": "f", "content": "ok"},
+    ]
+    block = msgnorm.from_provider(messages, "openai-chat")[1]["message"]["content"][0]
+    assert block["input"] == {"path": "a.py", "n": 1}
+    assert block["provider_data"] == {
+        "provider": "openai-chat",
+        "arguments": args,
+        "legacy_function_call": True,
+    }
+    out = msgnorm.convert(messages, source="openai-chat", target="openai-chat")
+    assert out[1]["tool_calls"][0]["function"] == {"name": "f", "arguments": args}
+    assert out[2] == {
+        "role": "tool",
+        "tool_call_id": out[1]["tool_calls"][0]["id"],
+        "content": "ok",
+    }
+
+
 def test_deliberate_normalisations() -> None:
     # Anthropic: an assistant string content becomes a text block (SPEC §4 step 4).
     out = msgnorm.convert(

@@ -203,9 +203,15 @@ pub(super) fn from(b: &mut Builder, messages: &[Value]) -> Result<()> {
                     call.push("function", Value::Obj(f.clone()));
                     let mut blk = tool_call(b, i, 0, &Value::Obj(call))?;
                     if let Value::Obj(o) = &mut blk {
-                        let mut d = Map::new();
-                        d.push("legacy_function_call", true);
-                        o.push("provider_data", b.data(d));
+                        // one provider_data: tool_call's may hold the arguments' own text
+                        match o.get_mut("provider_data") {
+                            Some(Value::Obj(d)) => d.push("legacy_function_call", true),
+                            _ => {
+                                let mut d = Map::new();
+                                d.push("legacy_function_call", true);
+                                o.push("provider_data", b.data(d));
+                            }
+                        }
                     }
                     blocks.push(blk);
                     legacy = Some(id);

@@ -119,7 +119,7 @@ pub(super) fn from(b: &mut Builder, items: &[Value]) -> Result<()> {
                     let rest = Value::Obj(m.without(&["content"]));
                     match m.get("content") {
                         Some(Value::Str(s)) => {
-                            let mut t = text_block(s.as_str());
+                            let mut t = text_block(s.clone());
                             let plain = m
                                 .0
                                 .iter()
