@@ -140,6 +140,32 @@ def test_a_legacy_function_call_keeps_its_arguments_text() -> None:
     }
 
 
+def test_the_records_own_fields_win_over_provider_data() -> None:
+    # provider_data carries what a record has no place for; where it also names a
+    # field the record itself has (records edited or built by hand), the record wins.
+    user = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "real"}}
+    user["provider_data"] = {"provider": "openai-chat", "content": "stale", "name": "bob"}
+    assert msgnorm.to_provider([user], "openai-chat") == [
+        {"role": "user", "content": "real", "name": "bob"}
+    ]
+
+    def image(provider: str, **data: str) -> dict[str, Any]:
+        block = {"type": "image", "source": {"type": "url", "url": "https://x/a.png"}}
+        block["provider_data"] = {"provider": provider, **data}
+        return {"type": "user", "uuid": "u2", "message": {"role": "user", "content": [block]}}
+
+    chat = msgnorm.to_provider([image("openai-chat", url="https://y", detail="low")], "openai-chat")
+    assert chat[0]["content"][0]["image_url"] == {"url": "https://x/a.png", "detail": "low"}
+    resp = msgnorm.to_provider(
+        [image("openai-responses", image_url="https://y", detail="high")], "openai-responses"
+    )
+    assert resp[0]["content"][0] == {
+        "type": "input_image",
+        "image_url": "https://x/a.png",
+        "detail": "high",
+    }
+
+
 def test_deliberate_normalisations() -> None:
     # Anthropic: an assistant string content becomes a text block (SPEC §4 step 4).
     out = msgnorm.convert(

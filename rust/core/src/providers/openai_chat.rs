@@ -337,7 +337,7 @@ pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
             iu.push("url", url);
             if let Some(d) = data_from(b, ME) {
                 for (k, v) in data_fields(d) {
-                    iu.push_key(k, v.clone());
+                    iu.push_new(k, v);
                 }
             }
             Some(obj([
@@ -384,7 +384,7 @@ pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
 fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
     if let Some(d) = data.filter(|d| d.str("provider") == Some(ME.name())) {
         for (k, v) in data_fields(d) {
-            m.push_key(k, v.clone());
+            m.push_new(k, v);
         }
     }
     Value::Obj(m)

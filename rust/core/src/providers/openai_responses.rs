@@ -277,7 +277,7 @@ fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
     let extra = data_from(b, ME).map(|d| {
         let mut m = Map::new();
         for (k, v) in data_fields(d) {
-            m.push_key(k, v.clone());
+            m.push_new(k, v);
         }
         m
     });
@@ -299,7 +299,11 @@ fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
             m.push("type", "input_image");
             m.push("image_url", url);
             match extra {
-                Some(e) if !e.is_empty() => m.0.extend(e.0),
+                Some(e) if !e.is_empty() => {
+                    for (k, v) in &e.0 {
+                        m.push_new(k, v);
+                    }
+                }
                 _ => m.push("detail", "auto"),
             }
             Some(Value::Obj(m))

@@ -156,9 +156,12 @@ impl Map {
     pub fn push(&mut self, k: &'static str, v: impl Into<Value>) {
         self.0.push((Cow::Borrowed(k), v.into()));
     }
-    /// [`Map::push`] for a key that is not a literal.
-    pub fn push_key(&mut self, k: &str, v: impl Into<Value>) {
-        self.0.push((key(k), v.into()));
+    /// Adds `k` unless the object has it already (a field written from the
+    /// record itself wins over a copy kept in `provider_data`).
+    pub fn push_new(&mut self, k: &str, v: &Value) {
+        if self.get(k).is_none() {
+            self.0.push((key(k), v.clone()));
+        }
     }
     pub fn remove(&mut self, k: &str) -> Option<Value> {
         let i = self.0.iter().position(|(name, _)| name.as_ref() == k)?;
