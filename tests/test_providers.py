@@ -623,6 +623,59 @@ def test_gemini_merges_turns_and_never_sends_empty_parts() -> None:
     assert all(c["parts"] for c in out["contents"])
 
 
+def _history_with(call: dict[str, Any], result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": [call]}},
+        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": [result]}},
+    ]
+
+
+def _gemini_fixed_point(records: list[dict[str, Any]]) -> dict[str, Any]:
+    out = msgnorm.to_provider(records, "gemini")
+    again = msgnorm.convert(out["contents"], source="gemini", target="gemini")
+    assert again == out
+    return out
+
+
+def test_gemini_keeps_a_tool_input_that_is_not_an_object() -> None:
+    # As a tool input is kept as given (anthropic/tool-use-input-object is a
+    # "none" repair), Gemini args are too, and read back as they were written.
+    call = {"type": "tool_use", "id": "t1", "name": "f", "input": [1, 2]}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+    out = _gemini_fixed_point(_history_with(call, result))
+    assert out["contents"][1]["parts"][0]["function_call"]["args"] == [1, 2]
+    # no input at all is written as the `{}` it reads back as
+    del call["input"]
+    out = _gemini_fixed_point(_history_with(call, result))
+    assert out["contents"][1]["parts"][0]["function_call"]["args"] == {}
+
+
+def test_gemini_writes_one_response_per_result_whatever_the_result_holds() -> None:
+    # Only media move out of a tool result; a result or thinking block inside
+    # one has no place in Gemini and is dropped, not written as a second response.
+    call = {"type": "tool_use", "id": "t1", "name": "f", "input": {}}
+    inner = [
+        {"type": "text", "text": "a"},
+        {"type": "tool_result", "tool_use_id": "t1", "content": "b", "is_error": True},
+        {"type": "thinking", "thinking": "x", "signature": "s"},
+    ]
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": inner}
+    out, report = msgnorm.to_provider_report(_history_with(call, result), "gemini")
+    parts = out["contents"][2]["parts"]
+    assert [p["function_response"]["response"] for p in parts] == [{"output": "a"}]
+    assert report["parts_dropped"] == 2
+    _gemini_fixed_point(_history_with(call, result))
+
+
+def test_gemini_names_a_response_as_its_nameless_call() -> None:
+    call = {"type": "tool_use", "id": "t1", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+    out = _gemini_fixed_point(_history_with(call, result))
+    name = out["contents"][1]["parts"][0]["function_call"]["name"]
+    assert out["contents"][2]["parts"][0]["function_response"]["name"] == name
+
+
 def test_gemini_function_responses_pair_by_name_without_ids() -> None:
     contents = [
         {"role": "user", "parts": [{"text": "go"}]},

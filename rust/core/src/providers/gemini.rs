@@ -129,16 +129,11 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
                     }
                 };
                 open.push((name.to_string(), id.clone()));
+                // Args that are not an object are kept as given, as a tool
+                // input is (the validator names the rule they break).
                 let args = match fc.get("args") {
                     None | Some(Value::Null) => Value::Obj(Map::new()),
-                    Some(a @ Value::Obj(_)) => a.clone(),
-                    Some(_) => {
-                        return Err(bad(
-                            i,
-                            &format!(".parts[{j}].function_call.args"),
-                            "must be an object",
-                        ))
-                    }
+                    Some(a) => a.clone(),
                 };
                 let blk = obj([
                     ("type", "tool_use".into()),
@@ -269,10 +264,12 @@ fn block_parts(
                 fc.push("id", b.str("id").unwrap_or(""));
             }
             fc.push("name", tool_name(b.str("name").unwrap_or(""), ME, counts));
-            fc.push(
-                "args",
-                b.get("input").cloned().unwrap_or(Value::Obj(Map::new())),
-            );
+            // no input reads back as `{}`: write it so
+            let args = match b.get("input") {
+                None | Some(Value::Null) => Value::Obj(Map::new()),
+                Some(a) => a.clone(),
+            };
+            fc.push("args", args);
             out.push(part(vec![("function_call", Value::Obj(fc))], data));
         }
         "tool_result" => {
@@ -300,15 +297,23 @@ fn block_parts(
             };
             fr.push("response", response);
             if let Some(Value::Obj(extra)) = data.and_then(|d| d.get("extra")) {
-                fr.0.extend(extra.0.iter().cloned());
+                for (k, v) in &extra.0 {
+                    fr.push_new(k, v);
+                }
             }
             out.push(part(vec![("function_response", Value::Obj(fr))], data));
             if let Some(Value::Arr(inner)) = b.get("content") {
                 for x in inner.iter().filter_map(Value::as_obj) {
-                    if x.str("type") != Some("text") {
-                        count(counts, "media_moved");
-                        let mut none = Vec::new();
-                        block_parts(x, names, counts, moved, &mut none);
+                    match x.str("type") {
+                        Some("text") => {}
+                        // media move after the turn's responses; no other block
+                        // (a call, a result, thinking) has a place in a result
+                        Some("image" | "document") => {
+                            count(counts, "media_moved");
+                            let mut none = Vec::new();
+                            block_parts(x, names, counts, moved, &mut none);
+                        }
+                        _ => count(counts, "parts_dropped"),
                     }
                 }
             }
@@ -341,10 +346,9 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
     let mut names: AHashMap<String, String> = AHashMap::new();
     for r in recs.iter().filter(|r| r.assistant) {
         for b in r.blocks.iter().filter_map(Value::as_obj) {
-            if let (Some("tool_use"), Some(id), Some(n)) =
-                (b.str("type"), b.str("id"), b.str("name"))
-            {
-                names.insert(id.to_string(), n.to_string());
+            // the name the call is written with (a missing name as the call writes it)
+            if let (Some("tool_use"), Some(id)) = (b.str("type"), b.str("id")) {
+                names.insert(id.to_string(), b.str("name").unwrap_or("").to_string());
             }
         }
     }
