@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 SECONDS_EACH="${SECONDS_EACH:-${1:-20}}"
 ENGINE="${FUZZ_ENGINE:-stable}"
 LIMIT=$((SECONDS_EACH + 60)) # a hang (or a check stuck on one input) fails the run
-TARGETS=(normalize_for_api normalize_messages count_tokens budget session conversation)
+TARGETS=(normalize_for_api normalize_messages count_tokens budget session conversation providers)
 
 # Per-target corpora from the shared seeds, with the option bytes each target reads first.
 prefix() {
@@ -21,6 +21,7 @@ prefix() {
         count_tokens) printf '\x00' ;;
         session) printf '\x00' ;;
         conversation) printf '\x00' ;;
+        providers) printf '\x00' ;;
         budget) printf '\x00\x10\x00' ;;
         *) ;;
     esac
@@ -75,4 +76,5 @@ run_pair() {
 run_pair "${TARGETS[0]}" "${TARGETS[1]}"
 run_pair "${TARGETS[2]}" "${TARGETS[3]}"
 run_pair "${TARGETS[4]}" "${TARGETS[5]}"
+run_pair "${TARGETS[6]}"
 exit "$status"

@@ -19,6 +19,8 @@
 
 use msgnorm_core::json::{read_records, utf8, ReadOpts};
 use msgnorm_core::model::{BlockKind, Content, Kind, Record};
+use msgnorm_core::provider::Provider;
+use msgnorm_core::providers::{self, Value};
 use msgnorm_core::session::{self, Options, SourceFile};
 use msgnorm_core::{on_json, ApiOptions, CountParams, Error, Report};
 use std::collections::HashSet;
@@ -708,6 +710,90 @@ pub fn conversation(data: &[u8]) {
     }
 }
 
+/// A provider request's message list and its separate system prompt.
+fn request_parts(out: &Value) -> (Vec<Value>, Option<Value>) {
+    let messages = providers::message_list(out)
+        .unwrap_or_else(|| panic!("provider output without a message list: {}", out.to_json()))
+        .to_vec();
+    let system = out
+        .as_obj()
+        .and_then(|m| m.get("system").or_else(|| m.get("system_instruction")))
+        .cloned();
+    (messages, system)
+}
+
+/// The `providers` target: JSON records (first byte = options) written in each
+/// provider's shape; that output must read back with `from_provider`, convert to
+/// every other provider as valid JSON, and be a fixed point of `convert` into
+/// its own format.
+pub fn providers(data: &[u8]) {
+    let (flags, input) = split_first(data);
+    // Not strict (it only refuses; the repairs are the point) and no short ids
+    // (their tags are added on every pass, so no fixed point is expected).
+    let opts = api_options(flags & !3);
+    let Ok(text) = std::str::from_utf8(input) else {
+        return;
+    };
+    let Ok(Value::Arr(records)) = Value::from_json(text) else {
+        return;
+    };
+    for p in Provider::ALL {
+        let mut counts = providers::Counts::new();
+        let first = providers::normalize_to_provider(
+            p,
+            records.clone(),
+            None,
+            Some(&opts),
+            &mut Report::default(),
+            &mut counts,
+        );
+        let out = match first {
+            Ok(out) => out,
+            Err(e) => return check_input_error(&e, "to_provider"),
+        };
+        if let Err(e) = validate_json(out.to_json().as_bytes()) {
+            panic!("to_provider({}): output is not valid JSON: {e}", p.name());
+        }
+        let (messages, system) = request_parts(&out);
+        let recs = providers::from_provider(p, &messages, system.as_ref()).unwrap_or_else(|e| {
+            panic!(
+                "from_provider({}) refuses to_provider's output: {e}\n{}",
+                p.name(),
+                out.to_json()
+            )
+        });
+        for q in Provider::ALL {
+            let again = providers::normalize_to_provider(
+                q,
+                recs.clone(),
+                None,
+                Some(&opts),
+                &mut Report::default(),
+                &mut providers::Counts::new(),
+            )
+            .unwrap_or_else(|e| {
+                panic!(
+                    "convert {} -> {} fails on to_provider's output: {e}\n{}",
+                    p.name(),
+                    q.name(),
+                    out.to_json()
+                )
+            });
+            if q == p {
+                assert!(
+                    again == out,
+                    "convert {0} -> {0} is not a fixed point:\nonce:  {1}\ntwice: {2}",
+                    p.name(),
+                    out.to_json(),
+                    again.to_json()
+                );
+            } else if let Err(e) = validate_json(again.to_json().as_bytes()) {
+                panic!("convert {} -> {}: not valid JSON: {e}", p.name(), q.name());
+            }
+        }
+    }
+}
+
 pub const TARGETS: &[(&str, Check)] = &[
     ("normalize_for_api", normalize_for_api),
     ("normalize_messages", normalize_messages),
@@ -715,6 +801,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("budget", budget),
     ("session", session),
     ("conversation", conversation),
+    ("providers", providers),
 ];
 
 #[cfg(test)]

@@ -288,7 +288,7 @@ fn mutate(r: &mut Rng, data: &mut Vec<u8>) {
 
 fn prefix(target: &str) -> usize {
     match target {
-        "normalize_for_api" | "count_tokens" | "session" | "conversation" => 1,
+        "normalize_for_api" | "count_tokens" | "session" | "conversation" | "providers" => 1,
         "budget" => 3,
         _ => 0,
     }
