@@ -80,7 +80,7 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
         }
         let mut blocks = Vec::with_capacity(parts.len());
         for (j, p) in parts.iter().enumerate() {
-            // the path is formatted only when an error is raised
+            // the paths below are formatted only when an error is raised
             let Some(p) = p.as_obj() else {
                 return Err(bad(i, &format!(".parts[{j}]"), "a part must be an object"));
             };
@@ -129,8 +129,8 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
                     }
                 };
                 open.push((name.to_string(), id.clone()));
-                // Args that are not an object are kept as given, as a tool
-                // input is (the validator names the rule they break).
+                // Args that are not an object are kept as given, as any tool
+                // input is (`anthropic/tool-use-input-object` repairs nothing).
                 let args = match fc.get("args") {
                     None | Some(Value::Null) => Value::Obj(Map::new()),
                     Some(a) => a.clone(),

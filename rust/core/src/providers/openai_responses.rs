@@ -131,7 +131,7 @@ pub(super) fn from(b: &mut Builder, items: &[Value]) -> Result<()> {
                         }
                         Some(Value::Arr(a)) => {
                             for (j, p) in a.iter().enumerate() {
-                                // the path is formatted only when an error is raised
+                                // the paths below are formatted only when an error is raised
                                 let Some(po) = p.as_obj() else {
                                     return Err(bad(
                                         i,
