@@ -297,9 +297,7 @@ fn block_parts(
             };
             fr.push("response", response);
             if let Some(Value::Obj(extra)) = data.and_then(|d| d.get("extra")) {
-                for (k, v) in &extra.0 {
-                    fr.push_new(k, v);
-                }
+                fr.extend_new(extra.iter());
             }
             out.push(part(vec![("function_response", Value::Obj(fr))], data));
             if let Some(Value::Arr(inner)) = b.get("content") {

@@ -336,9 +336,7 @@ pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
             let mut iu = Map::new();
             iu.push("url", url);
             if let Some(d) = data_from(b, ME) {
-                for (k, v) in data_fields(d) {
-                    iu.push_new(k, v);
-                }
+                iu.extend_new(data_fields(d));
             }
             Some(obj([
                 ("type", "image_url".into()),
@@ -383,9 +381,7 @@ pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
 
 fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
     if let Some(d) = data.filter(|d| d.str("provider") == Some(ME.name())) {
-        for (k, v) in data_fields(d) {
-            m.push_new(k, v);
-        }
+        m.extend_new(data_fields(d));
     }
     Value::Obj(m)
 }

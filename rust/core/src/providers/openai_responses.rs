@@ -274,13 +274,6 @@ pub(super) fn from(b: &mut Builder, items: &[Value]) -> Result<()> {
 }
 
 fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
-    let extra = data_from(b, ME).map(|d| {
-        let mut m = Map::new();
-        for (k, v) in data_fields(d) {
-            m.push_new(k, v);
-        }
-        m
-    });
     match b.str("type").unwrap_or("") {
         "text" => Some(obj([
             ("type", "input_text".into()),
@@ -298,12 +291,8 @@ fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
             let mut m = Map::new();
             m.push("type", "input_image");
             m.push("image_url", url);
-            match extra {
-                Some(e) if !e.is_empty() => {
-                    for (k, v) in &e.0 {
-                        m.push_new(k, v);
-                    }
-                }
+            match data_from(b, ME) {
+                Some(d) if data_fields(d).next().is_some() => m.extend_new(data_fields(d)),
                 _ => m.push("detail", "auto"),
             }
             Some(Value::Obj(m))

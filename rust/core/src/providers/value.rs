@@ -156,12 +156,18 @@ impl Map {
     pub fn push(&mut self, k: &'static str, v: impl Into<Value>) {
         self.0.push((Cow::Borrowed(k), v.into()));
     }
-    /// Adds `k` unless the object has it already (a field written from the
+    /// Adds the fields the object does not have yet (a field written from the
     /// record itself wins over a copy kept in `provider_data`).
-    pub fn push_new(&mut self, k: &str, v: &Value) {
-        if self.get(k).is_none() {
-            self.0.push((key(k), v.clone()));
+    pub fn extend_new<'a>(&mut self, fields: impl IntoIterator<Item = (&'a str, &'a Value)>) {
+        for (k, v) in fields {
+            if self.get(k).is_none() {
+                self.0.push((key(k), v.clone()));
+            }
         }
+    }
+    /// The fields as `(key, value)`.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
     }
     pub fn remove(&mut self, k: &str) -> Option<Value> {
         let i = self.0.iter().position(|(name, _)| name.as_ref() == k)?;
