@@ -221,15 +221,13 @@ pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
     Ok(())
 }
 
-fn part(fields: Vec<(&str, Value)>, data: Option<&Map>) -> Value {
-    let mut m = Map(fields
-        .into_iter()
-        .map(|(k, v)| (value::key(k), v))
-        .collect());
-    if let Some(s) = data.and_then(|d| d.get("thought_signature")) {
+/// A part of the given fields ([`obj`]), with the block's thought signature if it has one.
+fn part<const N: usize>(fields: [(&'static str, Value); N], data: Option<&Map>) -> Value {
+    let mut part = obj(fields);
+    if let (Value::Obj(m), Some(s)) = (&mut part, data.and_then(|d| d.get("thought_signature"))) {
         m.push("thought_signature", s.clone());
     }
-    Value::Obj(m)
+    part
 }
 
 fn inline(media: &str, data: &str) -> Value {
@@ -250,7 +248,7 @@ fn block_parts(
         "text" => {
             let t = b.str("text").unwrap_or("");
             if !t.is_empty() {
-                out.push(part(vec![("text", t.into())], data));
+                out.push(part([("text", t.into())], data));
             }
         }
         "thinking" => match data.and_then(|d| d.get("part")) {
@@ -270,7 +268,7 @@ fn block_parts(
                 Some(a) => a.clone(),
             };
             fc.push("args", args);
-            out.push(part(vec![("function_call", Value::Obj(fc))], data));
+            out.push(part([("function_call", Value::Obj(fc))], data));
         }
         "tool_result" => {
             let id = b.str("tool_use_id").unwrap_or("");
@@ -299,7 +297,7 @@ fn block_parts(
             if let Some(Value::Obj(extra)) = data.and_then(|d| d.get("extra")) {
                 fr.extend_new(extra.iter());
             }
-            out.push(part(vec![("function_response", Value::Obj(fr))], data));
+            out.push(part([("function_response", Value::Obj(fr))], data));
             if let Some(Value::Arr(inner)) = b.get("content") {
                 for x in inner.iter().filter_map(Value::as_obj) {
                     match x.str("type") {
@@ -321,16 +319,16 @@ fn block_parts(
                 count(counts, "invalid_media_dropped")
             }
             Source::Base64 { media, data: d } => {
-                out.push(part(vec![("inline_data", inline(media, d))], data))
+                out.push(part([("inline_data", inline(media, d))], data))
             }
             Source::Text { data: d, .. } if !crate::model::is_blank(d) => {
-                out.push(part(vec![("text", d.into())], None))
+                out.push(part([("text", d.into())], None))
             }
             Source::Text { .. } => count(counts, "blank_text_dropped"),
             Source::Url(u) => {
                 let mut fd = Map::new();
                 fd.push("file_uri", u);
-                out.push(part(vec![("file_data", Value::Obj(fd))], None))
+                out.push(part([("file_data", Value::Obj(fd))], None))
             }
             _ => count(counts, "parts_dropped"),
         },
