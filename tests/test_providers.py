@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import multiprocessing
 import uuid
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,113 @@ def test_a_tuple_is_not_handed_back_as_the_list_it_was_read_as() -> None:
     out = msgnorm.convert([tupled, plain], source="openai-chat", target="openai-chat")
     assert out[0] is not tupled and isinstance(out[0]["content"], list)
     assert out[1] is plain
+
+
+# --------------------------------------------------------------------------
+# long histories: read in slices while the next ones are converted
+# --------------------------------------------------------------------------
+
+
+def _chat_turns(first: int, turns: int, legacy: bool = False) -> list[dict[str, Any]]:
+    """Chat turns ``first..first+turns``: a question, calls (two in every third
+    turn; with ``legacy``, a legacy function_call in every seventh, whose id is
+    made from its position), their results, an answer."""
+    out: list[dict[str, Any]] = []
+    for t in range(first, first + turns):
+        out.append({"role": "user", "content": f"question {t}"})
+        if legacy and t % 7 == 3:
+            call = {"name": "read", "arguments": json.dumps({"t": t})}
+            out.append({"role": "assistant", "content": None, "function_call": call})
+            out.append({"role": "function", "name": "read", "content": f"file {t}"})
+        else:
+            ids = [f"c{t}_{k}" for k in range(2 if t % 3 == 0 else 1)]
+            calls = [
+                {"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}}
+                for i in ids
+            ]
+            out.append({"role": "assistant", "content": f"step {t}", "tool_calls": calls})
+            out += [{"role": "tool", "tool_call_id": i, "content": f"result {i}"} for i in ids]
+        out.append({"role": "assistant", "content": f"answer {t}"})
+    return out
+
+
+def _pieces(source: str) -> list[list[Any]]:
+    """A long history in ``source``'s format, in pieces of whole turns."""
+    chats = [
+        _chat_turns(k, _PIECE, legacy=source != "openai-chat") for k in range(0, _TURNS, _PIECE)
+    ]
+    if source == "openai-chat":
+        return chats
+    return [
+        request(source, msgnorm.convert(c, source="openai-chat", target=source))[0] for c in chats
+    ]
+
+
+# pieces of 300 turns are under 2,048 messages (read at once); the whole is not
+_TURNS, _PIECE = 1200, 300
+
+
+@pytest.mark.parametrize("source", PROVIDERS)
+def test_a_long_history_reads_as_its_pieces_do(source: str) -> None:
+    """Records of a long history (read in slices on a second thread) are the
+    records of its pieces (read at once): the same blocks, and the uuids of a
+    prefix, which a longer history keeps."""
+    pieces = _pieces(source)
+    whole = [m for piece in pieces for m in piece]
+    assert len(whole) > 2 * 2048 and all(len(p) < 2048 for p in pieces)
+    records = msgnorm.from_provider(whole, source)
+    first = msgnorm.from_provider(pieces[0], source)
+    assert records[: len(first)] == first
+    # without uuids, each piece's records are the whole's records in turn
+    got = [{k: v for k, v in r.items() if k != "uuid"} for r in records]
+    want = [
+        {k: v for k, v in r.items() if k != "uuid"}
+        for piece in pieces
+        for r in msgnorm.from_provider(piece, source)
+    ]
+    assert got == want
+
+
+@pytest.mark.parametrize("target", PROVIDERS)
+def test_a_long_history_converts_as_its_pieces_do(target: str) -> None:
+    """convert() of a long OpenAI Chat history (read in slices on a second
+    thread, its records read and written in halves) is its pieces' outputs in
+    turn: no turn of one piece reaches into the next."""
+    pieces = _pieces("openai-chat")
+    whole = [m for piece in pieces for m in piece]
+    out, report = msgnorm.convert_report(whole, source="openai-chat", target=target)
+    outs = [msgnorm.convert_report(p, source="openai-chat", target=target) for p in pieces]
+    assert request(target, out)[0] == [m for o, _ in outs for m in request(target, o)[0]]
+    assert report == {k: sum(r.get(k, 0) for _, r in outs) for k in report}
+    check(target, out)
+
+
+def test_a_long_history_hands_back_its_unchanged_messages() -> None:
+    chat = _chat_turns(0, _TURNS)
+    chat[5000] = {**chat[5000], "content": "late  "}  # trailing whitespace: repaired
+    tupled = 3000 + next(i for i, m in enumerate(chat[3000:]) if m.get("tool_calls"))
+    chat[tupled] = {**chat[tupled], "tool_calls": tuple(chat[tupled]["tool_calls"])}
+    out = msgnorm.convert(chat, source="openai-chat", target="openai-chat")
+    assert len(out) == len(chat)
+    shared = [i for i, (a, b) in enumerate(zip(out, chat, strict=True)) if a is b]
+    changed = {i for i, m in enumerate(chat) if m.get("role") == "function" or i == tupled}
+    assert out[tupled] == {**chat[tupled], "tool_calls": list(chat[tupled]["tool_calls"])}
+    assert len(shared) > len(chat) - len(changed) - 2 and tupled not in shared
+
+
+def test_a_long_history_names_the_first_bad_message() -> None:
+    chat = _chat_turns(0, _TURNS)
+    chat[4001] = {"role": "tool", "content": "no id"}
+    with pytest.raises(msgnorm.InvalidRecordError, match=r"messages\[4001\]\.tool_call_id"):
+        msgnorm.convert(chat, source="openai-chat", target="anthropic")
+    # a message that is not JSON data is named before any the adapter refuses,
+    # wherever it is, as when the whole list is converted first
+    late = len(chat) - 100
+    chat[late] = {"role": "user", "content": object()}
+    with pytest.raises(msgnorm.InvalidRecordError, match=rf"messages\[{late}\]\.content: holds"):
+        msgnorm.convert(chat, source="openai-chat", target="anthropic")
+    with pytest.raises(msgnorm.InvalidRecordError, match=rf"messages\[{late}\]"):
+        msgnorm.from_provider(chat, "openai-chat")
 
 
 @pytest.mark.parametrize("source", ["openai-chat", "openai-responses"])
@@ -388,7 +496,7 @@ def test_unknown_source_or_target_lists_the_names() -> None:
         ("gemini", [{"role": "assistant", "parts": []}], "messages[0].role"),
         ("bedrock", [{"role": "user", "content": "hi"}], "messages[0].content"),
         ("bedrock", ["not a message"], "messages[0]"),
-        ("openai-chat", [{"role": "user", "content": {1, 2}}], "messages[0]"),
+        ("openai-chat", [{"role": "user", "content": {1, 2}}], "messages[0].content"),
     ],
 )
 def test_a_message_that_does_not_fit_names_the_field(
@@ -957,7 +1065,9 @@ def test_hostile_values_are_refused_with_a_path() -> None:
     msgs = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [deep]}]
     with pytest.raises(msgnorm.InvalidRecordError) as e:
         msgnorm.from_provider(msgs, "anthropic")
-    assert e.value.path == "messages[1]"
+    # the path down to the level past the limit, as the core names blocks nested too deeply
+    assert e.value.path.startswith("messages[1].content[0].a.a.")
+    assert "nested deeper than" in str(e.value)
     with pytest.raises(msgnorm.InvalidRecordError, match="not a str"):
         msgnorm.from_provider([{"role": "user", 1: "x"}], "openai-chat")
     with pytest.raises(msgnorm.InvalidRecordError, match="surrogate"):
@@ -1110,3 +1220,23 @@ def test_values_json_cannot_carry_are_written_as_json_would_have_them() -> None:
     assert out[0]["score"] is None
     assert out[0]["big"] == 2**80
     assert out[1] == {"role": "assistant", "content": "ok"}
+
+
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
+)
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+def test_a_long_history_converts_in_a_forked_child() -> None:
+    """A forked child has none of its parent's threads: reading in slices and
+    freeing trees in the background must still finish there."""
+    chat = _chat_turns(0, _TURNS)
+    want = msgnorm.convert(chat, source="openai-chat", target="anthropic")
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        got = pool.apply_async(_convert_twice, (chat,)).get(timeout=120)
+    assert got == want
+
+
+def _convert_twice(chat: list[dict[str, Any]]) -> Any:
+    msgnorm.convert(chat, source="openai-chat", target="anthropic")
+    return msgnorm.convert(chat, source="openai-chat", target="anthropic")

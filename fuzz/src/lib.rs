@@ -20,7 +20,7 @@
 use msgnorm_core::json::{read_records, utf8, ReadOpts};
 use msgnorm_core::model::{BlockKind, Content, Kind, Record};
 use msgnorm_core::provider::Provider;
-use msgnorm_core::providers::{self, Value};
+use msgnorm_core::providers::{self, records::json_stable, Value};
 use msgnorm_core::session::{self, Options, SourceFile};
 use msgnorm_core::{on_json, ApiOptions, CountParams, Error, Report};
 use std::collections::HashSet;
@@ -742,6 +742,7 @@ pub fn providers(data: &[u8]) {
         let first = providers::normalize_to_provider(
             p,
             records.clone(),
+            false,
             None,
             Some(&opts),
             &mut Report::default(),
@@ -762,10 +763,18 @@ pub fn providers(data: &[u8]) {
                 out.to_json()
             )
         });
+        // stable messages make stable records (the binding relies on it)
+        let stable = messages.iter().all(json_stable) && system.as_ref().is_none_or(json_stable);
+        assert!(
+            !stable || recs.iter().all(json_stable),
+            "from_provider({}) makes a record JSON text cannot hold from stable messages",
+            p.name()
+        );
         for q in Provider::ALL {
             let again = providers::normalize_to_provider(
                 q,
                 recs.clone(),
+                stable,
                 None,
                 Some(&opts),
                 &mut Report::default(),

@@ -6,7 +6,9 @@ use crate::Failure;
 use crate::{guard, to_pyerr};
 use ahash::AHashMap;
 use msgnorm_core::provider::Provider;
-use msgnorm_core::providers::{self, value::key, value::MAX_DEPTH, Map, SystemPrompt, Value};
+use msgnorm_core::providers::{
+    self, value::key, value::MAX_DEPTH, FromProvider, Map, SystemPrompt, Value,
+};
 use msgnorm_core::{ApiOptions, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -25,37 +27,83 @@ fn provider(py: Python<'_>, name: &str, what: &str) -> PyResult<Provider> {
     })
 }
 
-/// Why a Python object is not JSON-shaped (the caller adds where). `exact`
-/// is cleared when the value made is not the object's own shape (a tuple
-/// read as a list), so that the object may not stand for it.
-fn to_value(v: &Bound<'_, PyAny>, depth: usize, exact: &mut bool) -> Result<Value, String> {
+/// What [`to_value`] saw.
+struct Seen {
+    /// The value made is the object's own shape (no tuple read as a list), so
+    /// that the object may stand for it.
+    exact: bool,
+    /// The value reads back from its JSON text as it is
+    /// ([`providers::records::json_stable`]): no bytes, no non-finite float
+    /// (a dict's keys are distinct).
+    stable: bool,
+}
+
+impl Seen {
+    fn new() -> Self {
+        Seen {
+            exact: true,
+            stable: true,
+        }
+    }
+}
+
+/// Why a Python object is not JSON-shaped, and where in it.
+struct NotJson {
+    msg: String,
+    /// The keys and indexes down to the object, innermost first (pushed as
+    /// the error returns through the containers).
+    path: Vec<String>,
+}
+
+impl NotJson {
+    fn new(msg: impl Into<String>) -> Self {
+        NotJson {
+            msg: msg.into(),
+            path: Vec::new(),
+        }
+    }
+
+    /// The error with `seg` (`.key` or `[i]`) outside the path so far.
+    fn within(mut self, seg: impl FnOnce() -> String) -> Self {
+        self.path.push(seg());
+        self
+    }
+
+    /// `root` and the path, e.g. `messages[3].content[0]`, and the message.
+    fn at(self, i: usize, root: String) -> Error {
+        let path: String = self.path.iter().rev().map(String::as_str).collect();
+        Error::invalid(i, format!("{root}{path}"), self.msg)
+    }
+}
+
+/// A Python object as a value, or why it is not JSON-shaped.
+fn to_value(v: &Bound<'_, PyAny>, depth: usize, seen: &mut Seen) -> Result<Value, NotJson> {
     if depth > MAX_DEPTH {
-        return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+        return Err(NotJson::new(format!(
+            "nested deeper than {MAX_DEPTH} levels"
+        )));
     }
     if let Ok(s) = v.cast::<PyString>() {
         return s.to_str().map(Value::from).map_err(|_| {
-            "holds a str with a lone surrogate, which is not valid Unicode text".into()
+            NotJson::new("holds a str with a lone surrogate, which is not valid Unicode text")
         });
     }
     if let Ok(d) = v.cast::<PyDict>() {
         let mut m = Map::with_capacity(d.len());
         for (k, x) in d.iter() {
             let Ok(k) = k.cast::<PyString>() else {
-                return Err("holds a dict with a key that is not a str".into());
+                return Err(NotJson::new("holds a dict with a key that is not a str"));
             };
             let k = k
                 .to_str()
-                .map_err(|_| "holds a key with a lone surrogate".to_string())?;
-            m.0.push((key(k), to_value(&x, depth + 1, exact)?));
+                .map_err(|_| NotJson::new("holds a key with a lone surrogate"))?;
+            let x = to_value(&x, depth + 1, seen).map_err(|e| e.within(|| format!(".{k}")))?;
+            m.0.push((key(k), x));
         }
         return Ok(Value::Obj(m));
     }
     if let Ok(l) = v.cast::<PyList>() {
-        return l
-            .iter()
-            .map(|x| to_value(&x, depth + 1, exact))
-            .collect::<Result<_, _>>()
-            .map(Value::Arr);
+        return items(l.iter(), depth, seen);
     }
     if v.is_none() {
         return Ok(Value::Null);
@@ -66,29 +114,46 @@ fn to_value(v: &Bound<'_, PyAny>, depth: usize, exact: &mut bool) -> Result<Valu
     if v.cast::<PyInt>().is_ok() {
         return Ok(match v.extract::<i64>() {
             Ok(i) => Value::Int(i),
-            Err(_) => Value::Num(v.str().map_err(|e| e.to_string())?.to_string()),
+            Err(_) => Value::Num(
+                v.str()
+                    .map_err(|e| NotJson::new(e.to_string()))?
+                    .to_string(),
+            ),
         });
     }
     if let Ok(f) = v.cast::<PyFloat>() {
-        return Ok(Value::Float(f.value()));
+        let f = f.value();
+        seen.stable &= f.is_finite();
+        return Ok(Value::Float(f));
     }
     if let Ok(b) = v.cast::<PyBytes>() {
+        seen.stable = false;
         return Ok(Value::Bytes(b.as_bytes().to_vec()));
     }
     if let Ok(t) = v.cast::<PyTuple>() {
-        *exact = false;
-        return t
-            .iter()
-            .map(|x| to_value(&x, depth + 1, exact))
-            .collect::<Result<_, _>>()
-            .map(Value::Arr);
+        seen.exact = false;
+        return items(t.iter(), depth, seen);
     }
     let tname = v
         .get_type()
         .name()
         .map(|n| n.to_string())
         .unwrap_or_default();
-    Err(format!("holds a {tname}, which is not JSON data"))
+    Err(NotJson::new(format!(
+        "holds a {tname}, which is not JSON data"
+    )))
+}
+
+/// A list's or tuple's items as an array.
+fn items<'py>(
+    xs: impl Iterator<Item = Bound<'py, PyAny>>,
+    depth: usize,
+    seen: &mut Seen,
+) -> Result<Value, NotJson> {
+    xs.enumerate()
+        .map(|(j, x)| to_value(&x, depth + 1, seen).map_err(|e| e.within(|| format!("[{j}]"))))
+        .collect::<Result<_, _>>()
+        .map(Value::Arr)
 }
 
 /// Value → Python objects. Short strings (keys, types, roles) are made once
@@ -153,38 +218,115 @@ fn to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
     ToPy::new(py).value(v)
 }
 
-/// The elements of a list as values; errors name `what[i]`.
-fn list_values(py: Python<'_>, l: &Bound<'_, PyList>, what: &str) -> PyResult<Vec<Value>> {
-    Ok(exact_values(py, l, what)?.0)
+/// The elements of a list as values.
+struct Values {
+    values: Vec<Value>,
+    /// Whether each element's object has its value's own shape ([`Seen::exact`]).
+    exact: Vec<bool>,
+    /// Every value is [`Seen::stable`].
+    stable: bool,
 }
 
-/// [`list_values`], and whether each element's object has the value's own shape.
-fn exact_values(
+impl Values {
+    fn with_capacity(n: usize) -> Self {
+        Values {
+            values: Vec::with_capacity(n),
+            exact: Vec::with_capacity(n),
+            stable: true,
+        }
+    }
+
+    /// Adds element `i` of a list; errors name `what[i]`.
+    fn push(&mut self, py: Python<'_>, x: &Bound<'_, PyAny>, i: usize, what: &str) -> PyResult<()> {
+        let mut seen = Seen::new();
+        let v = to_value(x, 0, &mut seen)
+            .map_err(|e| to_pyerr(py, Failure::Core(e.at(i, format!("{what}[{i}]")))))?;
+        self.values.push(v);
+        self.exact.push(seen.exact);
+        self.stable &= seen.stable;
+        Ok(())
+    }
+}
+
+/// The elements of a list as values; errors name `what[i]`.
+fn list_values(py: Python<'_>, l: &Bound<'_, PyList>, what: &str) -> PyResult<Values> {
+    let mut out = Values::with_capacity(l.len());
+    for (i, x) in l.iter().enumerate() {
+        out.push(py, &x, i, what)?;
+    }
+    Ok(out)
+}
+
+/// Messages per slice of [`read_messages`].
+const SLICE: usize = 2048;
+
+/// A provider's messages as values, and read into records. A long list is
+/// read in a pipeline: this thread, holding the GIL, converts the Python
+/// objects a slice at a time while a worker reads the slices converted so
+/// far into records. An error converting a message comes before any the
+/// reader found, as when the whole list is converted first.
+fn read_messages(
     py: Python<'_>,
-    l: &Bound<'_, PyList>,
-    what: &str,
-) -> PyResult<(Vec<Value>, Vec<bool>)> {
-    let mut exact = Vec::with_capacity(l.len());
-    let values = l
-        .iter()
-        .enumerate()
-        .map(|(i, x)| {
-            let mut e = true;
-            let v = to_value(&x, 0, &mut e).map_err(|m| {
-                to_pyerr(
-                    py,
-                    Failure::Core(Error::invalid(i, format!("{what}[{i}]"), m)),
-                )
+    messages: &Bound<'_, PyList>,
+    p: Provider,
+    system: Option<&Value>,
+    uuids: bool,
+) -> PyResult<(Values, Vec<Value>)> {
+    if messages.len() <= SLICE {
+        let msgs = list_values(py, messages, "messages")?;
+        let recs = run(py, || {
+            let mut f = FromProvider::new(p, system, uuids)?;
+            f.feed(&msgs.values)?;
+            Ok(f.finish())
+        })?;
+        return Ok((msgs, recs));
+    }
+    let mut msgs = Values::with_capacity(SLICE);
+    msgs.exact.reserve(messages.len());
+    let (converted, (slices, read)) = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<Value>>();
+        let worker = s.spawn(move || {
+            let mut slices = Vec::new();
+            let read = guard(|| {
+                let mut f = FromProvider::new(p, system, uuids).map_err(Failure::Core)?;
+                for slice in rx {
+                    f.feed(&slice).map_err(Failure::Core)?;
+                    slices.push(slice);
+                }
+                Ok(f.finish())
             });
-            exact.push(e);
-            v
-        })
-        .collect::<PyResult<_>>()?;
-    Ok((values, exact))
+            (slices, read)
+        });
+        let mut converted = Ok(());
+        for (i, x) in messages.iter().enumerate() {
+            if let Err(e) = msgs.push(py, &x, i, "messages") {
+                converted = Err(e);
+                break;
+            }
+            if msgs.values.len() == SLICE {
+                let slice = std::mem::replace(&mut msgs.values, Vec::with_capacity(SLICE));
+                // a reader that stopped at an error takes no more: its error is kept
+                let _ = tx.send(slice);
+            }
+        }
+        if converted.is_ok() && !msgs.values.is_empty() {
+            let _ = tx.send(std::mem::take(&mut msgs.values));
+        }
+        drop(tx);
+        let joined = worker.join().unwrap_or_else(|payload| {
+            let e = msgnorm_core::error::from_panic(payload.as_ref());
+            (Vec::new(), Err(Failure::Core(e)))
+        });
+        (converted, joined)
+    });
+    converted?;
+    let recs = read.map_err(|e| to_pyerr(py, e))?;
+    msgs.values = slices.into_iter().flatten().collect();
+    Ok((msgs, recs))
 }
 
 fn one_value(py: Python<'_>, v: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
-    to_value(v, 0, &mut true).map_err(|m| to_pyerr(py, Failure::Core(Error::invalid(0, what, m))))
+    to_value(v, 0, &mut Seen::new()).map_err(|e| to_pyerr(py, Failure::Core(e.at(0, what.into()))))
 }
 
 /// A converted output as Python objects; message `j` of its message list is
@@ -247,12 +389,11 @@ pub fn from_provider<'py>(
     system: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let p = provider(py, source, "source")?;
-    let msgs = list_values(py, messages, "messages")?;
     let sys = match system {
         Some(s) if !s.is_none() => Some(one_value(py, s, "system")?),
         _ => None,
     };
-    let out = run(py, || providers::from_provider(p, &msgs, sys.as_ref()))?;
+    let (msgs, out) = read_messages(py, messages, p, sys.as_ref(), true)?;
     let mut conv = ToPy::new(py);
     let items = out
         .iter()
@@ -260,7 +401,7 @@ pub fn from_provider<'py>(
         .collect::<PyResult<Vec<_>>>()?;
     drop(conv);
     providers::drop_later(out);
-    providers::drop_later(msgs);
+    providers::drop_later(msgs.values);
     Ok(PyList::new(py, items)?.into_any())
 }
 
@@ -325,8 +466,16 @@ pub fn to_provider<'py>(
         let mut report = msgnorm_core::Report::default();
         let mut counts = providers::Counts::new();
         let api = normalize.then_some(&api);
-        providers::normalize_to_provider(p, recs, extra, api, &mut report, &mut counts)
-            .map(|o| (o, report, counts))
+        providers::normalize_to_provider(
+            p,
+            recs.values,
+            recs.stable,
+            extra,
+            api,
+            &mut report,
+            &mut counts,
+        )
+        .map(|o| (o, report, counts))
     })?;
     let rep = report_dict(py, &report, &counts, normalize)?;
     let obj = to_py(py, &out)?;
@@ -348,27 +497,29 @@ pub fn convert<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let src = provider(py, source, "source")?;
     let dst = provider(py, target, "target")?;
-    let (msgs, exact) = exact_values(py, messages, "messages")?;
     let sys = match system {
         Some(s) if !s.is_none() => Some(one_value(py, s, "system")?),
         _ => None,
     };
+    // the records are converted on: no output shows their uuids
+    let (msgs, recs) = read_messages(py, messages, src, sys.as_ref(), false)?;
     let api = api_options(strict, max_media);
     let (out, same, report, counts) = run(py, || {
         let mut report = msgnorm_core::Report::default();
         let mut counts = providers::Counts::new();
-        let out = providers::convert(
-            src,
+        // stable messages make stable records
+        let out = providers::normalize_to_provider(
             dst,
-            &msgs,
-            sys.as_ref(),
-            &api,
+            recs,
+            msgs.stable,
+            None,
+            Some(&api),
             &mut report,
             &mut counts,
         )?;
         // the same format in and out: a message no step changed is the input's own
         let same = if src == dst {
-            providers::unchanged_messages(&msgs, &exact, &out)
+            providers::unchanged_messages(&msgs.values, &msgs.exact, &out)
         } else {
             Vec::new()
         };
@@ -377,7 +528,7 @@ pub fn convert<'py>(
     let rep = report_dict(py, &report, &counts, true)?;
     let obj = out_to_py(py, &out, &same, messages)?;
     providers::drop_later(out);
-    providers::drop_later(msgs);
+    providers::drop_later(msgs.values);
     Ok((obj, rep))
 }
 

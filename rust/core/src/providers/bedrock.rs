@@ -209,8 +209,8 @@ fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Val
     Ok(())
 }
 
-pub(super) fn from(b: &mut Builder, messages: &[Value]) -> Result<()> {
-    for (i, m) in messages.iter().enumerate() {
+pub(super) fn from(b: &mut Builder, at: usize, messages: &[Value]) -> Result<()> {
+    for (i, m) in (at..).zip(messages) {
         let Some(m) = m.as_obj() else {
             return Err(bad(i, "", "a message must be an object"));
         };

@@ -60,10 +60,14 @@ fn with_data(b: &Builder, mut blk: Value, d: Map) -> Value {
     blk
 }
 
-pub(super) fn from(b: &mut Builder, contents: &[Value]) -> Result<()> {
-    // Calls of the last model turn still waiting for a response: (name, id).
-    let mut open: Vec<(String, String)> = Vec::new();
-    for (i, c) in contents.iter().enumerate() {
+pub(super) fn from(
+    b: &mut Builder,
+    carry: &mut Carry,
+    at: usize,
+    contents: &[Value],
+) -> Result<()> {
+    let open = &mut carry.open;
+    for (i, c) in (at..).zip(contents) {
         let Some(c) = c.as_obj() else {
             return Err(bad(i, "", "a content must be an object"));
         };

@@ -22,6 +22,8 @@ use crate::provider::Provider;
 use ahash::{AHashMap, AHashSet};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::mpsc::Sender;
+use std::sync::{Mutex, OnceLock};
 pub use value::{bad, Map, SmolStr, Value};
 
 /// What the output adapters changed or could not carry, by rule name.
@@ -46,40 +48,86 @@ pub fn from_provider(
     messages: &[Value],
     system: Option<&Value>,
 ) -> Result<Vec<Value>> {
-    let mut b = Builder::new(p);
-    if let Some(s) = system {
-        if !s.is_null() {
+    let mut f = FromProvider::new(p, system, true)?;
+    f.feed(messages)?;
+    Ok(f.finish())
+}
+
+/// What an adapter carries from one message to the next.
+#[derive(Default)]
+pub struct Carry {
+    /// OpenAI Chat: the id given to a legacy `function_call`, until its
+    /// `function` message answers it.
+    legacy: Option<String>,
+    /// OpenAI Responses: the items of the assistant turn gathered so far.
+    pending: Vec<Value>,
+    /// Gemini: calls of the last model turn still waiting for a response: (name, id).
+    open: Vec<(String, String)>,
+}
+
+/// [`from_provider`] fed the messages in order, a slice at a time (so that
+/// the binding can convert the next slice from Python objects while this
+/// one is read). Errors name each message by its index in the whole list.
+pub struct FromProvider {
+    b: Builder,
+    carry: Carry,
+    /// The index of the next message fed.
+    next: usize,
+}
+
+impl FromProvider {
+    /// `uuids`: derive each record's uuid (false: every record gets the same
+    /// placeholder, for records that are converted on and whose uuids no
+    /// output shows, as [`convert`]'s).
+    pub fn new(p: Provider, system: Option<&Value>, uuids: bool) -> Result<Self> {
+        let mut b = Builder::new(p);
+        b.uuids = uuids;
+        if let Some(s) = system.filter(|s| !s.is_null()) {
             match p {
                 Provider::Anthropic => anthropic::system_in(&mut b, s)?,
                 Provider::Gemini => gemini::system_in(&mut b, s)?,
                 Provider::Bedrock => bedrock::system_in(&mut b, s)?,
                 Provider::OpenAIChat | Provider::OpenAIResponses => {
-                    let text = match s {
-                        Value::Str(_) | Value::Arr(_) => s.clone(),
-                        other => {
-                            return Err(Error::invalid(
-                                0,
-                                "system",
-                                format!(
-                                    "must be a string or a list of text blocks, not {}",
-                                    other.type_name()
-                                ),
-                            ))
-                        }
-                    };
-                    b.system("system", text);
+                    if !matches!(s, Value::Str(_) | Value::Arr(_)) {
+                        return Err(Error::invalid(
+                            0,
+                            "system",
+                            format!(
+                                "must be a string or a list of text blocks, not {}",
+                                s.type_name()
+                            ),
+                        ));
+                    }
+                    b.system("system", s.clone());
                 }
             }
         }
+        Ok(FromProvider {
+            b,
+            carry: Carry::default(),
+            next: 0,
+        })
     }
-    match p {
-        Provider::Anthropic => anthropic::from(&mut b, messages)?,
-        Provider::OpenAIChat => openai_chat::from(&mut b, messages)?,
-        Provider::OpenAIResponses => openai_responses::from(&mut b, messages)?,
-        Provider::Gemini => gemini::from(&mut b, messages)?,
-        Provider::Bedrock => bedrock::from(&mut b, messages)?,
+
+    /// Reads the next messages.
+    pub fn feed(&mut self, messages: &[Value]) -> Result<()> {
+        let (b, c, at) = (&mut self.b, &mut self.carry, self.next);
+        match b.provider {
+            Provider::Anthropic => anthropic::from(b, at, messages)?,
+            Provider::OpenAIChat => openai_chat::from(b, c, at, messages)?,
+            Provider::OpenAIResponses => openai_responses::from(b, c, at, messages)?,
+            Provider::Gemini => gemini::from(b, c, at, messages)?,
+            Provider::Bedrock => bedrock::from(b, at, messages)?,
+        }
+        self.next += messages.len();
+        Ok(())
     }
-    Ok(b.out)
+
+    /// The records of every message fed.
+    pub fn finish(mut self) -> Vec<Value> {
+        openai_responses::flush(&mut self.b, &mut self.carry.pending);
+        self.b.out
+    }
 }
 
 /// Records → `normalize_for_api` → the provider's request shape, in one pass
@@ -87,10 +135,14 @@ pub fn from_provider(
 /// are ([`records`]), no JSON text in between. System prompts are the
 /// records' `system_prompt` records, then `extra_system`. With `api` `None`
 /// the records are taken as already normalized. Blocks the target cannot
-/// carry are dropped before a second normalization ([`prune`]).
+/// carry are dropped before a second normalization ([`prune`]). `stable`:
+/// the caller knows every record [`records::json_stable`] (values made from
+/// Python objects with no bytes and no non-finite float, and the records
+/// [`from_provider`] makes of them), so that it is not checked again.
 pub fn normalize_to_provider(
     p: Provider,
     records: Vec<Value>,
+    stable: bool,
     extra_system: Option<SystemPrompt>,
     api: Option<&crate::ApiOptions>,
     report: &mut crate::Report,
@@ -103,18 +155,20 @@ pub fn normalize_to_provider(
         return to_provider(p, &records, &prompts, counts);
     };
     let mut records = records;
-    let mut recs = records::normalize(&mut records, api, report)?;
+    let mut recs = records::normalize(&mut records, stable, api, report)?;
     // normalize_for_api drops the system-prompt records; they are carried, not lost
     report.dropped = report.dropped.saturating_sub(carried);
     drop_later(records);
-    if let Some(mut pruned) = prune(p, &recs, counts)? {
-        drop_later(std::mem::replace(
-            &mut recs,
-            records::normalize(&mut pruned, api, report)?,
-        ));
-        drop_later(pruned);
-    }
-    let out = to_provider(p, &recs, &prompts, counts);
+    let read = read_records(&recs, p)?;
+    let out = if read.iter().any(|r| r.drops) {
+        drop(read);
+        prune(p, &mut recs, counts);
+        let pruned = records::normalize(&mut recs, true, api, report)?;
+        drop_later(std::mem::replace(&mut recs, pruned));
+        to_provider(p, &recs, &prompts, counts)
+    } else {
+        write(p, &read, &prompts, counts)
+    };
     drop_later(recs);
     out
 }
@@ -158,10 +212,67 @@ pub fn unchanged_messages(input: &[Value], usable: &[bool], out: &Value) -> Vec<
         .collect()
 }
 
-/// Frees a large tree on a pool thread: its many small allocations take
-/// about as long to free as to build, and the caller does not wait for that.
+/// Frees a large tree on a thread of its own: its many small allocations
+/// take about as long to free as to build, and the caller does not wait for
+/// that. The trees are freed one after another on that one thread, so that
+/// freeing never takes more than one core from the work that follows. In a
+/// forked child (which has no such thread) a tree is freed at once.
 pub fn drop_later<T: Send + 'static>(x: T) {
-    rayon::spawn(move || drop(x));
+    type Dropper = (u32, Mutex<Sender<Box<dyn Send>>>);
+    static DROPPER: OnceLock<Option<Dropper>> = OnceLock::new();
+    let dropper = DROPPER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Box<dyn Send>>();
+        let spawned = std::thread::Builder::new()
+            .name("msgnorm-drop".into())
+            .spawn(move || rx.into_iter().for_each(drop));
+        spawned.ok().map(|_| (std::process::id(), Mutex::new(tx)))
+    });
+    let x: Box<dyn Send> = Box::new(x);
+    match dropper {
+        Some((pid, tx)) if *pid == std::process::id() => {
+            // a send fails only when the thread is gone: then the tree comes back
+            if let Ok(tx) = tx.lock() {
+                if let Err(back) = tx.send(x) {
+                    drop(back);
+                }
+            }
+        }
+        _ => drop(x),
+    }
+}
+
+/// `f(i, item)` for every item, in order; with many items and a second core,
+/// the second half is done on a thread of its own at the same time. The
+/// error is the first item's that fails, as when done one by one.
+pub fn split_map<'a, T: Sync, U: Send>(
+    items: &'a [T],
+    f: impl Fn(usize, &'a T) -> Result<U> + Sync,
+) -> Result<Vec<U>> {
+    /// Below this many items a second thread costs more than it saves.
+    const MIN: usize = 8192;
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let run = |at: usize, xs: &'a [T]| -> Result<Vec<U>> {
+        (at..).zip(xs).map(|(i, x)| f(i, x)).collect()
+    };
+    if items.len() < MIN || cores < 2 {
+        return run(0, items);
+    }
+    let mid = items.len() / 2;
+    let (first, second) = items.split_at(mid);
+    std::thread::scope(|s| {
+        let Ok(other) = std::thread::Builder::new().spawn_scoped(s, || run(mid, second)) else {
+            return run(0, items);
+        };
+        let mut out = run(0, first);
+        let rest = other
+            .join()
+            .unwrap_or_else(|p| Err(crate::error::from_panic(p.as_ref())));
+        if let Ok(out) = &mut out {
+            out.extend(rest?);
+        }
+        out
+    })
 }
 
 /// Provider messages → records → `normalize_for_api` → the target's shape.
@@ -174,8 +285,10 @@ pub fn convert(
     report: &mut crate::Report,
     counts: &mut Counts,
 ) -> Result<Value> {
-    let recs = from_provider(source, messages, system)?;
-    normalize_to_provider(target, recs, None, Some(api), report, counts)
+    let mut f = FromProvider::new(source, system, false)?;
+    f.feed(messages)?;
+    let recs = f.finish();
+    normalize_to_provider(target, recs, false, None, Some(api), report, counts)
 }
 
 /// Normalized records (SPEC §4 output) → the provider's request shape.
@@ -185,13 +298,22 @@ pub fn to_provider(
     system: &[SystemPrompt],
     counts: &mut Counts,
 ) -> Result<Value> {
-    let recs = read_records(records)?;
+    write(p, &read_records(records, p)?, system, counts)
+}
+
+/// Records read by [`read_records`] → the provider's request shape.
+fn write(
+    p: Provider,
+    recs: &[Rec<'_>],
+    system: &[SystemPrompt],
+    counts: &mut Counts,
+) -> Result<Value> {
     match p {
-        Provider::Anthropic => anthropic::to(&recs, system, counts),
-        Provider::OpenAIChat => openai_chat::to(&recs, system, counts),
-        Provider::OpenAIResponses => openai_responses::to(&recs, system, counts),
-        Provider::Gemini => gemini::to(&recs, system, counts),
-        Provider::Bedrock => bedrock::to(&recs, system, counts),
+        Provider::Anthropic => anthropic::to(recs, system, counts),
+        Provider::OpenAIChat => openai_chat::to(recs, system, counts),
+        Provider::OpenAIResponses => openai_responses::to(recs, system, counts),
+        Provider::Gemini => gemini::to(recs, system, counts),
+        Provider::Bedrock => bedrock::to(recs, system, counts),
     }
 }
 
@@ -264,35 +386,12 @@ fn model_blank(s: &str) -> bool {
     crate::model::is_blank(s)
 }
 
-/// Records without the blocks `target` has no shape for, or `None` when it
-/// carries them all. Dropping can leave what normalize_for_api repairs (an
-/// assistant with nothing but thinking, trailing whitespace now final, an
-/// empty user record), so the caller normalizes the pruned records again.
-pub fn prune(
-    target: Provider,
-    records: &[Value],
-    counts: &mut Counts,
-) -> Result<Option<Vec<Value>>> {
-    // normalize_for_api's output records are user and assistant records whose
-    // content is a string or a list of blocks; to_provider checks that shape.
-    let any = records.iter().filter_map(Value::as_obj).any(|r| {
-        let assistant = r.str("type") == Some("assistant");
-        let blocks = r
-            .get("message")
-            .and_then(Value::as_obj)
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_arr)
-            .unwrap_or(&[]);
-        blocks
-            .iter()
-            .filter_map(Value::as_obj)
-            .any(|b| dropped_by(target, b, assistant).is_some())
-    });
-    if !any {
-        return Ok(None);
-    }
-    let mut out = records.to_vec();
-    for v in out.iter_mut() {
+/// Drops the blocks `target` has no shape for (counted by reason).
+/// Dropping can leave what normalize_for_api repairs (an assistant with
+/// nothing but thinking, trailing whitespace now final, an empty user
+/// record), so the caller normalizes the pruned records again.
+pub fn prune(target: Provider, records: &mut [Value], counts: &mut Counts) {
+    for v in records.iter_mut() {
         let Value::Obj(r) = v else { continue };
         let assistant = r.str("type") == Some("assistant");
         let Some(Value::Obj(msg)) = r.get_mut("message") else {
@@ -310,7 +409,6 @@ pub fn prune(
             );
         }
     }
-    Ok(Some(out))
 }
 
 /// The `system`/`system_prompt` records of a history (before normalize drops them).
@@ -337,58 +435,76 @@ pub struct Rec<'v> {
     pub blocks: &'v [Value],
     /// The record's `provider_data`, if any.
     pub data: Option<&'v Map>,
+    /// The longest tool id (`id`, `tool_use_id`) of its blocks, or
+    /// `usize::MAX` when one is empty or has a character no target takes.
+    pub longest_id: usize,
+    /// Whether the target has no shape for one of its blocks ([`dropped_by`]).
+    pub drops: bool,
 }
 
-fn read_records(records: &[Value]) -> Result<Vec<Rec<'_>>> {
-    let mut out = Vec::with_capacity(records.len());
-    for (i, r) in records.iter().enumerate() {
-        let inv = |path: &str, msg: &str| Error::invalid(i, format!("records[{i}]{path}"), msg);
-        let Some(r) = r.as_obj() else {
-            return Err(inv("", "a record must be an object"));
-        };
-        let assistant = match r.str("type") {
-            Some("user") => false,
-            Some("assistant") => true,
-            Some("system") if r.str("subtype") == Some("system_prompt") => continue,
-            _ => {
-                return Err(inv(
-                    ".type",
-                    "provider output takes user and assistant records only (normalize_for_api's output)",
-                ))
-            }
-        };
-        let Some(msg) = r.get("message").and_then(Value::as_obj) else {
-            return Err(inv(".message", "missing required field (an object)"));
-        };
-        static EMPTY: SmolStr = SmolStr::new_inline("");
-        let (text, blocks): (Option<&SmolStr>, &[Value]) = match msg.get("content") {
-            Some(Value::Str(s)) => (Some(s), &[]),
-            Some(Value::Arr(a)) => (None, a.as_slice()),
-            Some(Value::Null) | None => (Some(&EMPTY), &[]),
-            Some(_) => {
-                return Err(inv(
-                    ".message.content",
-                    "must be a string or a list of blocks",
-                ))
-            }
-        };
-        for (j, b) in blocks.iter().enumerate() {
-            if b.as_obj().and_then(|o| o.str("type")).is_none() {
-                return Err(inv(
-                    &format!(".message.content[{j}]"),
-                    "a block must be an object with a string type",
-                ));
-            }
+/// The records as `target`'s writer reads them (a record that is a system
+/// prompt is left out).
+fn read_records(records: &[Value], target: Provider) -> Result<Vec<Rec<'_>>> {
+    let read = split_map(records, |i, r| read_record(i, r, target))?;
+    Ok(read.into_iter().flatten().collect())
+}
+
+fn read_record(i: usize, r: &Value, target: Provider) -> Result<Option<Rec<'_>>> {
+    let inv = |path: &str, msg: &str| Error::invalid(i, format!("records[{i}]{path}"), msg);
+    let Some(r) = r.as_obj() else {
+        return Err(inv("", "a record must be an object"));
+    };
+    let assistant = match r.str("type") {
+        Some("user") => false,
+        Some("assistant") => true,
+        Some("system") if r.str("subtype") == Some("system_prompt") => return Ok(None),
+        _ => return Err(inv(
+            ".type",
+            "provider output takes user and assistant records only (normalize_for_api's output)",
+        )),
+    };
+    let Some(msg) = r.get("message").and_then(Value::as_obj) else {
+        return Err(inv(".message", "missing required field (an object)"));
+    };
+    static EMPTY: SmolStr = SmolStr::new_inline("");
+    let (text, blocks): (Option<&SmolStr>, &[Value]) = match msg.get("content") {
+        Some(Value::Str(s)) => (Some(s), &[]),
+        Some(Value::Arr(a)) => (None, a.as_slice()),
+        Some(Value::Null) | None => (Some(&EMPTY), &[]),
+        Some(_) => {
+            return Err(inv(
+                ".message.content",
+                "must be a string or a list of blocks",
+            ))
         }
-        out.push(Rec {
-            index: i,
-            assistant,
-            text,
-            blocks,
-            data: r.get("provider_data").and_then(Value::as_obj),
-        });
+    };
+    let (mut longest_id, mut drops) = (0, false);
+    for (j, b) in blocks.iter().enumerate() {
+        let Some(b) = b.as_obj().filter(|o| o.str("type").is_some()) else {
+            return Err(inv(
+                &format!(".message.content[{j}]"),
+                "a block must be an object with a string type",
+            ));
+        };
+        for id in [b.str("id"), b.str("tool_use_id")].into_iter().flatten() {
+            let len = if id_ok(id, usize::MAX) {
+                id.len()
+            } else {
+                usize::MAX
+            };
+            longest_id = longest_id.max(len);
+        }
+        drops |= dropped_by(target, b, assistant).is_some();
     }
-    Ok(out)
+    Ok(Some(Rec {
+        index: i,
+        assistant,
+        text,
+        blocks,
+        data: r.get("provider_data").and_then(Value::as_obj),
+        longest_id,
+        drops,
+    }))
 }
 
 /// Builds records for [`from_provider`]: derived uuids, system records.
@@ -398,6 +514,8 @@ pub struct Builder {
     hasher: crc32fast::Hasher,
     /// The name a uuid is derived from (reused).
     name: String,
+    /// Whether uuids are derived ([`FromProvider::new`]).
+    uuids: bool,
 }
 
 impl Builder {
@@ -407,6 +525,7 @@ impl Builder {
             out: Vec::new(),
             hasher: crc32fast::Hasher::new(),
             name: String::new(),
+            uuids: true,
         }
     }
 
@@ -414,6 +533,9 @@ impl Builder {
     /// (so a longer history keeps the uuids of its prefix).
     fn uuid(&mut self, content: &Value) -> SmolStr {
         use std::fmt::Write;
+        if !self.uuids {
+            return SmolStr::new_inline("msgnorm:convert");
+        }
         content.hash_into(&mut self.hasher);
         let h = self.hasher.clone().finalize();
         self.name.clear();
@@ -643,13 +765,7 @@ impl Ids {
     pub fn new(recs: &[Rec<'_>], limit: usize) -> Self {
         let mut reserved = AHashSet::new();
         // The set of valid ids is needed only when some id gets rewritten.
-        let ids = || {
-            recs.iter()
-                .flat_map(|r| r.blocks.iter().filter_map(Value::as_obj))
-                .flat_map(|b| [b.str("id"), b.str("tool_use_id")])
-                .flatten()
-        };
-        if ids().all(|id| id_ok(id, limit)) {
+        if recs.iter().all(|r| r.longest_id <= limit) {
             return Ids {
                 limit,
                 reserved,
@@ -772,6 +888,120 @@ mod tests {
         (out, counts)
     }
 
+    /// A chat history with what an adapter carries from one message to the
+    /// next: two calls answered in order, a legacy function_call answered by a
+    /// `function` message, an assistant turn of text and calls.
+    fn carried() -> Vec<Value> {
+        let src = r#"[
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "looking", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+                {"id": "c2", "type": "function", "function": {"name": "g", "arguments": "{\"a\":1}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "one"},
+            {"role": "tool", "tool_call_id": "c2", "content": "two"},
+            {"role": "assistant", "content": null,
+             "function_call": {"name": "h", "arguments": "{}"}},
+            {"role": "function", "name": "h", "content": "three"},
+            {"role": "assistant", "content": "done"},
+            {"role": "user", "content": "again"}
+        ]"#;
+        match Value::from_json(src).unwrap() {
+            Value::Arr(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    /// A provider output's message list and system parameter.
+    fn request(out: &Value) -> (Vec<Value>, Option<Value>) {
+        let system = out
+            .as_obj()
+            .and_then(|m| m.get("system").or_else(|| m.get("system_instruction")))
+            .cloned();
+        (message_list(out).unwrap().to_vec(), system)
+    }
+
+    fn convert_carried(target: Provider) -> Value {
+        let api = crate::ApiOptions::default();
+        let (mut report, mut counts) = (crate::Report::default(), Counts::new());
+        let history = carried();
+        convert(
+            Provider::OpenAIChat,
+            target,
+            &history,
+            None,
+            &api,
+            &mut report,
+            &mut counts,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn records_are_the_same_fed_in_slices() {
+        for p in Provider::ALL {
+            let (messages, system) = match p {
+                Provider::OpenAIChat => (carried(), None),
+                _ => request(&convert_carried(p)),
+            };
+            let whole = from_provider(p, &messages, system.as_ref()).unwrap();
+            for cut in 0..=messages.len() {
+                let mut f = FromProvider::new(p, system.as_ref(), true).unwrap();
+                f.feed(&messages[..cut]).unwrap();
+                f.feed(&messages[cut..]).unwrap();
+                assert!(f.finish() == whole, "{p:?}, cut before message {cut}");
+            }
+            let mut f = FromProvider::new(p, system.as_ref(), true).unwrap();
+            messages.chunks(1).try_for_each(|m| f.feed(m)).unwrap();
+            assert!(f.finish() == whole, "{p:?}, fed one message at a time");
+        }
+    }
+
+    #[test]
+    fn an_error_in_a_later_slice_names_the_message_in_the_whole_list() {
+        let mut f = FromProvider::new(Provider::OpenAIChat, None, true).unwrap();
+        f.feed(&carried()[..3]).unwrap();
+        let bad = Value::from_json(r#"{"role": "tool", "content": "x"}"#).unwrap();
+        let e = f.feed(&[bad]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "messages[3].tool_call_id: missing required field (a string)"
+        );
+    }
+
+    #[test]
+    fn conversion_does_not_depend_on_the_records_uuids() {
+        // convert gives its records one placeholder uuid: no output shows them
+        let api = crate::ApiOptions::default();
+        for p in Provider::ALL {
+            let recs = from_provider(Provider::OpenAIChat, &carried(), None).unwrap();
+            let (mut report, mut counts) = (crate::Report::default(), Counts::new());
+            let want =
+                normalize_to_provider(p, recs, false, None, Some(&api), &mut report, &mut counts)
+                    .unwrap();
+            let (mut report2, mut counts2) = (crate::Report::default(), Counts::new());
+            let history = carried();
+            let got = convert(
+                Provider::OpenAIChat,
+                p,
+                &history,
+                None,
+                &api,
+                &mut report2,
+                &mut counts2,
+            )
+            .unwrap();
+            assert!(
+                got == want,
+                "{p:?}: {} != {}",
+                got.to_json(),
+                want.to_json()
+            );
+            assert_eq!(report2.items(), report.items());
+            assert_eq!(counts2, counts);
+        }
+    }
+
     #[test]
     fn chat_ids_outside_the_charset_are_rewritten_in_pairs() {
         let (out, counts) = run(Provider::OpenAIChat);
@@ -813,17 +1043,14 @@ mod tests {
     #[test]
     fn ids_are_deterministic_and_within_the_limit() {
         let long = "x".repeat(100);
-        let blocks = [Value::Obj(Map(vec![
-            ("type".into(), "tool_use".into()),
-            ("id".into(), Value::from(long.clone())),
-        ]))];
-        let recs = [Rec {
-            index: 0,
-            assistant: true,
-            text: None,
-            blocks: &blocks,
-            data: None,
-        }];
+        let block = obj([("type", "tool_use".into()), ("id", long.as_str().into())]);
+        let message = obj([
+            ("role", "assistant".into()),
+            ("content", vec![block].into()),
+        ]);
+        let record = obj([("type", "assistant".into()), ("message", message)]);
+        let recs = read_records(std::slice::from_ref(&record), Provider::OpenAIChat).unwrap();
+        assert_eq!(recs[0].longest_id, 100);
         let mut counts = Counts::new();
         let mut ids = Ids::new(&recs, 40);
         let a = ids.get(&long, &mut counts);

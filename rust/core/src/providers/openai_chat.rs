@@ -114,9 +114,9 @@ fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
     })
 }
 
-pub(super) fn from(b: &mut Builder, messages: &[Value]) -> Result<()> {
-    let mut legacy: Option<String> = None;
-    for (i, m) in messages.iter().enumerate() {
+pub(super) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]) -> Result<()> {
+    let legacy = &mut c.legacy;
+    for (i, m) in (at..).zip(messages) {
         let Some(m) = m.as_obj() else {
             return Err(bad(i, "", "a message must be an object"));
         };
@@ -214,7 +214,7 @@ pub(super) fn from(b: &mut Builder, messages: &[Value]) -> Result<()> {
                         }
                     }
                     blocks.push(blk);
-                    legacy = Some(id);
+                    *legacy = Some(id);
                 }
                 b.message(
                     true,

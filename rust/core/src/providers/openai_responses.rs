@@ -86,14 +86,16 @@ fn content_in(b: &Builder, i: usize, c: Option<&Value>) -> Result<Value> {
     }
 }
 
-pub(super) fn from(b: &mut Builder, items: &[Value]) -> Result<()> {
-    let mut pending: Vec<Value> = Vec::new();
-    let flush = |b: &mut Builder, pending: &mut Vec<Value>| {
-        if !pending.is_empty() {
-            b.message(true, Value::Arr(std::mem::take(pending)), None);
-        }
-    };
-    for (i, it) in items.iter().enumerate() {
+/// The assistant turn gathered so far becomes a record.
+pub(super) fn flush(b: &mut Builder, pending: &mut Vec<Value>) {
+    if !pending.is_empty() {
+        b.message(true, Value::Arr(std::mem::take(pending)), None);
+    }
+}
+
+pub(super) fn from(b: &mut Builder, c: &mut Carry, at: usize, items: &[Value]) -> Result<()> {
+    let pending = &mut c.pending;
+    for (i, it) in (at..).zip(items) {
         let Some(m) = it.as_obj() else {
             return Err(bad(i, "", "an input item must be an object"));
         };
@@ -105,12 +107,12 @@ pub(super) fn from(b: &mut Builder, items: &[Value]) -> Result<()> {
         match ty {
             "message" => match m.str("role") {
                 Some(role @ ("system" | "developer")) => {
-                    flush(b, &mut pending);
+                    flush(b, pending);
                     let c = content_in(b, i, m.get("content"))?;
                     b.system(role, c);
                 }
                 Some("user") => {
-                    flush(b, &mut pending);
+                    flush(b, pending);
                     let c = content_in(b, i, m.get("content"))?;
                     let rest = m.without(&["content"]);
                     b.message(false, c, Some(Map(vec![("item".into(), Value::Obj(rest))])));
@@ -211,7 +213,7 @@ pub(super) fn from(b: &mut Builder, items: &[Value]) -> Result<()> {
                 pending.push(Value::Obj(blk));
             }
             "function_call_output" => {
-                flush(b, &mut pending);
+                flush(b, pending);
                 let Some(call_id) = m.str("call_id") else {
                     return Err(bad(i, ".call_id", "missing required field (a string)"));
                 };
@@ -263,13 +265,12 @@ pub(super) fn from(b: &mut Builder, items: &[Value]) -> Result<()> {
                 pending.push(Value::Obj(blk));
             }
             t if t.ends_with("_output") => {
-                flush(b, &mut pending);
+                flush(b, pending);
                 b.message(false, Value::Arr(vec![item_part(it)]), None);
             }
             _ => pending.push(item_part(it)),
         }
     }
-    flush(b, &mut pending);
     Ok(())
 }
 

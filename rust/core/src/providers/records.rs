@@ -175,27 +175,27 @@ enum Out {
 /// SPEC §4 `normalize_for_api` on record values. Records no step changed are
 /// the input values themselves, moved out of `records` (left `null`); the
 /// records the pipeline made or changed are built, sharing nothing.
+/// `stable`: every record is known to be [`json_stable`].
 pub fn normalize(
     records: &mut [Value],
+    stable: bool,
     api: &crate::ApiOptions,
     report: &mut crate::Report,
 ) -> Result<Vec<Value>> {
     // A value JSON text cannot hold as it is (bytes, a non-finite float, a
     // repeated key) is read as the JSON backend would read its text.
-    for v in records.iter_mut() {
-        if !json_stable(v) {
-            *v = Value::from_json(&v.to_json())?;
+    if !stable {
+        for v in records.iter_mut() {
+            if !json_stable(v) {
+                *v = Value::from_json(&v.to_json())?;
+            }
         }
     }
     let plan = {
-        let recs = records
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                read_record(&mut ValueSource, v, i, ReadOpts::default())
-                    .map_err(|e| e.record::<Error>(i, None))
-            })
-            .collect::<Result<Vec<VRec<'_>>>>()?;
+        let recs = super::split_map(records, |i, v| {
+            read_record(&mut ValueSource, v, i, ReadOpts::default())
+                .map_err(|e| e.record::<Error>(i, None))
+        })?;
         let out = crate::normalize_for_api_report(recs, api, report)?;
         let mut moved = vec![false; records.len()];
         out.iter()
@@ -406,7 +406,7 @@ mod tests {
             let (want, want_report) = through_json(HISTORY, &api);
             let mut recs = values(HISTORY);
             let mut report = crate::Report::default();
-            let got = normalize(&mut recs, &api, &mut report).unwrap();
+            let got = normalize(&mut recs, false, &api, &mut report).unwrap();
             assert!(want.len() >= 4 && report.items().iter().any(|(_, n)| *n > 0));
             assert_eq!(got, want);
             assert_eq!(report.items(), want_report.items());
@@ -424,6 +424,7 @@ mod tests {
         let want = values(src);
         let out = normalize(
             &mut recs,
+            false,
             &crate::ApiOptions::default(),
             &mut crate::Report::default(),
         )
@@ -452,6 +453,7 @@ mod tests {
         let mut recs = vec![Value::Obj(m)];
         let out = normalize(
             &mut recs,
+            false,
             &crate::ApiOptions::default(),
             &mut crate::Report::default(),
         )
@@ -467,6 +469,7 @@ mod tests {
         let mut recs = values(r#"[{"type":"user","uuid":"u"},{"type":"assistant","uuid":5}]"#);
         let err = normalize(
             &mut recs,
+            false,
             &crate::ApiOptions::default(),
             &mut crate::Report::default(),
         )
