@@ -1003,6 +1003,27 @@ mod tests {
     }
 
     #[test]
+    fn split_map_keeps_the_order_and_the_first_error() {
+        let items: Vec<usize> = (0..20_000).collect();
+        let out = split_map(&items, |i, x| Ok((i, *x * 2))).unwrap();
+        assert!(out.iter().enumerate().all(|(k, (i, x))| k == *i && *x == 2 * k));
+        let fail = |bad: &'static [usize]| {
+            move |i: usize, _: &usize| {
+                if bad.contains(&i) {
+                    Err(Error::value(format!("item {i}")))
+                } else {
+                    Ok(i)
+                }
+            }
+        };
+        // an error in each half: the first half's, as one by one
+        let e = split_map(&items, fail(&[3_000, 15_000])).unwrap_err();
+        assert_eq!(e.to_string(), "item 3000");
+        let e = split_map(&items, fail(&[15_000, 19_000])).unwrap_err();
+        assert_eq!(e.to_string(), "item 15000");
+    }
+
+    #[test]
     fn chat_ids_outside_the_charset_are_rewritten_in_pairs() {
         let (out, counts) = run(Provider::OpenAIChat);
         // '.' is outside [a-zA-Z0-9_-]: rewritten the same way in the call and the result
