@@ -65,34 +65,37 @@ pub(super) fn from(b: &mut Builder, at: usize, messages: &[Value]) -> Result<()>
 
 /// `{"system"?, "messages"}`.
 pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let mut ids = Ids::new(recs, usize::MAX);
+    let ids = Ids::new(recs, usize::MAX);
     let mut messages = Vec::with_capacity(recs.len());
-    for r in recs {
-        let content = match r.text {
-            Some(t) => Value::from(t),
-            None => {
-                let mut out = Vec::with_capacity(r.blocks.len());
-                for b in r.blocks.iter().filter_map(Value::as_obj) {
-                    if let Some(b) = block(b, Provider::Anthropic, &mut ids, counts) {
-                        out.push(b);
-                    }
-                }
-                if out.is_empty() {
-                    count(counts, "empty_filled");
-                    out.push(text_block("(no content)"));
-                }
-                Value::Arr(out)
-            }
-        };
-        let role = if r.assistant { "assistant" } else { "user" };
-        messages.push(obj([("role", role.into()), ("content", content)]));
-    }
+    write_each(recs, ids, counts, &mut messages, record);
     let mut out = Map::new();
     if let Some(s) = system_value(system) {
         out.push("system", s);
     }
     out.push("messages", Value::Arr(messages));
     Ok(Value::Obj(out))
+}
+
+/// One record's message.
+fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, messages: &mut Vec<Value>) {
+    let content = match r.text {
+        Some(t) => Value::from(t),
+        None => {
+            let mut out = Vec::with_capacity(r.blocks.len());
+            for b in r.blocks.iter().filter_map(Value::as_obj) {
+                if let Some(b) = block(b, Provider::Anthropic, ids, counts) {
+                    out.push(b);
+                }
+            }
+            if out.is_empty() {
+                count(counts, "empty_filled");
+                out.push(text_block("(no content)"));
+            }
+            Value::Arr(out)
+        }
+    };
+    let role = if r.assistant { "assistant" } else { "user" };
+    messages.push(obj([("role", role.into()), ("content", content)]));
 }
 
 /// One system prompt as given; several as one list of text blocks.

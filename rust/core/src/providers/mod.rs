@@ -158,18 +158,19 @@ pub fn normalize_to_provider(
     let mut recs = records::normalize(&mut records, stable, api, report)?;
     // normalize_for_api drops the system-prompt records; they are carried, not lost
     report.dropped = report.dropped.saturating_sub(carried);
-    drop_later(records);
     let read = read_records(&recs, p)?;
-    let out = if read.iter().any(|r| r.drops) {
+    let (out, unpruned) = if read.iter().any(|r| r.drops) {
         drop(read);
         prune(p, &mut recs, counts);
         let pruned = records::normalize(&mut recs, true, api, report)?;
-        drop_later(std::mem::replace(&mut recs, pruned));
-        to_provider(p, &recs, &prompts, counts)
+        let unpruned = std::mem::replace(&mut recs, pruned);
+        (to_provider(p, &recs, &prompts, counts), unpruned)
     } else {
-        write(p, &read, &prompts, counts)
+        (write(p, &read, &prompts, counts), Vec::new())
     };
-    drop_later(recs);
+    // freed once the work is done: freeing on another thread while this one
+    // allocates slows both
+    drop_later((records, unpruned, recs));
     out
 }
 
@@ -241,6 +242,58 @@ pub fn drop_later<T: Send + 'static>(x: T) {
     }
 }
 
+/// Whether `n` items are worth halving between this thread and a second one:
+/// there is a second core, and enough items to repay starting a thread.
+fn worth_splitting(n: usize) -> bool {
+    /// Below this many items a second thread costs more than it saves.
+    const MIN: usize = 8192;
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    n >= MIN && cores >= 2
+}
+
+/// Writes every record with `f` (which appends the record's messages to
+/// `out`), in order. When no tool id is rewritten a record's messages depend
+/// on that record alone, so a long history is written in halves, the second
+/// on a thread of its own at the same time.
+pub fn write_each<'v>(
+    recs: &[Rec<'v>],
+    mut ids: Ids,
+    counts: &mut Counts,
+    out: &mut Vec<Value>,
+    f: impl Fn(&Rec<'v>, &mut Ids, &mut Counts, &mut Vec<Value>) + Sync,
+) {
+    let half = |rs: &[Rec<'v>], ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>| {
+        rs.iter().for_each(|r| f(r, ids, counts, out))
+    };
+    if ids.rewrites || !worth_splitting(recs.len()) {
+        return half(recs, &mut ids, counts, out);
+    }
+    let (first, second) = recs.split_at(recs.len() / 2);
+    let limit = ids.limit;
+    std::thread::scope(|s| {
+        let other = std::thread::Builder::new().spawn_scoped(s, || {
+            let (mut ids, mut counts) = (Ids::fixed(limit), Counts::new());
+            let mut out = Vec::with_capacity(second.len());
+            half(second, &mut ids, &mut counts, &mut out);
+            (out, counts)
+        });
+        let Ok(other) = other else {
+            return half(recs, &mut ids, counts, out);
+        };
+        half(first, &mut ids, counts, out);
+        match other.join() {
+            Ok((more, more_counts)) => {
+                out.extend(more);
+                for (k, n) in more_counts {
+                    *counts.entry(k).or_insert(0) += n;
+                }
+            }
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
 /// `f(i, item)` for every item, in order; with many items and a second core,
 /// the second half is done on a thread of its own at the same time. The
 /// error is the first item's that fails, as when done one by one.
@@ -248,14 +301,10 @@ pub fn split_map<'a, T: Sync, U: Send>(
     items: &'a [T],
     f: impl Fn(usize, &'a T) -> Result<U> + Sync,
 ) -> Result<Vec<U>> {
-    /// Below this many items a second thread costs more than it saves.
-    const MIN: usize = 8192;
-    static CORES: OnceLock<usize> = OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let run = |at: usize, xs: &'a [T]| -> Result<Vec<U>> {
         (at..).zip(xs).map(|(i, x)| f(i, x)).collect()
     };
-    if items.len() < MIN || cores < 2 {
+    if !worth_splitting(items.len()) {
         return run(0, items);
     }
     let mid = items.len() / 2;
@@ -436,7 +485,8 @@ pub struct Rec<'v> {
     /// The record's `provider_data`, if any.
     pub data: Option<&'v Map>,
     /// The longest tool id (`id`, `tool_use_id`) of its blocks, or
-    /// `usize::MAX` when one is empty or has a character no target takes.
+    /// `usize::MAX` when one is empty or has a character no target takes,
+    /// or a call or a result has none.
     pub longest_id: usize,
     /// Whether the target has no shape for one of its blocks ([`dropped_by`]).
     pub drops: bool,
@@ -493,6 +543,11 @@ fn read_record(i: usize, r: &Value, target: Provider) -> Result<Option<Rec<'_>>>
                 usize::MAX
             };
             longest_id = longest_id.max(len);
+        }
+        // a writer gives a call or a result without its id the id of ""
+        let id = b.str("id").or_else(|| b.str("tool_use_id"));
+        if id.is_none() && matches!(b.str("type"), Some("tool_use" | "tool_result")) {
+            longest_id = usize::MAX;
         }
         drops |= dropped_by(target, b, assistant).is_some();
     }
@@ -738,6 +793,8 @@ pub fn result_text(content: Option<&Value>) -> String {
 /// output id within a call, so a call and its result stay paired.
 pub struct Ids {
     limit: usize,
+    /// Whether some id of the records is outside the target's rules.
+    rewrites: bool,
     reserved: AHashSet<String>,
     map: AHashMap<String, SmolStr>,
 }
@@ -763,15 +820,11 @@ pub fn id_ok(id: &str, limit: usize) -> bool {
 impl Ids {
     /// `limit`: the target's maximum length (in bytes; the ids are ASCII).
     pub fn new(recs: &[Rec<'_>], limit: usize) -> Self {
-        let mut reserved = AHashSet::new();
         // The set of valid ids is needed only when some id gets rewritten.
         if recs.iter().all(|r| r.longest_id <= limit) {
-            return Ids {
-                limit,
-                reserved,
-                map: AHashMap::new(),
-            };
+            return Ids::fixed(limit);
         }
+        let mut reserved = AHashSet::new();
         for r in recs {
             for b in r.blocks.iter().filter_map(Value::as_obj) {
                 for k in ["id", "tool_use_id"] {
@@ -785,7 +838,18 @@ impl Ids {
         }
         Ids {
             limit,
+            rewrites: true,
             reserved,
+            map: AHashMap::new(),
+        }
+    }
+
+    /// Ids for records whose ids are all valid (none gets rewritten).
+    fn fixed(limit: usize) -> Self {
+        Ids {
+            limit,
+            rewrites: false,
+            reserved: AHashSet::new(),
             map: AHashMap::new(),
         }
     }
@@ -1006,7 +1070,10 @@ mod tests {
     fn split_map_keeps_the_order_and_the_first_error() {
         let items: Vec<usize> = (0..20_000).collect();
         let out = split_map(&items, |i, x| Ok((i, *x * 2))).unwrap();
-        assert!(out.iter().enumerate().all(|(k, (i, x))| k == *i && *x == 2 * k));
+        assert!(out
+            .iter()
+            .enumerate()
+            .all(|(k, (i, x))| k == *i && *x == 2 * k));
         let fail = |bad: &'static [usize]| {
             move |i: usize, _: &usize| {
                 if bad.contains(&i) {
@@ -1021,6 +1088,43 @@ mod tests {
         assert_eq!(e.to_string(), "item 3000");
         let e = split_map(&items, fail(&[15_000, 19_000])).unwrap_err();
         assert_eq!(e.to_string(), "item 15000");
+    }
+
+    #[test]
+    fn write_each_writes_in_order_and_adds_up_the_counts() {
+        let text = |i: usize| obj([("type", "text".into()), ("text", i.to_string().into())]);
+        let record = |i: usize, id: &str| {
+            let call = obj([("type", "tool_use".into()), ("id", id.into())]);
+            let message = obj([("content", vec![text(i), call].into())]);
+            obj([("type", "assistant".into()), ("message", message)])
+        };
+        let f = |r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>| {
+            count(counts, "records");
+            let id = ids.get(r.blocks[1].as_obj().unwrap().str("id").unwrap(), counts);
+            out.push(Value::Arr(vec![r.blocks[0].clone(), id.into()]));
+        };
+        for bad in [false, true] {
+            // one id outside the charset: every record is written on this thread
+            let records: Vec<Value> = (0..20_000)
+                .map(|i| record(i, if bad && i == 7 { "a.b" } else { "ok" }))
+                .collect();
+            let recs = read_records(&records, Provider::OpenAIChat).unwrap();
+            let (mut out, mut counts) = (Vec::new(), Counts::new());
+            write_each(&recs, Ids::new(&recs, 40), &mut counts, &mut out, f);
+            let want: Vec<Value> = (0..20_000)
+                .map(|i| {
+                    let id = if bad && i == 7 {
+                        out[7].as_arr().unwrap()[1].clone()
+                    } else {
+                        "ok".into()
+                    };
+                    Value::Arr(vec![text(i), id])
+                })
+                .collect();
+            assert!(out == want, "bad id: {bad}");
+            assert_eq!(counts.get("records"), Some(&20_000));
+            assert_eq!(counts.get("ids_rewritten").copied(), bad.then_some(1));
+        }
     }
 
     #[test]

@@ -388,7 +388,7 @@ fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
 
 /// A plain list of chat messages, system/developer messages first.
 pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let mut ids = Ids::new(recs, ID_LIMIT);
+    let ids = Ids::new(recs, ID_LIMIT);
     let mut out = Vec::with_capacity(recs.len() + system.len());
     for s in system {
         let content = match &s.content {
@@ -405,68 +405,72 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             ("content", content),
         ]));
     }
-    for r in recs {
-        if r.assistant {
-            out.push(assistant(r, &mut ids, counts));
-            continue;
-        }
-        if let Some(t) = r.text {
-            out.push(with_extras(
-                Map(vec![
-                    ("role".into(), "user".into()),
-                    ("content".into(), t.into()),
-                ]),
-                r.data,
-            ));
-            continue;
-        }
-        let mut parts = Vec::new();
-        let mut moved = Vec::new();
-        let before = out.len();
-        for b in r.blocks.iter().filter_map(Value::as_obj) {
-            if b.str("type") == Some("tool_result") {
-                let id = ids.get(b.str("tool_use_id").unwrap_or(""), counts);
-                let content = match b.get("content") {
-                    Some(Value::Str(s)) => Value::Str(s.clone()),
-                    Some(Value::Arr(a)) => {
-                        let mut texts = Vec::new();
-                        for x in a.iter().filter_map(Value::as_obj) {
-                            if x.str("type") == Some("text") {
-                                texts.push(part_text(x.text("text").clone()));
-                            } else if let Some(p) = user_part_out(x, counts) {
-                                count(counts, "media_moved");
-                                moved.push(p);
-                            }
+    write_each(recs, ids, counts, &mut out, record);
+    Ok(Value::Arr(out))
+}
+
+/// One record's messages: an assistant message, or a user message and the
+/// tool messages of its results.
+fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {
+    if r.assistant {
+        out.push(assistant(r, ids, counts));
+        return;
+    }
+    if let Some(t) = r.text {
+        out.push(with_extras(
+            Map(vec![
+                ("role".into(), "user".into()),
+                ("content".into(), t.into()),
+            ]),
+            r.data,
+        ));
+        return;
+    }
+    let mut parts = Vec::new();
+    let mut moved = Vec::new();
+    let before = out.len();
+    for b in r.blocks.iter().filter_map(Value::as_obj) {
+        if b.str("type") == Some("tool_result") {
+            let id = ids.get(b.str("tool_use_id").unwrap_or(""), counts);
+            let content = match b.get("content") {
+                Some(Value::Str(s)) => Value::Str(s.clone()),
+                Some(Value::Arr(a)) => {
+                    let mut texts = Vec::new();
+                    for x in a.iter().filter_map(Value::as_obj) {
+                        if x.str("type") == Some("text") {
+                            texts.push(part_text(x.text("text").clone()));
+                        } else if let Some(p) = user_part_out(x, counts) {
+                            count(counts, "media_moved");
+                            moved.push(p);
                         }
-                        Value::Arr(texts)
                     }
-                    _ => Value::from(""),
-                };
-                out.push(obj([
-                    ("role", "tool".into()),
-                    ("tool_call_id", id.into()),
-                    ("content", content),
-                ]));
-            } else if let Some(p) = user_part_out(b, counts) {
-                parts.push(p);
-            }
-        }
-        moved.extend(parts);
-        if moved.is_empty() && out.len() == before {
-            count(counts, "empty_filled");
-            moved.push(part_text("(no content)"));
-        }
-        if !moved.is_empty() {
-            out.push(with_extras(
-                Map(vec![
-                    ("role".into(), "user".into()),
-                    ("content".into(), Value::Arr(moved)),
-                ]),
-                r.data,
-            ));
+                    Value::Arr(texts)
+                }
+                _ => Value::from(""),
+            };
+            out.push(obj([
+                ("role", "tool".into()),
+                ("tool_call_id", id.into()),
+                ("content", content),
+            ]));
+        } else if let Some(p) = user_part_out(b, counts) {
+            parts.push(p);
         }
     }
-    Ok(Value::Arr(out))
+    moved.extend(parts);
+    if moved.is_empty() && out.len() == before {
+        count(counts, "empty_filled");
+        moved.push(part_text("(no content)"));
+    }
+    if !moved.is_empty() {
+        out.push(with_extras(
+            Map(vec![
+                ("role".into(), "user".into()),
+                ("content".into(), Value::Arr(moved)),
+            ]),
+            r.data,
+        ));
+    }
 }
 
 fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts) -> Value {

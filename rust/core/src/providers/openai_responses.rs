@@ -344,7 +344,7 @@ fn message(role: &str, content: Value, template: Option<&Map>) -> Value {
 
 /// A list of input items, system/developer messages first.
 pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let mut ids = Ids::new(recs, ID_LIMIT);
+    let ids = Ids::new(recs, ID_LIMIT);
     let mut out = Vec::with_capacity(recs.len() + system.len());
     for s in system {
         let content = match &s.content {
@@ -363,68 +363,69 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         };
         out.push(message(&s.role, content, None));
     }
-    for r in recs {
-        if r.assistant {
-            assistant(r, &mut ids, counts, &mut out);
-            continue;
-        }
-        let template = r
-            .data
-            .filter(|d| d.str("provider") == Some(ME.name()))
-            .and_then(|d| d.get("item"))
-            .and_then(Value::as_obj);
-        if let Some(t) = r.text {
-            out.push(message("user", t.into(), template));
-            continue;
-        }
-        let mut parts = Vec::new();
-        let before = out.len();
-        for b in r.blocks.iter().filter_map(Value::as_obj) {
-            match b.str("type") {
-                Some("tool_result") => {
-                    let id = ids.get(b.str("tool_use_id").unwrap_or(""), counts);
-                    let output = match b.get("content") {
-                        Some(Value::Str(s)) => Value::Str(s.clone()),
-                        Some(Value::Arr(a)) => Value::Arr(
-                            a.iter()
-                                .filter_map(Value::as_obj)
-                                .filter_map(|x| user_part_out(x, counts))
-                                .collect(),
-                        ),
-                        _ => Value::from(""),
-                    };
-                    let mut m = match data_from(b, ME)
-                        .and_then(|d| d.get("item"))
-                        .and_then(Value::as_obj)
-                    {
-                        Some(t) => t.clone(),
-                        None => Map(vec![("type".into(), "function_call_output".into())]),
-                    };
-                    m.set("call_id", id);
-                    m.set("output", output);
-                    out.push(Value::Obj(m));
-                }
-                Some("provider_part")
-                    if origin(b) == Some(ME.name()) && b.get("item").is_some() =>
-                {
-                    out.extend(b.get("item").cloned());
-                }
-                _ => parts.extend(user_part_out(b, counts)),
-            }
-        }
-        if parts.is_empty() && out.len() == before {
-            count(counts, "empty_filled");
-            parts.push(obj([
-                ("type", "input_text".into()),
-                ("text", "(no content)".into()),
-            ]));
-        }
-        if !parts.is_empty() {
-            out.push(message("user", Value::Arr(parts), template));
-        }
-    }
+    write_each(recs, ids, counts, &mut out, record);
     drop_unsendable_ids(&mut out, counts);
     Ok(Value::Arr(out))
+}
+
+/// One record's input items.
+fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {
+    if r.assistant {
+        assistant(r, ids, counts, out);
+        return;
+    }
+    let template = r
+        .data
+        .filter(|d| d.str("provider") == Some(ME.name()))
+        .and_then(|d| d.get("item"))
+        .and_then(Value::as_obj);
+    if let Some(t) = r.text {
+        out.push(message("user", t.into(), template));
+        return;
+    }
+    let mut parts = Vec::new();
+    let before = out.len();
+    for b in r.blocks.iter().filter_map(Value::as_obj) {
+        match b.str("type") {
+            Some("tool_result") => {
+                let id = ids.get(b.str("tool_use_id").unwrap_or(""), counts);
+                let output = match b.get("content") {
+                    Some(Value::Str(s)) => Value::Str(s.clone()),
+                    Some(Value::Arr(a)) => Value::Arr(
+                        a.iter()
+                            .filter_map(Value::as_obj)
+                            .filter_map(|x| user_part_out(x, counts))
+                            .collect(),
+                    ),
+                    _ => Value::from(""),
+                };
+                let mut m = match data_from(b, ME)
+                    .and_then(|d| d.get("item"))
+                    .and_then(Value::as_obj)
+                {
+                    Some(t) => t.clone(),
+                    None => Map(vec![("type".into(), "function_call_output".into())]),
+                };
+                m.set("call_id", id);
+                m.set("output", output);
+                out.push(Value::Obj(m));
+            }
+            Some("provider_part") if origin(b) == Some(ME.name()) && b.get("item").is_some() => {
+                out.extend(b.get("item").cloned());
+            }
+            _ => parts.extend(user_part_out(b, counts)),
+        }
+    }
+    if parts.is_empty() && out.len() == before {
+        count(counts, "empty_filled");
+        parts.push(obj([
+            ("type", "input_text".into()),
+            ("text", "(no content)".into()),
+        ]));
+    }
+    if !parts.is_empty() {
+        out.push(message("user", Value::Arr(parts), template));
+    }
 }
 
 /// Item ids the API would refuse, dropped (an input item's `id` is optional):
