@@ -272,20 +272,23 @@ fn read_messages(
     system: Option<&Value>,
     uuids: bool,
 ) -> PyResult<(Values, Vec<Value>)> {
-    if messages.len() <= SLICE {
+    let at_once = || {
         let msgs = list_values(py, messages, "messages")?;
         let recs = run(py, || {
             let mut f = FromProvider::new(p, system, uuids)?;
             f.feed(&msgs.values)?;
             Ok(f.finish())
         })?;
-        return Ok((msgs, recs));
+        Ok((msgs, recs))
+    };
+    if messages.len() <= SLICE {
+        return at_once();
     }
     let mut msgs = Values::with_capacity(SLICE);
     msgs.exact.reserve(messages.len());
-    let (converted, (slices, read)) = std::thread::scope(|s| {
+    let piped = std::thread::scope(|s| {
         let (tx, rx) = std::sync::mpsc::channel::<Vec<Value>>();
-        let worker = s.spawn(move || {
+        let worker = std::thread::Builder::new().spawn_scoped(s, move || {
             let mut slices = Vec::new();
             let read = guard(|| {
                 let mut f = FromProvider::new(p, system, uuids).map_err(Failure::Core)?;
@@ -297,6 +300,8 @@ fn read_messages(
             });
             (slices, read)
         });
+        // no thread to be had: the list is read at once
+        let worker = worker.ok()?;
         let mut converted = Ok(());
         for (i, x) in messages.iter().enumerate() {
             if let Err(e) = msgs.push(py, &x, i, "messages") {
@@ -317,8 +322,11 @@ fn read_messages(
             let e = msgnorm_core::error::from_panic(payload.as_ref());
             (Vec::new(), Err(Failure::Core(e)))
         });
-        (converted, joined)
+        Some((converted, joined))
     });
+    let Some((converted, (slices, read))) = piped else {
+        return at_once();
+    };
     converted?;
     let recs = read.map_err(|e| to_pyerr(py, e))?;
     msgs.values = slices.into_iter().flatten().collect();
