@@ -258,7 +258,7 @@ fn list_values(py: Python<'_>, l: &Bound<'_, PyList>, what: &str) -> PyResult<Va
 }
 
 /// Messages per slice of [`read_messages`].
-const SLICE: usize = 2048;
+const SLICE: usize = 512;
 
 /// A provider's messages as values, and read into records. A long list is
 /// read in a pipeline: this thread, holding the GIL, converts the Python

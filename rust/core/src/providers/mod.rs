@@ -246,7 +246,7 @@ pub fn drop_later<T: Send + 'static>(x: T) {
 /// there is a second core, and enough items to repay starting a thread.
 fn worth_splitting(n: usize) -> bool {
     /// Below this many items a second thread costs more than it saves.
-    const MIN: usize = 8192;
+    const MIN: usize = 2048;
     static CORES: OnceLock<usize> = OnceLock::new();
     let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     n >= MIN && cores >= 2
