@@ -274,11 +274,7 @@ fn read_messages(
 ) -> PyResult<(Values, Vec<Value>)> {
     let at_once = || {
         let msgs = list_values(py, messages, "messages")?;
-        let recs = run(py, || {
-            let mut f = FromProvider::new(p, system, uuids)?;
-            f.feed(&msgs.values)?;
-            Ok(f.finish())
-        })?;
+        let recs = run(py, || FromProvider::read(p, &msgs.values, system, uuids))?;
         Ok((msgs, recs))
     };
     if messages.len() <= SLICE {

@@ -48,9 +48,7 @@ pub fn from_provider(
     messages: &[Value],
     system: Option<&Value>,
 ) -> Result<Vec<Value>> {
-    let mut f = FromProvider::new(p, system, true)?;
-    f.feed(messages)?;
-    Ok(f.finish())
+    FromProvider::read(p, messages, system, true)
 }
 
 /// What an adapter carries from one message to the next.
@@ -107,6 +105,18 @@ impl FromProvider {
             carry: Carry::default(),
             next: 0,
         })
+    }
+
+    /// The records of `messages`, read at once.
+    pub fn read(
+        p: Provider,
+        messages: &[Value],
+        system: Option<&Value>,
+        uuids: bool,
+    ) -> Result<Vec<Value>> {
+        let mut f = FromProvider::new(p, system, uuids)?;
+        f.feed(messages)?;
+        Ok(f.finish())
     }
 
     /// Reads the next messages.
@@ -252,6 +262,23 @@ fn worth_splitting(n: usize) -> bool {
     n >= MIN && cores >= 2
 }
 
+/// `a()` on this thread and `b()` on a second one at the same time (when no
+/// thread can be started, `b()` runs here after `a()`). A panic in `b` is
+/// raised here, as if `b` had run here.
+fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl Fn() -> B + Sync) -> (A, B) {
+    std::thread::scope(|s| {
+        let other = std::thread::Builder::new().spawn_scoped(s, &b);
+        let first = a();
+        let second = match other {
+            Ok(h) => h
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => b(),
+        };
+        (first, second)
+    })
+}
+
 /// Writes every record with `f` (which appends the record's messages to
 /// `out`), in order. When no tool id is rewritten a record's messages depend
 /// on that record alone, so a long history is written in halves, the second
@@ -271,27 +298,19 @@ pub fn write_each<'v>(
     }
     let (first, second) = recs.split_at(recs.len() / 2);
     let limit = ids.limit;
-    std::thread::scope(|s| {
-        let other = std::thread::Builder::new().spawn_scoped(s, || {
+    let ((), (more, more_counts)) = both(
+        || half(first, &mut ids, counts, out),
+        || {
             let (mut ids, mut counts) = (Ids::fixed(limit), Counts::new());
             let mut out = Vec::with_capacity(second.len());
             half(second, &mut ids, &mut counts, &mut out);
             (out, counts)
-        });
-        let Ok(other) = other else {
-            return half(recs, &mut ids, counts, out);
-        };
-        half(first, &mut ids, counts, out);
-        match other.join() {
-            Ok((more, more_counts)) => {
-                out.extend(more);
-                for (k, n) in more_counts {
-                    *counts.entry(k).or_insert(0) += n;
-                }
-            }
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
+        },
+    );
+    out.extend(more);
+    for (k, n) in more_counts {
+        *counts.entry(k).or_insert(0) += n;
+    }
 }
 
 /// `f(i, item)` for every item, in order; with many items and a second core,
@@ -309,19 +328,10 @@ pub fn split_map<'a, T: Sync, U: Send>(
     }
     let mid = items.len() / 2;
     let (first, second) = items.split_at(mid);
-    std::thread::scope(|s| {
-        let Ok(other) = std::thread::Builder::new().spawn_scoped(s, || run(mid, second)) else {
-            return run(0, items);
-        };
-        let mut out = run(0, first);
-        let rest = other
-            .join()
-            .unwrap_or_else(|p| Err(crate::error::from_panic(p.as_ref())));
-        if let Ok(out) = &mut out {
-            out.extend(rest?);
-        }
-        out
-    })
+    let (out, rest) = both(|| run(0, first), || run(mid, second));
+    let mut out = out?;
+    out.extend(rest?);
+    Ok(out)
 }
 
 /// Provider messages → records → `normalize_for_api` → the target's shape.
@@ -334,9 +344,7 @@ pub fn convert(
     report: &mut crate::Report,
     counts: &mut Counts,
 ) -> Result<Value> {
-    let mut f = FromProvider::new(source, system, false)?;
-    f.feed(messages)?;
-    let recs = f.finish();
+    let recs = FromProvider::read(source, messages, system, false)?;
     normalize_to_provider(target, recs, false, None, Some(api), report, counts)
 }
 
@@ -530,13 +538,14 @@ fn read_record(i: usize, r: &Value, target: Provider) -> Result<Option<Rec<'_>>>
     };
     let (mut longest_id, mut drops) = (0, false);
     for (j, b) in blocks.iter().enumerate() {
-        let Some(b) = b.as_obj().filter(|o| o.str("type").is_some()) else {
+        let Some((b, t)) = b.as_obj().and_then(|o| Some((o, o.str("type")?))) else {
             return Err(inv(
                 &format!(".message.content[{j}]"),
                 "a block must be an object with a string type",
             ));
         };
-        for id in [b.str("id"), b.str("tool_use_id")].into_iter().flatten() {
+        let ids = [b.str("id"), b.str("tool_use_id")];
+        for id in ids.into_iter().flatten() {
             let len = if id_ok(id, usize::MAX) {
                 id.len()
             } else {
@@ -545,8 +554,7 @@ fn read_record(i: usize, r: &Value, target: Provider) -> Result<Option<Rec<'_>>>
             longest_id = longest_id.max(len);
         }
         // a writer gives a call or a result without its id the id of ""
-        let id = b.str("id").or_else(|| b.str("tool_use_id"));
-        if id.is_none() && matches!(b.str("type"), Some("tool_use" | "tool_result")) {
+        if ids == [None, None] && matches!(t, "tool_use" | "tool_result") {
             longest_id = usize::MAX;
         }
         drops |= dropped_by(target, b, assistant).is_some();
