@@ -1,4 +1,4 @@
-"""msgnorm.load_session (docs/SESSIONS.md, SPEC §8) on hand-built session trees.
+"""msgnorm.load_session (SPEC §8, docs/SPEC.md) on hand-built session trees.
 
 The Agent SDK oracle and the generated trees are in test_session_sdk.py; this
 module pins each rule of §8 with the smallest file that shows it.
