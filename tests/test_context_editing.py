@@ -2,7 +2,7 @@
 
 Hand-written cases for every rule, property tests on normalized hypothesis
 histories, an oracle comparison with LangChain's ``ClearToolUsesEdit``, and the
-shared corpus.
+example transcripts (and the external corpus when ``MSGNORM_CORPUS`` names it).
 """
 
 from __future__ import annotations

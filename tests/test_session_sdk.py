@@ -7,7 +7,8 @@ tool calls back; ``get_subagent_messages``: a subagent file's chain). Here:
 (a) the generator's books (tests/session_trees.py) agree with the SDK on many
     seeds, so they are a second oracle (runs without load_session);
 (b) load_session's main thread is the SDK's chain, on every generated tree
-    and every file of the shared corpus;
+    every example transcript and every file of the external corpus
+    (``MSGNORM_CORPUS``);
 (c) agent threads are the SDK's subagent chains (except where a subagent ran
     tools in parallel: msgnorm puts those back, the SDK does not);
 (d) normalize_for_api on the loaded thread inserts no missing tool result
