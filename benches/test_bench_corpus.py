@@ -19,7 +19,7 @@ from harness import run_bench
 _CORPUS = generate.corpus_records()
 if not _CORPUS:
     pytest.skip(
-        f"no corpus (MSGNORM_CORPUS is not set): the real transcripts are not timed",
+        "no corpus (MSGNORM_CORPUS is unset or holds no *.jsonl): the real transcripts are not timed",
         allow_module_level=True,
     )
 
