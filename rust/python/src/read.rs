@@ -7,8 +7,8 @@
 //! ([`msgnorm_core::read`]); a location is built from the inside out and
 //! formatted only when an error is raised.
 
+use crate::errors::Failure;
 use crate::view::{Ctx, Obj, View};
-use crate::Failure;
 use msgnorm_core::model::{AttValue, Record, Str};
 use msgnorm_core::read::{
     j_leaf, msg, read_record, Invalid, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, ValueKind,
