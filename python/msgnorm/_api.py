@@ -7,7 +7,8 @@ Lines) gives ``bytes`` of a JSON array, and a JSON ``str`` gives ``str``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import inspect
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import _native
@@ -54,6 +55,25 @@ _count = _native._count
 # The keyword defaults and their checks live once, in the native signatures.
 normalize_for_api = _native.normalize_for_api
 normalize_for_api_report = _native.normalize_for_api_report
+
+
+def _defaults(f: Callable[..., Any]) -> dict[str, Any]:
+    params = inspect.signature(f).parameters.values()
+    return {p.name: p.default for p in params if p.default is not p.empty}
+
+
+# The defaults of the functions of other modules that take the same options,
+# read from the native signatures (SPEC §4, §6).
+_API_DEFAULTS = _defaults(_native.normalize_for_api)
+_COUNTING_DEFAULTS = _defaults(_native.count_tokens)
+_STRICT: bool = _API_DEFAULTS["strict"]
+_MAX_MEDIA: int | None = _API_DEFAULTS["max_media"]
+_SHORT_IDS: bool = _API_DEFAULTS["short_ids"]
+_ENSURE_USER_FIRST: bool = _API_DEFAULTS["ensure_user_first"]
+_CHARS_PER_TOKEN: float = _COUNTING_DEFAULTS["chars_per_token"]
+_TOKENS_PER_MESSAGE: int = _COUNTING_DEFAULTS["tokens_per_message"]
+_TOKENS_PER_IMAGE: int = _COUNTING_DEFAULTS["tokens_per_image"]
+_TOKENS_PER_DOCUMENT: int = _COUNTING_DEFAULTS["tokens_per_document"]
 
 
 def normalize_messages(records: Any) -> Any:

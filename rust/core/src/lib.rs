@@ -42,11 +42,15 @@ pub struct ApiOptions {
     pub templates: Templates,
 }
 
+/// `normalize_for_api`'s default `max_media` (SPEC §4 step 7): image and
+/// document blocks beyond the first 100 are replaced by a text.
+pub const DEFAULT_MAX_MEDIA: Option<usize> = Some(100);
+
 impl Default for ApiOptions {
     fn default() -> Self {
         ApiOptions {
             strict: false,
-            max_media: Some(100),
+            max_media: DEFAULT_MAX_MEDIA,
             short_ids: false,
             ensure_user_first: true,
             templates: Templates::default(),

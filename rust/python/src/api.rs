@@ -19,7 +19,7 @@ macro_rules! api_fn {
         $(#[$doc])*
         #[pyfunction]
         #[pyo3(signature = (
-            records, *, strict=false, max_media=Some(100), short_ids=false,
+            records, *, strict=false, max_media=msgnorm_core::DEFAULT_MAX_MEDIA, short_ids=false,
             ensure_user_first=true, attachment_templates=None,
         ))]
         #[pyo3(
