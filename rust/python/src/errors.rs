@@ -2,7 +2,8 @@
 
 use msgnorm_core::Error;
 use pyo3::prelude::*;
-use pyo3::types::{PyModule, PyString};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyString, PyType};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// What the binding's Rust code fails with: a core error (mapped to a msgnorm
@@ -23,36 +24,68 @@ impl From<Error> for Failure {
     }
 }
 
+/// The exception classes of `msgnorm.errors` the binding raises.
+#[derive(Clone, Copy)]
+pub(crate) enum Exc {
+    InvalidRecord,
+    Json,
+    Pairing,
+    Budget,
+    Msgnorm,
+}
+
+impl Exc {
+    const NAMES: [&'static str; 5] = [
+        "InvalidRecordError",
+        "JSONDecodeError",
+        "PairingError",
+        "BudgetError",
+        "MsgnormError",
+    ];
+
+    /// The class, looked up once per process (every exception the binding
+    /// raises is made here).
+    pub(crate) fn class(self, py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+        static CLASSES: PyOnceLock<Vec<Py<PyType>>> = PyOnceLock::new();
+        let classes = CLASSES.get_or_try_init(py, || {
+            let m = py.import("msgnorm.errors")?;
+            Self::NAMES
+                .iter()
+                .map(|n| Ok(m.getattr(*n)?.cast_into::<PyType>()?.unbind()))
+                .collect::<PyResult<Vec<_>>>()
+        })?;
+        Ok(classes[self as usize].bind(py))
+    }
+
+    /// An instance, made with `args`.
+    pub(crate) fn new_err<'py, A: pyo3::call::PyCallArgs<'py>>(
+        self,
+        py: Python<'py>,
+        args: A,
+    ) -> PyErr {
+        match self.class(py).and_then(|c| c.call1(args)) {
+            Ok(obj) => PyErr::from_value(obj),
+            Err(e) => e,
+        }
+    }
+}
+
 /// Builds the Python exception (from `msgnorm.errors`) for a core error.
 pub(crate) fn to_pyerr(py: Python<'_>, e: Failure) -> PyErr {
     let e = match e {
         Failure::Py(e) => return e,
         Failure::Core(e) => e,
     };
-    // The exception classes, looked up once per process.
-    static ERRORS: pyo3::sync::PyOnceLock<Py<PyModule>> = pyo3::sync::PyOnceLock::new();
-    let build = || -> PyResult<PyErr> {
-        let m = ERRORS
-            .get_or_try_init(py, || py.import("msgnorm.errors").map(Bound::unbind))?
-            .bind(py);
-        let msg = e.to_string();
-        let obj = match &e {
-            Error::InvalidRecord { index, path, .. } => m
-                .getattr("InvalidRecordError")?
-                .call1((msg, *index, path.as_str()))?,
-            Error::Json { line, column, .. } => {
-                m.getattr("JSONDecodeError")?.call1((msg, *line, *column))?
-            }
-            Error::Pairing { index, ids, .. } => {
-                m.getattr("PairingError")?
-                    .call1((msg, *index, ids.clone()))?
-            }
-            Error::Budget { .. } => m.getattr("BudgetError")?.call1((msg,))?,
-            Error::Value { .. } => m.getattr("MsgnormError")?.call1((msg,))?,
-        };
-        Ok(PyErr::from_value(obj))
-    };
-    build().unwrap_or_else(|err| err)
+    let msg = e.to_string();
+    match e {
+        Error::InvalidRecord { index, path, .. } => {
+            Exc::InvalidRecord.new_err(py, (msg, index, path))
+        }
+        Error::Json { line, column, .. } => Exc::Json.new_err(py, (msg, line, column)),
+        Error::Pairing { index, ids, .. } => Exc::Pairing.new_err(py, (msg, index, ids)),
+        Error::Budget { .. } => Exc::Budget.new_err(py, (msg,)),
+        Error::Value { .. } => Exc::Msgnorm.new_err(py, (msg,)),
+    }
 }
 
 /// Runs `f`, turning a panic into an error: no panic reaches Python as such.
@@ -83,8 +116,7 @@ pub(crate) fn surrogate_error(s: &Bound<'_, PyString>) -> Error {
 #[cold]
 pub(crate) fn with_violations(py: Python<'_>, e: PyErr, records: &Bound<'_, PyAny>) -> PyErr {
     let enrich = || -> PyResult<()> {
-        let errors = py.import("msgnorm.errors")?;
-        if e.is_instance(py, &errors.getattr("PairingError")?) {
+        if e.is_instance(py, Exc::Pairing.class(py)?) {
             let found = py
                 .import("msgnorm.provider_rules")?
                 .getattr("repairable_violations")?

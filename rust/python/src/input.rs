@@ -1,6 +1,6 @@
 //! The input kinds the binding takes, and output like the input.
 
-use crate::errors::{guard, surrogate_error, to_pyerr, Failure};
+use crate::errors::{guard, surrogate_error, to_pyerr, Exc, Failure};
 use msgnorm_core::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyMemoryView, PyModule, PyString};
@@ -31,11 +31,7 @@ pub(crate) fn input<'py>(records: &Bound<'py, PyAny>) -> PyResult<Input<'py>> {
     }
     let tname = records.get_type().name()?;
     let msg = format!("records: expected a list of records, JSON bytes or a JSON str, not {tname}");
-    let m = py.import("msgnorm.errors")?;
-    Err(PyErr::from_value(
-        m.getattr("InvalidRecordError")?
-            .call1((msg, py.None(), "records"))?,
-    ))
+    Err(Exc::InvalidRecord.new_err(py, (msg, py.None(), "records")))
 }
 
 /// Runs a JSON-text function with the GIL released, returning bytes or str like the input.
