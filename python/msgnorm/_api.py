@@ -13,7 +13,7 @@ from typing import Any
 
 from . import _native
 from .errors import MsgnormError
-from .model import _gc_paused, to_builtins
+from .model import to_builtins
 
 __all__ = [
     "count_tokens",
@@ -36,13 +36,6 @@ def _is_structs(records: object) -> bool:
     return isinstance(records, list) and any(
         hasattr(type(r), "__struct_fields__") for r in records[:1]
     )
-
-
-def _prepare(records: Any) -> Any:
-    """What the core takes: JSON text as ``bytes``/``str``, or a list (dicts or Structs)."""
-    if isinstance(records, (bytearray, memoryview)):
-        return bytes(records)
-    return records
 
 
 # The checks of the options that other modules pass on to the core (batch,
@@ -76,15 +69,12 @@ _TOKENS_PER_IMAGE: int = _COUNTING_DEFAULTS["tokens_per_image"]
 _TOKENS_PER_DOCUMENT: int = _COUNTING_DEFAULTS["tokens_per_document"]
 
 
-def normalize_messages(records: Any) -> Any:
-    """Split for display (SPEC §3): one record per content block, derived uuids."""
-    with _gc_paused():
-        return _native.normalize_messages(_prepare(records))
+normalize_messages = _native.normalize_messages
 
 
 def to_anthropic(records: Any) -> Any:
     """``[{"role": type, "content": message.content}]``: the Messages API ``messages``."""
-    data = to_builtins(records) if _is_structs(records) else _prepare(records)
+    data = to_builtins(records) if _is_structs(records) else records
     return _native.to_anthropic(data)
 
 

@@ -1,15 +1,13 @@
 //! `normalize_for_api` and the other record functions (SPEC §1, §3, §4, §5).
 
 use crate::args::{self, api_options, templates, templates_dict};
-use crate::errors::{guard, to_pyerr, with_violations, Failure};
-use crate::input::{input, json_out, on_json, GcPaused, Input};
-use crate::read::{self, read_records, Strs};
-use crate::view::Ctx;
-use crate::write;
-use msgnorm_core::read::ReadError;
+use crate::errors::{to_pyerr, with_violations, Failure};
+use crate::input::{with_records, GcPaused};
+use crate::read::{self, Strs};
+use msgnorm_core::read::{ReadError, ReadOpts};
 use msgnorm_core::{ApiOptions, Error, Report};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::PyDict;
 
 /// Declares a public function taking `normalize_for_api`'s options as
 /// keywords, with their defaults written once for both functions; `$ret`
@@ -68,58 +66,18 @@ pub(crate) fn normalize_for_api_with<'py>(
     records: &Bound<'py, PyAny>,
     opts: &ApiOptions,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-    let opts = opts.clone();
-    let inp = input(records)?;
     let mut report = Report::default();
-    let out = match &inp {
-        Input::List(l) => {
-            let ctx = Ctx::for_list(l)?;
-            let strs = Strs::new();
-            let out = guard(|| {
-                let recs = read::read_records_for_api(&ctx, &strs, l)?;
-                Ok(msgnorm_core::normalize_for_api_report(
-                    recs,
-                    &opts,
-                    &mut report,
-                )?)
-            })
-            .map_err(|e| to_pyerr(py, e))?;
-            write::records_to_py(&ctx, &out, true)?.into_any()
-        }
-        Input::Bytes(b) => {
-            // Counted first, then written straight into the bytes object: the
-            // output exists once, not as a Vec and a copy of it.
-            let data = b.as_bytes();
-            let (recs, len, r) = py
-                .detach(|| {
-                    guard(|| {
-                        let mut r = Report::default();
-                        let (recs, len) =
-                            msgnorm_core::on_json::normalize_for_api_records(data, &opts, &mut r)?;
-                        Ok((recs, len, r))
-                    })
-                })
-                .map_err(|e| to_pyerr(py, e))?;
-            report = r;
-            PyBytes::new_with(py, len, |buf| {
-                py.detach(|| {
-                    guard(|| {
-                        msgnorm_core::json::write_records_into(&recs, buf).map_err(Failure::Core)
-                    })
-                })
-                .map_err(|e| to_pyerr(py, e))
-            })?
-            .into_any()
-        }
-        _ => {
-            let (out, r) = on_json(py, &inp, |d| {
-                let mut r = Report::default();
-                msgnorm_core::on_json::normalize_for_api(d, &opts, &mut r).map(|o| (o, r))
-            })?;
-            report = r;
-            json_out(py, &inp, out)?
-        }
+    let read = ReadOpts {
+        timestamps: true,
+        ..ReadOpts::default()
     };
+    let out = with_records!(
+        py,
+        records,
+        read,
+        |_src, recs| msgnorm_core::normalize_for_api_report(recs, opts, &mut report),
+        |w, out| w.records(&out)?,
+    );
     let rep = PyDict::new(py);
     for (k, v) in report.items() {
         rep.set_item(k, v)?;
@@ -127,28 +85,20 @@ pub(crate) fn normalize_for_api_with<'py>(
     Ok((out, rep))
 }
 
+/// Split for display (SPEC §3): one record per content block, derived uuids.
 #[pyfunction]
 pub(crate) fn normalize_messages<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let inp = input(records)?;
-    match &inp {
-        Input::List(l) => {
-            let ctx = Ctx::for_list(l)?;
-            let strs = Strs::new();
-            let out = guard(|| {
-                let recs = read_records(&ctx, &strs, l, false)?;
-                Ok(msgnorm_core::split::normalize_messages(recs)?)
-            })
-            .map_err(|e| to_pyerr(py, e))?;
-            Ok(write::records_to_py(&ctx, &out, true)?.into_any())
-        }
-        _ => {
-            let out = on_json(py, &inp, msgnorm_core::on_json::normalize_messages)?;
-            json_out(py, &inp, out)
-        }
-    }
+    let _gc = GcPaused::new(py)?;
+    Ok(with_records!(
+        py,
+        records,
+        ReadOpts::default(),
+        |_src, recs| msgnorm_core::split::normalize_messages(recs),
+        |w, out| w.records(&out)?,
+    ))
 }
 
 /// §5: the attachment's `<system-reminder>` text, or `None` when it renders to nothing.
@@ -182,49 +132,28 @@ pub(crate) fn validate_records<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
 ) -> PyResult<usize> {
-    let inp = input(records)?;
-    match &inp {
-        Input::List(l) => {
-            let ctx = Ctx::for_list(l)?;
-            let strs = Strs::new();
-            guard(|| Ok(read_records(&ctx, &strs, l, false)?.len())).map_err(|e| to_pyerr(py, e))
-        }
-        _ => on_json(py, &inp, msgnorm_core::on_json::validate),
-    }
+    Ok(with_records!(
+        py,
+        records,
+        ReadOpts::default(),
+        |_src, recs| Ok::<_, Error>(recs.len()),
+        |_w, n| n,
+    ))
 }
 
+/// `[{"role": type, "content": message.content}]` of user and assistant records.
 #[pyfunction]
 pub(crate) fn to_anthropic<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let inp = input(records)?;
-    match &inp {
-        Input::List(l) => {
-            let ctx = Ctx::new(py, false);
-            let strs = Strs::new();
-            let recs =
-                guard(|| read_records(&ctx, &strs, l, false)).map_err(|e| to_pyerr(py, e))?;
-            msgnorm_core::check_anthropic_messages(&recs)
-                .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
-            let out = PyList::empty(py);
-            for r in &recs {
-                let d = PyDict::new(py);
-                d.set_item("role", r.kind.role())?;
-                let content = match (&r.orig, &r.content) {
-                    (Some(o), _) => o.get_item("message")?.get_item("content")?,
-                    (None, c) => write::content_to_py(&ctx, c)?,
-                };
-                d.set_item("content", content)?;
-                out.append(d)?;
-            }
-            Ok(out.into_any())
-        }
-        _ => {
-            let out = on_json(py, &inp, msgnorm_core::on_json::to_anthropic)?;
-            json_out(py, &inp, out)
-        }
-    }
+    Ok(with_records!(
+        py,
+        records,
+        ReadOpts::default(),
+        |_src, recs| msgnorm_core::check_anthropic_messages(&recs).map(|()| recs),
+        |w, recs| w.anthropic(&recs)?,
+    ))
 }
 
 #[pyfunction]

@@ -2,11 +2,12 @@
 
 use crate::args::{self, params};
 use crate::errors::{guard, to_pyerr, Failure};
-use crate::input::{input, json_out, on_json, Input};
+use crate::input::with_records;
 use crate::read::{self, read_records, Strs};
 use crate::view::Ctx;
 use crate::write;
 use msgnorm_core::model::Kind;
+use msgnorm_core::read::ReadOpts;
 use msgnorm_core::CountParams;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -107,26 +108,24 @@ pub(crate) fn per_record(
     records: &Bound<'_, PyAny>,
     p: &CountParams,
 ) -> PyResult<Vec<u64>> {
-    let inp = input(records)?;
-    match &inp {
-        Input::List(l) => Ok(list_costs_only(&Ctx::for_list(l)?, l, p)?.0),
-        _ => on_json(py, &inp, |d| {
-            msgnorm_core::on_json::count_tokens_per_record(d, p)
-        }),
-    }
+    Ok(with_records!(
+        py, records, ReadOpts::COUNT,
+        lists: |l| list_costs_only(&Ctx::for_list(l)?, l, p)?.0,
+        |_src, recs| msgnorm_core::tokens::per_record(&recs, p),
+        |_w, costs| costs,
+    ))
 }
 
 counting_fn! {
     /// The smallest safe `k` such that `records[:pin] + records[k:]` fits (SPEC §7).
     fn find_cutoff<'py>(py, records, max_tokens: u64 = args::max_tokens; keyword pin: usize = args::pin => 0; params p)
         -> PyResult<usize> {
-        let inp = input(records)?;
-        match &inp {
-            Input::List(l) => list_cutoff_only(&Ctx::for_list(l)?, l, max_tokens, pin, &p),
-            _ => on_json(py, &inp, |d| {
-                msgnorm_core::on_json::find_cutoff(d, max_tokens, pin, &p)
-            }),
-        }
+        Ok(with_records!(
+            py, records, ReadOpts::COUNT,
+            lists: |l| list_cutoff_only(&Ctx::for_list(l)?, l, max_tokens, pin, &p)?,
+            |_src, recs| msgnorm_core::cutoff_of(&recs, max_tokens, pin, &p),
+            |_w, k| k,
+        ))
     }
 }
 
@@ -136,62 +135,63 @@ counting_fn! {
     /// Like slicing, records the call did not change are returned as the same objects.
     fn trim_to_budget<'py>(py, records, max_tokens: u64 = args::max_tokens; keyword pin: usize = args::pin => 0; params p)
         -> PyResult<Bound<'py, PyAny>> {
-        let inp = input(records)?;
-        match &inp {
-            Input::List(l) => {
-                let ctx = Ctx::for_list(l)?;
-                let k = list_cutoff_only(&ctx, l, max_tokens, pin, &p)?;
-                let n = l.len();
-                let pin = pin.min(n);
-                let k = k.max(pin);
-                // `records[:pin] + records[k:]`, the records as the same objects
-                // (§7), except that the two records at the joint are user-merged
-                // when both are user records: only those two are read again.
-                if !(pin > 0 && k > pin && k < n) {
-                    return l.get_slice(0, pin).add(l.get_slice(k, n));
-                }
-                let strs = Strs::new();
-                let joint = guard(|| {
-                    let prev = read::read_one(&ctx, &strs, l.get_item(pin - 1)?, pin - 1)?;
-                    let next = read::read_one(&ctx, &strs, l.get_item(k)?, k)?;
-                    let gap = msgnorm_core::model::Record::new(pin, Kind::Entry, None);
-                    Ok(msgnorm_core::cutoff::trim(vec![prev, gap, next], 1, 2))
-                })
-                .map_err(|e| to_pyerr(py, e))?;
-                let joint = write::records_to_py(&ctx, &joint, true)?;
-                l.get_slice(0, pin - 1)
-                    .add(joint)?
-                    .add(l.get_slice(k + 1, n))
-            }
-            _ => {
-                let (_, out) = on_json(py, &inp, |d| {
-                    msgnorm_core::on_json::trim_to_budget(d, max_tokens, pin, &p)
-                })?;
-                json_out(py, &inp, out)
-            }
-        }
+        Ok(with_records!(
+            py, records, ReadOpts::COUNT,
+            lists: |l| trim_list(l, max_tokens, pin, &p)?,
+            |_src, recs| msgnorm_core::trim_to_budget(recs, max_tokens, pin, &p),
+            |w, out| w.records(&out.1)?,
+        ))
     }
+}
+
+/// [`trim_to_budget`] of a list: slices of it, the costs read one record at
+/// a time; only the two records at the joint are read again (and kept).
+fn trim_list<'py>(
+    l: &Bound<'py, PyList>,
+    max_tokens: u64,
+    pin: usize,
+    p: &CountParams,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = l.py();
+    let ctx = Ctx::for_list(l)?;
+    let k = list_cutoff_only(&ctx, l, max_tokens, pin, p)?;
+    let n = l.len();
+    let pin = pin.min(n);
+    let k = k.max(pin);
+    // `records[:pin] + records[k:]`, the records as the same objects
+    // (§7), except that the two records at the joint are user-merged
+    // when both are user records: only those two are read again.
+    if !(pin > 0 && k > pin && k < n) {
+        return l.get_slice(0, pin).add(l.get_slice(k, n));
+    }
+    let strs = Strs::new();
+    let joint = guard(|| {
+        let prev = read::read_one(&ctx, &strs, l.get_item(pin - 1)?, pin - 1)?;
+        let next = read::read_one(&ctx, &strs, l.get_item(k)?, k)?;
+        let gap = msgnorm_core::model::Record::new(pin, Kind::Entry, None);
+        Ok(msgnorm_core::cutoff::trim(vec![prev, gap, next], 1, 2))
+    })
+    .map_err(|e| to_pyerr(py, e))?;
+    let joint = write::records_to_py(&ctx, &joint, true)?;
+    l.get_slice(0, pin - 1)
+        .add(joint)?
+        .add(l.get_slice(k + 1, n))
 }
 
 counting_fn! {
     /// `(records[pin:k], records[k:])`: what to summarise and what to keep (SPEC §7).
     fn split_for_summary<'py>(py, records, keep_tokens: u64 = args::keep_tokens; keyword pin: usize = args::pin => 0; params p)
         -> PyResult<Bound<'py, PyTuple>> {
-        let inp = input(records)?;
-        match &inp {
-            Input::List(l) => {
+        with_records!(
+            py, records, ReadOpts::COUNT,
+            lists: |l| {
+                // slices of the list, the costs read one record at a time
                 let k = list_cutoff_only(&Ctx::for_list(l)?, l, keep_tokens, pin, &p)?;
                 let pin = pin.min(l.len());
-                let head = l.get_slice(pin, k);
-                let tail = l.get_slice(k, l.len());
-                PyTuple::new(py, [head, tail])
-            }
-            _ => {
-                let (head, tail) = on_json(py, &inp, |d| {
-                    msgnorm_core::on_json::split_for_summary(d, keep_tokens, pin, &p)
-                })?;
-                PyTuple::new(py, [json_out(py, &inp, head)?, json_out(py, &inp, tail)?])
-            }
-        }
+                PyTuple::new(py, [l.get_slice(pin, k), l.get_slice(k, l.len())])
+            },
+            |_src, recs| msgnorm_core::split_for_summary(recs, keep_tokens, pin, &p),
+            |w, out| PyTuple::new(py, [w.records(&out.0)?, w.records(&out.1)?]),
+        )
     }
 }

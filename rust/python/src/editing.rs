@@ -1,17 +1,15 @@
 //! Context editing: clearing tool results, tool inputs and thinking.
 
-use crate::errors::{guard, to_pyerr, Failure};
-use crate::input::{input, json_out, on_json, Input};
-use crate::read::{self, read_records, Strs};
+use crate::errors::{to_pyerr, Failure};
+use crate::input::with_records;
+use crate::read;
 use crate::view::{self, Ctx};
-use crate::write;
-use msgnorm_core::read::ReadError;
+use msgnorm_core::read::{ReadError, ReadOpts};
 use msgnorm_core::{CountParams, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-/// `{"role": type, "content": message.content}` per user/assistant record.
-/// Context editing on JSON input (issue 15); the Python layer converts lists.
+/// Context editing (issue 15).
 /// `trigger` is `("input_tokens" | "tool_uses", n)`; `clear_tool_inputs` is
 /// cleared for every tool with `clear_all_inputs`, else for `clear_inputs_of`.
 #[pyfunction]
@@ -44,37 +42,19 @@ pub(crate) fn clear_context<'py>(
         placeholder,
     );
     let th = ThinkingOptions { keep_turns };
-    let inp = input(records)?;
-    let (out, rep) = match &inp {
-        Input::List(l) => {
-            let ctx = Ctx::for_list(l)?;
-            let strs = Strs::new();
-            let info = |h: &view::Obj<'py>| py_tool_info(&ctx, h);
-            let mut recs = guard(|| {
-                t.check()?;
-                read_records(&ctx, &strs, l, true)
-            })
-            .map_err(|e| to_pyerr(py, e))?;
-            let rep = guard(|| {
-                Ok(msgnorm_core::editing::edit(
-                    &mut recs,
-                    tools.then_some(&t),
-                    thinking.then_some(th),
-                    &CountParams::default(),
-                    &info,
-                )?)
-            })
-            .map_err(|e| to_pyerr(py, e))?;
-            // Unchanged records are the input's own objects (slicing semantics).
-            (write::records_to_py(&ctx, &recs, true)?.into_any(), rep)
-        }
-        _ => {
-            let (out, rep) = on_json(py, &inp, |d| {
-                msgnorm_core::on_json::clear_context(d, tools.then_some(&t), thinking.then_some(th))
-            })?;
-            (json_out(py, &inp, out)?, rep)
-        }
-    };
+    // The options are checked before the records are read.
+    t.check().map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+    let (tools, thinking) = (tools.then_some(&t), thinking.then_some(th));
+    let p = CountParams::default();
+    let (out, rep) = with_records!(
+        py,
+        records,
+        ReadOpts::COUNT,
+        |src, recs| msgnorm_core::editing::edit(&mut recs, tools, thinking, &p, &|b| src
+            .tool_info(b))
+        .map(|rep| (recs, rep)),
+        |w, out| (w.records(&out.0)?, out.1),
+    );
     Ok((out, edit_report(py, &rep)?))
 }
 
