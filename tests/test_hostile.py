@@ -606,11 +606,23 @@ def test_non_list_inputs_are_refused_with_path_records(name: str) -> None:
         assert e.value.path == "records"
 
 
-def test_bytearray_and_memoryview_are_json() -> None:
-    data = json.dumps([user()]).encode()
-    want = msgnorm.normalize_for_api(data)
-    assert msgnorm.normalize_for_api(bytearray(data)) == want
-    assert msgnorm.normalize_for_api(memoryview(data)) == want
+@pytest.mark.parametrize("name", sorted(RECORD_CALLS))
+def test_bytearray_and_memoryview_are_json(name: str) -> None:
+    """Every record function reads them as the bytes they hold, and answers bytes."""
+    data = json.dumps([user(), assistant_tool({"a": 1}), answer("u2"), user("u3")]).encode()
+    call = RECORD_CALLS[name]
+    want = call(data)
+    assert call(bytearray(data)) == want, name
+    assert call(memoryview(data)) == want, name
+    assert call(memoryview(b"xx" + data + b"yy")[2:-2]) == want, name
+
+
+def test_editing_reads_bytearray_and_memoryview_as_json() -> None:
+    data = json.dumps([user(), assistant_tool({"a": 1}), answer("u2"), user("u3")]).encode()
+    want = msgnorm.clear_tool_results(data)
+    assert isinstance(want, bytes)
+    assert msgnorm.clear_tool_results(bytearray(data)) == want
+    assert msgnorm.clear_tool_results(memoryview(data)) == want
 
 
 # --------------------------------------------------------------------------

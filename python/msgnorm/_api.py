@@ -7,12 +7,13 @@ Lines) gives ``bytes`` of a JSON array, and a JSON ``str`` gives ``str``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import inspect
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import _native
 from .errors import MsgnormError
-from .model import _gc_paused, to_builtins
+from .model import to_builtins
 
 __all__ = [
     "count_tokens",
@@ -37,13 +38,6 @@ def _is_structs(records: object) -> bool:
     )
 
 
-def _prepare(records: Any) -> Any:
-    """What the core takes: JSON text as ``bytes``/``str``, or a list (dicts or Structs)."""
-    if isinstance(records, (bytearray, memoryview)):
-        return bytes(records)
-    return records
-
-
 # The checks of the options that other modules pass on to the core (batch,
 # Arrow, Conversation, providers): the native ones, which the public native
 # functions use too.
@@ -56,15 +50,31 @@ normalize_for_api = _native.normalize_for_api
 normalize_for_api_report = _native.normalize_for_api_report
 
 
-def normalize_messages(records: Any) -> Any:
-    """Split for display (SPEC §3): one record per content block, derived uuids."""
-    with _gc_paused():
-        return _native.normalize_messages(_prepare(records))
+def _defaults(f: Callable[..., Any]) -> dict[str, Any]:
+    params = inspect.signature(f).parameters.values()
+    return {p.name: p.default for p in params if p.default is not p.empty}
+
+
+# The defaults of the functions of other modules that take the same options,
+# read from the native signatures (SPEC §4, §6).
+_API_DEFAULTS = _defaults(_native.normalize_for_api)
+_COUNTING_DEFAULTS = _defaults(_native.count_tokens)
+_STRICT: bool = _API_DEFAULTS["strict"]
+_MAX_MEDIA: int | None = _API_DEFAULTS["max_media"]
+_SHORT_IDS: bool = _API_DEFAULTS["short_ids"]
+_ENSURE_USER_FIRST: bool = _API_DEFAULTS["ensure_user_first"]
+_CHARS_PER_TOKEN: float = _COUNTING_DEFAULTS["chars_per_token"]
+_TOKENS_PER_MESSAGE: int = _COUNTING_DEFAULTS["tokens_per_message"]
+_TOKENS_PER_IMAGE: int = _COUNTING_DEFAULTS["tokens_per_image"]
+_TOKENS_PER_DOCUMENT: int = _COUNTING_DEFAULTS["tokens_per_document"]
+
+
+normalize_messages = _native.normalize_messages
 
 
 def to_anthropic(records: Any) -> Any:
     """``[{"role": type, "content": message.content}]``: the Messages API ``messages``."""
-    data = to_builtins(records) if _is_structs(records) else _prepare(records)
+    data = to_builtins(records) if _is_structs(records) else records
     return _native.to_anthropic(data)
 
 

@@ -52,19 +52,19 @@ __version__: str
 def normalize_for_api(
     records: Any,
     *,
-    strict: bool = False,
-    max_media: int | None = 100,
-    short_ids: bool = False,
-    ensure_user_first: bool = True,
+    strict: bool = ...,
+    max_media: int | None = ...,
+    short_ids: bool = ...,
+    ensure_user_first: bool = ...,
     attachment_templates: Mapping[str, str | None] | None = None,
 ) -> Any: ...
 def normalize_for_api_report(
     records: Any,
     *,
-    strict: bool = False,
-    max_media: int | None = 100,
-    short_ids: bool = False,
-    ensure_user_first: bool = True,
+    strict: bool = ...,
+    max_media: int | None = ...,
+    short_ids: bool = ...,
+    ensure_user_first: bool = ...,
     attachment_templates: Mapping[str, str | None] | None = None,
 ) -> tuple[Any, dict[str, int]]: ...
 def normalize_messages(records: Any) -> Any: ...
@@ -76,48 +76,48 @@ def _count(name: str, value: int, records: bool) -> int: ...
 def count_tokens_per_record(
     records: Any,
     *,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
+    chars_per_token: float = ...,
+    tokens_per_message: int = ...,
+    tokens_per_image: int = ...,
+    tokens_per_document: int = ...,
 ) -> list[int]: ...
 def count_tokens(
     records: Any,
     *,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
+    chars_per_token: float = ...,
+    tokens_per_message: int = ...,
+    tokens_per_image: int = ...,
+    tokens_per_document: int = ...,
 ) -> int: ...
 def find_cutoff(
     records: Any,
     max_tokens: int,
     *,
     pin: int = 0,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
+    chars_per_token: float = ...,
+    tokens_per_message: int = ...,
+    tokens_per_image: int = ...,
+    tokens_per_document: int = ...,
 ) -> int: ...
 def trim_to_budget(
     records: Any,
     max_tokens: int,
     *,
     pin: int = 0,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
+    chars_per_token: float = ...,
+    tokens_per_message: int = ...,
+    tokens_per_image: int = ...,
+    tokens_per_document: int = ...,
 ) -> Any: ...
 def split_for_summary(
     records: Any,
     keep_tokens: int,
     *,
     pin: int = 0,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
+    chars_per_token: float = ...,
+    tokens_per_message: int = ...,
+    tokens_per_image: int = ...,
+    tokens_per_document: int = ...,
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
 def validate_records(records: Any) -> int: ...

@@ -87,15 +87,15 @@ def normalize_for_api(
     num_threads: int | None = None,
     errors: Literal["report", "raise"] = "report",
     tokens: bool = True,
-    strict: bool = False,
-    max_media: int | None = 100,
-    short_ids: bool = False,
-    ensure_user_first: bool = True,
+    strict: bool = _api._STRICT,
+    max_media: int | None = _api._MAX_MEDIA,
+    short_ids: bool = _api._SHORT_IDS,
+    ensure_user_first: bool = _api._ENSURE_USER_FIRST,
     attachment_templates: Mapping[str, str | None] | None = None,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
+    chars_per_token: float = _api._CHARS_PER_TOKEN,
+    tokens_per_message: int = _api._TOKENS_PER_MESSAGE,
+    tokens_per_image: int = _api._TOKENS_PER_IMAGE,
+    tokens_per_document: int = _api._TOKENS_PER_DOCUMENT,
 ) -> Any:
     """``normalize_for_api`` of every row of ``array``: a struct array of
     ``normalized``, ``repairs``, ``tokens`` and ``error`` (see the module doc).
@@ -134,10 +134,10 @@ def count_tokens(
     session: bool = False,
     num_threads: int | None = None,
     errors: Literal["report", "raise"] = "report",
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
+    chars_per_token: float = _api._CHARS_PER_TOKEN,
+    tokens_per_message: int = _api._TOKENS_PER_MESSAGE,
+    tokens_per_image: int = _api._TOKENS_PER_IMAGE,
+    tokens_per_document: int = _api._TOKENS_PER_DOCUMENT,
 ) -> Any:
     """``count_tokens`` of every row of ``array`` (as given, not normalized): a
     struct array of ``tokens`` (int64) and ``error`` (utf8, null when fine)."""

@@ -89,10 +89,10 @@ def normalize_batch_report(
     num_threads: int | None = None,
     errors: Errors = "report",
     session: bool = False,
-    strict: bool = False,
-    max_media: int | None = 100,
-    short_ids: bool = False,
-    ensure_user_first: bool = True,
+    strict: bool = _api._STRICT,
+    max_media: int | None = _api._MAX_MEDIA,
+    short_ids: bool = _api._SHORT_IDS,
+    ensure_user_first: bool = _api._ENSURE_USER_FIRST,
     attachment_templates: Mapping[str, str | None] | None = None,
 ) -> list[Any]:
     """:func:`normalize_batch` with each item's repair counts: ``(output, report)``
@@ -138,10 +138,10 @@ def normalize_batch(
     num_threads: int | None = None,
     errors: Errors = "report",
     session: bool = False,
-    strict: bool = False,
-    max_media: int | None = 100,
-    short_ids: bool = False,
-    ensure_user_first: bool = True,
+    strict: bool = _api._STRICT,
+    max_media: int | None = _api._MAX_MEDIA,
+    short_ids: bool = _api._SHORT_IDS,
+    ensure_user_first: bool = _api._ENSURE_USER_FIRST,
     attachment_templates: Mapping[str, str | None] | None = None,
 ) -> list[Any]:
     """``normalize_for_api`` of every item, in input order, on every core.
@@ -173,10 +173,10 @@ def count_tokens_batch(
     errors: Errors = "report",
     session: bool = False,
     per_record: bool = False,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
+    chars_per_token: float = _api._CHARS_PER_TOKEN,
+    tokens_per_message: int = _api._TOKENS_PER_MESSAGE,
+    tokens_per_image: int = _api._TOKENS_PER_IMAGE,
+    tokens_per_document: int = _api._TOKENS_PER_DOCUMENT,
 ) -> list[Any]:
     """``count_tokens`` of every item (``per_record=True``: ``count_tokens_per_record``),
     in input order, on every core; errors as in :func:`normalize_batch`."""

@@ -33,7 +33,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
 from . import _native
-from ._api import _prepare
 from .errors import MsgnormError
 from .model import _gc_paused
 
@@ -103,7 +102,7 @@ def _names(name: str, value: object) -> list[str]:
 def _run(records: Any, **kw: Any) -> tuple[Any, EditReport]:
     """Calls the core: JSON text, or a list of dicts or msgnorm Structs read natively."""
     with _gc_paused():  # the call may build many objects; see model._gc_paused
-        out, report = _native.clear_context(_prepare(records), **kw)
+        out, report = _native.clear_context(records, **kw)
     return out, report
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from . import _native
+from . import _api, _native
 from ._api import _is_structs, _max_media
 from .errors import InvalidRecordError, ProviderRuleError
 from .frameworks import FRAMEWORKS, _module
@@ -125,8 +125,8 @@ def to_provider_report(
     *,
     system: Any = None,
     normalize: bool = True,
-    strict: bool = False,
-    max_media: int | None = 100,
+    strict: bool = _api._STRICT,
+    max_media: int | None = _api._MAX_MEDIA,
 ) -> tuple[Any, dict[str, int]]:
     """:func:`to_provider` and a count of what was repaired, converted or dropped, by name.
 
@@ -167,8 +167,8 @@ def to_provider(
     *,
     system: Any = None,
     normalize: bool = True,
-    strict: bool = False,
-    max_media: int | None = 100,
+    strict: bool = _api._STRICT,
+    max_media: int | None = _api._MAX_MEDIA,
 ) -> Any:
     """Records in ``target``'s request shape, after :func:`msgnorm.normalize_for_api`.
 
@@ -213,8 +213,8 @@ def convert(
     source: str,
     target: str,
     system: Any = None,
-    strict: bool = False,
-    max_media: int | None = 100,
+    strict: bool = _api._STRICT,
+    max_media: int | None = _api._MAX_MEDIA,
 ) -> Any:
     """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call.
 
@@ -233,8 +233,8 @@ def convert_report(
     source: str,
     target: str,
     system: Any = None,
-    strict: bool = False,
-    max_media: int | None = 100,
+    strict: bool = _api._STRICT,
+    max_media: int | None = _api._MAX_MEDIA,
 ) -> tuple[Any, dict[str, int]]:
     """:func:`convert` and the counts of :func:`to_provider_report`."""
     # a framework's own objects in, the same framework's objects out

@@ -42,11 +42,15 @@ pub struct ApiOptions {
     pub templates: Templates,
 }
 
+/// `normalize_for_api`'s default `max_media` (SPEC §4 step 7): image and
+/// document blocks beyond the first 100 are replaced by a text.
+pub const DEFAULT_MAX_MEDIA: Option<usize> = Some(100);
+
 impl Default for ApiOptions {
     fn default() -> Self {
         ApiOptions {
             strict: false,
-            max_media: Some(100),
+            max_media: DEFAULT_MAX_MEDIA,
             short_ids: false,
             ensure_user_first: true,
             templates: Templates::default(),
@@ -121,7 +125,49 @@ pub fn costs_and_turns<H>(
     Ok((costs, turns))
 }
 
-/// Entry points on JSON text: input is a JSON array or JSON Lines, output a JSON array.
+/// The §7 cut-off `k` of records: the smallest safe `k` such that
+/// `records[..pin] + records[k..]` fits in `max_tokens`.
+pub fn cutoff_of<H>(
+    recs: &[Record<'_, H>],
+    max_tokens: u64,
+    pin: usize,
+    p: &CountParams,
+) -> Result<usize> {
+    let (costs, turns) = costs_and_turns(recs, p)?;
+    cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
+}
+
+/// `(k, records[..pin] + records[k..])`, the joint user-merged (§7).
+pub fn trim_to_budget<'a, H>(
+    recs: Vec<Record<'a, H>>,
+    max_tokens: u64,
+    pin: usize,
+    p: &CountParams,
+) -> Result<(usize, Vec<Record<'a, H>>)> {
+    let k = cutoff_of(&recs, max_tokens, pin, p)?;
+    Ok((k, cutoff::trim(recs, pin, k)))
+}
+
+/// Records, as the operations take and return them.
+pub type Records<'a, H> = Vec<Record<'a, H>>;
+
+/// `(records[pin..k], records[k..])`: what to summarise and what to keep (§7).
+pub fn split_for_summary<'a, H>(
+    mut recs: Vec<Record<'a, H>>,
+    keep_tokens: u64,
+    pin: usize,
+    p: &CountParams,
+) -> Result<(Records<'a, H>, Records<'a, H>)> {
+    let k = cutoff_of(&recs, keep_tokens, pin, p)?;
+    let pin = pin.min(recs.len());
+    let tail = recs.split_off(k);
+    recs.drain(..pin);
+    Ok((recs, tail))
+}
+
+/// Entry points on JSON text: input is a JSON array or JSON Lines, output a
+/// JSON array. Each reads the records, runs the operation above that the
+/// binding runs on either source, and writes the result.
 pub mod on_json {
     use super::*;
     use crate::json::{read_records, utf8, write_records, ReadOpts};
@@ -134,21 +180,6 @@ pub mod on_json {
         let src = utf8(data)?;
         let recs = read_records(src, ReadOpts::default())?;
         write_records(&super::normalize_for_api_report(recs, opts, report)?)
-    }
-
-    /// [`normalize_for_api`](self::normalize_for_api) up to its output records and
-    /// their JSON size, for callers that write them into a buffer of their own
-    /// ([`crate::json::write_records_into`]) instead of a `Vec`.
-    pub fn normalize_for_api_records<'a>(
-        data: &'a [u8],
-        opts: &ApiOptions,
-        report: &mut Report,
-    ) -> Result<(Vec<Record<'a, crate::json::Raw<'a>>>, usize)> {
-        let src = utf8(data)?;
-        let recs = read_records(src, ReadOpts::default())?;
-        let out = super::normalize_for_api_report(recs, opts, report)?;
-        let len = crate::json::records_len(&out)?;
-        Ok((out, len))
     }
 
     /// SPEC §1 on JSON text, nothing else: the number of records, or the error
@@ -172,9 +203,7 @@ pub mod on_json {
 
     pub fn find_cutoff(data: &[u8], max_tokens: u64, pin: usize, p: &CountParams) -> Result<usize> {
         let src = utf8(data)?;
-        let recs = read_records(src, ReadOpts::COUNT)?;
-        let (costs, turns) = costs_and_turns(&recs, p)?;
-        cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
+        cutoff_of(&read_records(src, ReadOpts::COUNT)?, max_tokens, pin, p)
     }
 
     /// `(k, records[..pin] + records[k..])`.
@@ -186,9 +215,8 @@ pub mod on_json {
     ) -> Result<(usize, Vec<u8>)> {
         let src = utf8(data)?;
         let recs = read_records(src, ReadOpts::COUNT)?;
-        let (costs, turns) = costs_and_turns(&recs, p)?;
-        let k = cutoff::find_cutoff(&costs, &turns, max_tokens, pin)?;
-        Ok((k, write_records(&cutoff::trim(recs, pin, k))?))
+        let (k, out) = super::trim_to_budget(recs, max_tokens, pin, p)?;
+        Ok((k, write_records(&out)?))
     }
 
     /// The main thread of a session file (after its last compaction, broken lines
@@ -260,12 +288,8 @@ pub mod on_json {
         p: &CountParams,
     ) -> Result<(Vec<u8>, Vec<u8>)> {
         let src = utf8(data)?;
-        let mut recs = read_records(src, ReadOpts::COUNT)?;
-        let (costs, turns) = costs_and_turns(&recs, p)?;
-        let k = cutoff::find_cutoff(&costs, &turns, keep_tokens, pin)?;
-        let pin = pin.min(recs.len());
-        let tail = recs.split_off(k);
-        let head = &recs[pin..];
-        Ok((write_records(head)?, write_records(&tail)?))
+        let recs = read_records(src, ReadOpts::COUNT)?;
+        let (head, tail) = super::split_for_summary(recs, keep_tokens, pin, p)?;
+        Ok((write_records(&head)?, write_records(&tail)?))
     }
 }

@@ -3,9 +3,11 @@
 //! `#[pyo3(from_py_with = ...)]`). A bad value raises `ValueError` naming the
 //! argument.
 
+use crate::errors::{to_pyerr, Failure};
+use msgnorm_core::{ApiOptions, CountParams, Error, Templates};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 
 /// An int argument beyond 64 bits means the same as the largest one the core takes.
 const U64_CAP: u64 = u64::MAX;
@@ -120,4 +122,90 @@ pub fn max_media_arg(#[pyo3(from_py_with = max_media)] value: Option<usize>) -> 
 pub fn count_arg(name: &str, value: &Bound<'_, PyAny>, records: bool) -> PyResult<u64> {
     let cap = if records { USIZE_CAP } else { U64_CAP };
     nonneg(value, cap)?.ok_or_else(|| bad(name, value, "an int >= 0"))
+}
+
+pub(crate) fn templates(py: Python<'_>, t: Option<&Bound<'_, PyDict>>) -> PyResult<Templates> {
+    let overrides = template_overrides(py, t)?;
+    Templates::new(&overrides).map_err(|e| to_pyerr(py, Failure::Core(e)))
+}
+
+/// `attachment_templates` as the core takes them: `(type, template or None)`.
+pub(crate) fn template_overrides(
+    py: Python<'_>,
+    t: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<(String, Option<String>)>> {
+    let mut overrides = Vec::new();
+    if let Some(t) = t {
+        for (k, v) in t.iter() {
+            let key: String = k.extract().map_err(|_| {
+                let msg = "attachment_templates: keys must be attachment type strings";
+                to_pyerr(py, Failure::Core(Error::value(msg)))
+            })?;
+            let val: Option<String> = if v.is_none() {
+                None
+            } else if let Ok(text) = v.cast::<PyString>() {
+                match text.to_str() {
+                    Ok(t) => Some(t.to_owned()),
+                    Err(_) => {
+                        let msg = format!(
+                            "attachment_templates[{key:?}]: the template holds a lone surrogate"
+                        );
+                        return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
+                    }
+                }
+            } else {
+                let msg =
+                    format!("attachment_templates[{key:?}]: a template must be a str or None");
+                return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
+            };
+            overrides.push((key, val));
+        }
+    }
+    Ok(overrides)
+}
+
+/// `normalize_for_api`'s options from its arguments (the batch kernels').
+pub(crate) fn api_options(
+    py: Python<'_>,
+    (strict, max_media, short_ids, ensure_user_first): (bool, Option<usize>, bool, bool),
+    attachment_templates: Option<&Bound<'_, PyDict>>,
+) -> PyResult<ApiOptions> {
+    Ok(ApiOptions {
+        strict,
+        max_media,
+        short_ids,
+        ensure_user_first,
+        templates: templates(py, attachment_templates)?,
+    })
+}
+
+/// `attachment_templates` as a dict (any mapping is copied into one).
+pub(crate) fn templates_dict<'py>(
+    t: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    match t {
+        None => Ok(None),
+        Some(t) if t.is_none() => Ok(None),
+        Some(t) => match t.cast::<PyDict>() {
+            Ok(d) => Ok(Some(d.clone())),
+            Err(_) => {
+                let d = t.py().import("builtins")?.getattr("dict")?.call1((t,))?;
+                Ok(Some(d.cast_into::<PyDict>()?))
+            }
+        },
+    }
+}
+
+/// `(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)`.
+pub(crate) type Counting = (f64, u64, u64, u64);
+
+pub(crate) fn params(
+    (chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document): Counting,
+) -> CountParams {
+    CountParams {
+        chars_per_token,
+        tokens_per_message,
+        tokens_per_image,
+        tokens_per_document,
+    }
 }

@@ -3,8 +3,9 @@
 //! core's batch kernel with the GIL released, and the results built as an Arrow
 //! struct array with arrow-rs builders, handed back through the same interface.
 
+use crate::args::{params, templates, Counting};
 use crate::batch::item_error;
-use crate::{guard, params, templates, to_pyerr, Counting, Failure};
+use crate::errors::{guard, to_pyerr, Failure};
 use arrow_array::builder::{BinaryViewBuilder, Int64Builder, StringBuilder, StringViewBuilder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ByteArrayType, ByteViewType};

@@ -1,7 +1,8 @@
 //! `normalize_batch` / `count_tokens_batch`: JSON items (bytes or str) on the
 //! core's batch kernel, the GIL released, one result or error per item.
 
-use crate::{api_options, params, to_pyerr, Counting, Failure};
+use crate::args::{api_options, params, Counting};
+use crate::errors::{to_pyerr, Failure};
 use msgnorm_core::{batch, on_json, Report};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -63,7 +64,7 @@ pub(crate) fn item_error<'py>(
 /// that str raises (the item's index is the exception's `.item`).
 fn not_text(objs: &[Bound<'_, PyAny>], i: usize) -> msgnorm_core::Error {
     match objs[i].cast::<PyString>() {
-        Ok(s) => crate::surrogate_error(s),
+        Ok(s) => crate::errors::surrogate_error(s),
         Err(_) => msgnorm_core::Error::value(format!("items[{i}]: expected JSON bytes or str")),
     }
 }

@@ -2,7 +2,8 @@
 //! lock, so that it can be shared between threads. JSON in, JSON out; the
 //! Python class `msgnorm.Conversation` converts kinds.
 
-use crate::{guard, params, surrogate_error, template_overrides, to_pyerr, Counting, Failure};
+use crate::args::{params, template_overrides, Counting};
+use crate::errors::{guard, surrogate_error, to_pyerr, Failure};
 use msgnorm_core::conversation::{self, Settings};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -191,12 +192,12 @@ impl Conversation {
         keep_turns: Option<usize>,
     ) -> PyResult<()> {
         use msgnorm_core::editing::ThinkingOptions;
-        let trigger = crate::trigger(py, trigger_kind, trigger_value)?;
+        let trigger = crate::editing::trigger(py, trigger_kind, trigger_value)?;
         let policy = (tools || thinking).then(|| conversation::Policy {
             trigger,
             clear_at_least,
             tools: tools.then(|| {
-                crate::tool_options(
+                crate::editing::tool_options(
                     trigger,
                     keep,
                     0,
@@ -222,7 +223,7 @@ impl Conversation {
         let events = self.with(py, |c| Ok(c.edits()?.to_vec()))?;
         events
             .into_iter()
-            .map(|e| Ok((e.input_len, crate::edit_report(py, &e.report)?)))
+            .map(|e| Ok((e.input_len, crate::editing::edit_report(py, &e.report)?)))
             .collect()
     }
 

@@ -7,8 +7,8 @@
 //! ([`msgnorm_core::read`]); a location is built from the inside out and
 //! formatted only when an error is raised.
 
+use crate::errors::Failure;
 use crate::view::{Ctx, Obj, View};
-use crate::Failure;
 use msgnorm_core::model::{AttValue, Record, Str};
 use msgnorm_core::read::{
     j_leaf, msg, read_record, Invalid, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, ValueKind,
@@ -133,21 +133,8 @@ pub fn read_one<'a, 'py>(
     record(ctx, strs, item, index, ReadOpts::COUNT)
 }
 
-/// [`read_records`] for `normalize_for_api`, which also keeps each record's
-/// `timestamp` (the records it makes copy it).
-pub fn read_records_for_api<'a, 'py>(
-    ctx: &Ctx<'py>,
-    strs: &'a Strs<'py>,
-    list: &Bound<'py, PyList>,
-) -> Result<Vec<Rec<'a, 'py>>, Failure> {
-    let opts = ReadOpts {
-        timestamps: true,
-        ..ReadOpts::default()
-    };
-    read(ctx, strs, list, opts)
-}
-
-fn read<'a, 'py>(
+/// The records of `list`, read with `opts`.
+pub fn read<'a, 'py>(
     ctx: &Ctx<'py>,
     strs: &'a Strs<'py>,
     list: &Bound<'py, PyList>,

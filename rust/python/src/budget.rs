@@ -1,0 +1,197 @@
+//! Token counting and the §7 budget functions (SPEC §6, §7).
+
+use crate::args::{self, params};
+use crate::errors::{guard, to_pyerr, Failure};
+use crate::input::with_records;
+use crate::read::{self, read_records, Strs};
+use crate::view::Ctx;
+use crate::write;
+use msgnorm_core::model::Kind;
+use msgnorm_core::read::ReadOpts;
+use msgnorm_core::CountParams;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+/// Declares a public function taking the SPEC §6 counting options as
+/// keywords, with their defaults (`CountParams::default()`, checked by
+/// `tests/test_signatures.py`) written once for all of them.
+macro_rules! counting_fn {
+    (
+        $(#[$doc:meta])*
+        fn $name:ident<$py:lifetime>(
+            $pyv:ident, $records:ident $(, $arg:ident: $ty:ty = $from:path)*
+            $(; keyword $kw:ident: $kty:ty = $kfrom:path => $kdef:tt)?; params $p:ident
+        ) -> $ret:ty $body:block
+    ) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = (
+            $records, $($arg,)* * $(, $kw=$kdef)?, chars_per_token=4.0, tokens_per_message=3,
+            tokens_per_image=1600, tokens_per_document=3000,
+        ))]
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) fn $name<$py>(
+            $pyv: Python<$py>,
+            $records: &Bound<$py, PyAny>,
+            $(#[pyo3(from_py_with = $from)] $arg: $ty,)*
+            $(#[pyo3(from_py_with = $kfrom)] $kw: $kty,)?
+            #[pyo3(from_py_with = args::chars_per_token)] chars_per_token: f64,
+            #[pyo3(from_py_with = args::tokens_per_message)] tokens_per_message: u64,
+            #[pyo3(from_py_with = args::tokens_per_image)] tokens_per_image: u64,
+            #[pyo3(from_py_with = args::tokens_per_document)] tokens_per_document: u64,
+        ) -> $ret {
+            let $p = params((chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document));
+            $body
+        }
+    };
+}
+
+/// Costs and turn starts of a list of dict records.
+pub(crate) fn list_costs<'a, 'py>(
+    ctx: &Ctx<'py>,
+    strs: &'a Strs<'py>,
+    l: &Bound<'py, PyList>,
+    p: &CountParams,
+) -> PyResult<(Vec<read::Rec<'a, 'py>>, Vec<u64>, Vec<bool>)> {
+    let py = ctx.py();
+    guard(|| {
+        let recs = read_records(ctx, strs, l, true)?;
+        let (costs, turns) = msgnorm_core::costs_and_turns(&recs, p)?;
+        Ok((recs, costs, turns))
+    })
+    .map_err(|e| to_pyerr(py, e))
+}
+
+/// Costs and turn starts of a list of records, without keeping the records.
+pub(crate) fn list_costs_only<'py>(
+    ctx: &Ctx<'py>,
+    l: &Bound<'py, PyList>,
+    p: &CountParams,
+) -> PyResult<(Vec<u64>, Vec<bool>)> {
+    if p.check().is_err() {
+        // Records are checked first: their error, if any, is the one raised.
+        let (_, costs, turns) = list_costs(ctx, &Strs::new(), l, p)?;
+        return Ok((costs, turns));
+    }
+    guard(|| read::read_costs(ctx, l, p)).map_err(|e| to_pyerr(ctx.py(), e))
+}
+
+/// The §7 cut-off `k` of a list of records (nothing kept but the costs).
+pub(crate) fn list_cutoff_only<'py>(
+    ctx: &Ctx<'py>,
+    l: &Bound<'py, PyList>,
+    max_tokens: u64,
+    pin: usize,
+    p: &CountParams,
+) -> PyResult<usize> {
+    let (costs, turns) = list_costs_only(ctx, l, p)?;
+    msgnorm_core::cutoff::find_cutoff(&costs, &turns, max_tokens, pin)
+        .map_err(|e| to_pyerr(ctx.py(), Failure::Core(e)))
+}
+
+counting_fn! {
+    /// Approximate tokens of each record (SPEC §6); 0 for records that are not messages.
+    fn count_tokens_per_record<'py>(py, records; params p) -> PyResult<Vec<u64>> {
+        per_record(py, records, &p)
+    }
+}
+
+counting_fn! {
+    /// Approximate tokens of the whole history (SPEC §6).
+    fn count_tokens<'py>(py, records; params p) -> PyResult<u64> {
+        Ok(per_record(py, records, &p)?.iter().fold(0u64, |a, &c| a.saturating_add(c)))
+    }
+}
+
+pub(crate) fn per_record(
+    py: Python<'_>,
+    records: &Bound<'_, PyAny>,
+    p: &CountParams,
+) -> PyResult<Vec<u64>> {
+    Ok(with_records!(
+        py, records, ReadOpts::COUNT,
+        lists: |l| list_costs_only(&Ctx::for_list(l)?, l, p)?.0,
+        |_src, recs| msgnorm_core::tokens::per_record(&recs, p),
+        |_w, costs| costs,
+    ))
+}
+
+counting_fn! {
+    /// The smallest safe `k` such that `records[:pin] + records[k:]` fits (SPEC §7).
+    fn find_cutoff<'py>(py, records, max_tokens: u64 = args::max_tokens; keyword pin: usize = args::pin => 0; params p)
+        -> PyResult<usize> {
+        Ok(with_records!(
+            py, records, ReadOpts::COUNT,
+            lists: |l| list_cutoff_only(&Ctx::for_list(l)?, l, max_tokens, pin, &p)?,
+            |_src, recs| msgnorm_core::cutoff_of(&recs, max_tokens, pin, &p),
+            |_w, k| k,
+        ))
+    }
+}
+
+counting_fn! {
+    /// `records[:pin] + records[k:]` with the joint user-merged (SPEC §7).
+    ///
+    /// Like slicing, records the call did not change are returned as the same objects.
+    fn trim_to_budget<'py>(py, records, max_tokens: u64 = args::max_tokens; keyword pin: usize = args::pin => 0; params p)
+        -> PyResult<Bound<'py, PyAny>> {
+        Ok(with_records!(
+            py, records, ReadOpts::COUNT,
+            lists: |l| trim_list(l, max_tokens, pin, &p)?,
+            |_src, recs| msgnorm_core::trim_to_budget(recs, max_tokens, pin, &p),
+            |w, out| w.records(&out.1)?,
+        ))
+    }
+}
+
+/// [`trim_to_budget`] of a list: slices of it, the costs read one record at
+/// a time; only the two records at the joint are read again (and kept).
+fn trim_list<'py>(
+    l: &Bound<'py, PyList>,
+    max_tokens: u64,
+    pin: usize,
+    p: &CountParams,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = l.py();
+    let ctx = Ctx::for_list(l)?;
+    let k = list_cutoff_only(&ctx, l, max_tokens, pin, p)?;
+    let n = l.len();
+    let pin = pin.min(n);
+    let k = k.max(pin);
+    // `records[:pin] + records[k:]`, the records as the same objects
+    // (§7), except that the two records at the joint are user-merged
+    // when both are user records: only those two are read again.
+    if !(pin > 0 && k > pin && k < n) {
+        return l.get_slice(0, pin).add(l.get_slice(k, n));
+    }
+    let strs = Strs::new();
+    let joint = guard(|| {
+        let prev = read::read_one(&ctx, &strs, l.get_item(pin - 1)?, pin - 1)?;
+        let next = read::read_one(&ctx, &strs, l.get_item(k)?, k)?;
+        let gap = msgnorm_core::model::Record::new(pin, Kind::Entry, None);
+        Ok(msgnorm_core::cutoff::trim(vec![prev, gap, next], 1, 2))
+    })
+    .map_err(|e| to_pyerr(py, e))?;
+    let joint = write::records_to_py(&ctx, &joint, true)?;
+    l.get_slice(0, pin - 1)
+        .add(joint)?
+        .add(l.get_slice(k + 1, n))
+}
+
+counting_fn! {
+    /// `(records[pin:k], records[k:])`: what to summarise and what to keep (SPEC §7).
+    fn split_for_summary<'py>(py, records, keep_tokens: u64 = args::keep_tokens; keyword pin: usize = args::pin => 0; params p)
+        -> PyResult<Bound<'py, PyTuple>> {
+        with_records!(
+            py, records, ReadOpts::COUNT,
+            lists: |l| {
+                // slices of the list, the costs read one record at a time
+                let k = list_cutoff_only(&Ctx::for_list(l)?, l, keep_tokens, pin, &p)?;
+                let pin = pin.min(l.len());
+                PyTuple::new(py, [l.get_slice(pin, k), l.get_slice(k, l.len())])
+            },
+            |_src, recs| msgnorm_core::split_for_summary(recs, keep_tokens, pin, &p),
+            |w, out| PyTuple::new(py, [w.records(&out.0)?, w.records(&out.1)?]),
+        )
+    }
+}

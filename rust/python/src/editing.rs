@@ -1,0 +1,155 @@
+//! Context editing: clearing tool results, tool inputs and thinking.
+
+use crate::errors::{to_pyerr, Failure};
+use crate::input::with_records;
+use crate::read;
+use crate::view::{self, Ctx};
+use msgnorm_core::read::{ReadError, ReadOpts};
+use msgnorm_core::{CountParams, Error};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+/// Context editing (issue 15).
+/// `trigger` is `("input_tokens" | "tool_uses", n)`; `clear_tool_inputs` is
+/// cleared for every tool with `clear_all_inputs`, else for `clear_inputs_of`.
+#[pyfunction]
+#[pyo3(signature = (records, tools, trigger_kind, trigger_value, keep, clear_at_least, exclude_tools, clear_all_inputs, clear_inputs_of, placeholder, thinking, keep_turns))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn clear_context<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    tools: bool,
+    trigger_kind: &str,
+    trigger_value: u64,
+    keep: usize,
+    clear_at_least: u64,
+    exclude_tools: Vec<String>,
+    clear_all_inputs: bool,
+    clear_inputs_of: Vec<String>,
+    placeholder: String,
+    thinking: bool,
+    keep_turns: Option<usize>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    use msgnorm_core::editing::ThinkingOptions;
+    let trigger = trigger(py, trigger_kind, trigger_value)?;
+    let t = tool_options(
+        trigger,
+        keep,
+        clear_at_least,
+        exclude_tools,
+        clear_all_inputs,
+        clear_inputs_of,
+        placeholder,
+    );
+    let th = ThinkingOptions { keep_turns };
+    // The options are checked before the records are read.
+    t.check().map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+    let (tools, thinking) = (tools.then_some(&t), thinking.then_some(th));
+    let p = CountParams::default();
+    let (out, rep) = with_records!(
+        py,
+        records,
+        ReadOpts::COUNT,
+        |src, recs| msgnorm_core::editing::edit(&mut recs, tools, thinking, &p, &|b| src
+            .tool_info(b))
+        .map(|rep| (recs, rep)),
+        |w, out| (w.records(&out.0)?, out.1),
+    );
+    Ok((out, edit_report(py, &rep)?))
+}
+
+/// A context edit's report as the `EditReport` dict.
+pub(crate) fn edit_report<'py>(
+    py: Python<'py>,
+    rep: &msgnorm_core::editing::EditReport,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("results_cleared", rep.results_cleared)?;
+    d.set_item("inputs_cleared", rep.inputs_cleared)?;
+    d.set_item("thinking_cleared", rep.thinking_cleared)?;
+    d.set_item("tokens_before", rep.tokens_before)?;
+    d.set_item("tokens_after", rep.tokens_after)?;
+    d.set_item(
+        "tokens_saved",
+        rep.tokens_before.saturating_sub(rep.tokens_after),
+    )?;
+    d.set_item("first_changed", rep.first_changed)?;
+    Ok(d)
+}
+
+/// A context edit's trigger from its Python spelling.
+pub(crate) fn trigger(
+    py: Python<'_>,
+    kind: &str,
+    value: u64,
+) -> PyResult<msgnorm_core::editing::Trigger> {
+    use msgnorm_core::editing::Trigger;
+    match kind {
+        "input_tokens" => Ok(Trigger::InputTokens(value)),
+        "tool_uses" => Ok(Trigger::ToolUses(value)),
+        other => Err(to_pyerr(
+            py,
+            Failure::Core(Error::value(format!(
+                "trigger type must be 'input_tokens' or 'tool_uses', not {other:?}"
+            ))),
+        )),
+    }
+}
+
+/// `clear_tool_uses` options from the binding's arguments.
+pub(crate) fn tool_options(
+    trigger: msgnorm_core::editing::Trigger,
+    keep: usize,
+    clear_at_least: u64,
+    exclude_tools: Vec<String>,
+    clear_all_inputs: bool,
+    clear_inputs_of: Vec<String>,
+    placeholder: String,
+) -> msgnorm_core::editing::ToolOptions {
+    use msgnorm_core::editing::ClearInputs;
+    msgnorm_core::editing::ToolOptions {
+        trigger,
+        keep,
+        clear_at_least,
+        exclude_tools,
+        clear_inputs: if clear_all_inputs {
+            ClearInputs::All
+        } else if clear_inputs_of.is_empty() {
+            ClearInputs::None
+        } else {
+            ClearInputs::Tools(clear_inputs_of)
+        },
+        placeholder,
+    }
+}
+
+/// A tool_use block's name and whether its input is `{}` (a dict or a Struct).
+pub(crate) fn py_tool_info<'py>(
+    ctx: &Ctx<'py>,
+    b: &view::Obj<'py>,
+) -> msgnorm_core::Result<msgnorm_core::editing::ToolUseInfo> {
+    let pyerr = |e: PyErr| Error::value(format!("reading a tool_use block: {e}"));
+    let mut info = msgnorm_core::editing::ToolUseInfo::default();
+    let Some(view) = ctx.view(b).map_err(pyerr)? else {
+        return Ok(info);
+    };
+    if let Some(name) = ctx.get(&view, "name").map_err(pyerr)? {
+        match name.cast::<PyString>() {
+            Ok(s) => {
+                let s = s.to_cow().map_err(pyerr)?;
+                info.name_chars = s.chars().count() as u64;
+                info.name = s.into_owned();
+            }
+            Err(_) => {
+                info.name_chars = read::j_of(ctx, &name).map_err(|e| match e {
+                    ReadError::Invalid(e) => e.named("name"),
+                    ReadError::Source(e) => pyerr(e),
+                })?
+            }
+        }
+    }
+    if let Some(input) = ctx.get(&view, "input").map_err(pyerr)? {
+        info.input_empty = input.cast::<PyDict>().is_ok_and(|d| d.is_empty());
+    }
+    Ok(info)
+}
