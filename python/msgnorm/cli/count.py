@@ -60,7 +60,7 @@ def _count(args: argparse.Namespace) -> int:
 def add_parser(sub: Any) -> None:
     c = sub.add_parser("count", help="approximate tokens (SPEC §6): total, per type, biggest")
     c.add_argument("path", help="transcript file, directory tree, or - for standard input")
-    c.add_argument("--chars-per-token", type=float, default=4.0)
+    c.add_argument("--chars-per-token", type=float, default=_api._CHARS_PER_TOKEN)
     c.add_argument("--top", type=int, default=5, help="how many of the biggest records (files)")
     g = c.add_argument_group("directory (each *.jsonl file: its session's main thread)")
     g.add_argument("--flat", action="store_true", help="count each file as a flat list")

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from .. import batch
+from .. import _api, batch
 from ..arrow import REPAIRS
 from ..errors import MsgnormError
 
@@ -266,7 +266,7 @@ def count_tree(
     progress: bool | None = None,
     pattern: str = "*.jsonl",
     top: int = 5,
-    chars_per_token: float = 4.0,
+    chars_per_token: float = _api._CHARS_PER_TOKEN,
 ) -> tuple[Summary, list[tuple[int, str]]]:
     """Tokens of every file of the tree: the summary and the ``top`` biggest files."""
     files = tree_files(root, pattern)

@@ -168,7 +168,13 @@ def add_parser(sub: Any) -> None:
     )
     n.add_argument("--strict", action="store_true", help="raise instead of repairing pairing")
     n.add_argument("--short-ids", action="store_true", help="append [id:xxxxxx] to user texts")
-    n.add_argument("--max-media", type=int, default=100, metavar="N", help="-1: no limit")
+    n.add_argument(
+        "--max-media",
+        type=int,
+        default=_api._MAX_MEDIA,
+        metavar="N",
+        help=f"images and documents kept (default {_api._MAX_MEDIA}); -1: no limit",
+    )
     clearing_options(
         n,
         "replace the results of all but the last KEEP tool uses (default 3) by "
