@@ -171,7 +171,7 @@ def load_session(
     thread: str,
     after_compaction: bool,
     raise_errors: bool,
-) -> tuple[bytes, list[dict[str, Any]], int, dict[str, Any]]: ...
+) -> tuple[bytes, list[dict[str, Any]], int, dict[str, Any], list[tuple[int, int] | None]]: ...
 def normalize_batch(
     items: list[bytes | str],
     session: bool,

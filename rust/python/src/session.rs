@@ -35,7 +35,8 @@ fn thread_dict<'py>(py: Python<'py>, t: &Thread) -> PyResult<Bound<'py, PyDict>>
 }
 
 /// `files`: `(name, data, agent id from the file name)`, in any order.
-/// Returns `(thread records as a JSON array, threads, chosen index, report)`.
+/// Returns `(thread records as a JSON array, threads, chosen index, report,
+/// (file index, line) of each record)`.
 #[pyfunction]
 #[pyo3(signature = (files, thread, after_compaction, raise_errors))]
 pub fn load_session<'py>(
@@ -81,5 +82,13 @@ pub fn load_session<'py>(
     r.set_item("recovered", report.recovered)?;
     r.set_item("compactions", report.compactions)?;
     r.set_item("before_compaction", report.before_compaction)?;
-    Ok((out, ts, chosen, r).into_pyobject(py)?.into_any())
+    r.set_item("preserved", report.preserved)?;
+    r.set_item("unlinked_segments", report.unlinked_segments)?;
+    r.set_item("microcompactions", report.microcompactions)?;
+    r.set_item("cleared_results", &report.cleared_results)?;
+    let origins = PyList::empty(py);
+    for &i in &loaded.chain {
+        origins.append(loaded.origin.get(i).copied())?;
+    }
+    Ok((out, ts, chosen, r, origins).into_pyobject(py)?.into_any())
 }
