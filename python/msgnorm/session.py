@@ -105,6 +105,9 @@ class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
     tool_results_read: int = 0
     #: Tool call ids of offloaded results whose file is not there (kept as written).
     tool_results_missing: list[str] = msgspec.field(default_factory=list)
+    #: Codex rollouts: response items that are no API input (``ghost_snapshot``, ...),
+    #: left out.
+    client_only: int = 0
 
     def summary(self) -> str:
         """One line: what was skipped, repaired and left out."""
@@ -136,6 +139,8 @@ class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
             parts.append(f"{self.tool_results_read} offloaded tool result(s) read back")
         if self.tool_results_missing:
             parts.append(f"{len(self.tool_results_missing)} offloaded tool result(s) not found")
+        if self.client_only:
+            parts.append(f"{self.client_only} client-only item(s) left out")
         if self.before_compaction:
             parts.append(
                 f"started after the last of {self.compactions} compaction(s) "
@@ -336,7 +341,8 @@ def load_session(
     progress: Callable[[int], None] | None = None,
     tool_results: bool = False,
 ) -> Session:
-    """Load a Claude Code session and pick one thread (SPEC §8, ``docs/SESSIONS.md``).
+    """Load a Claude Code session and pick one thread (SPEC §8, ``docs/SESSIONS.md``),
+    or a Codex rollout (``rollout-….jsonl``: its Responses items, §8.7).
 
     ``source`` is a session ``.jsonl`` path (its subagent files come along), a
     project directory (every session in it; records replayed across resumed
@@ -431,6 +437,7 @@ def load_session(
         cleared_results=rep["cleared_results"],
         tool_results_read=read_back[0],
         tool_results_missing=read_back[1],
+        client_only=rep["client_only"],
     )
     records: Any
     if kind == "bytes":

@@ -10,6 +10,7 @@
 //! Every walk is iterative and remembers what it has seen: cycles, missing
 //! parents and chains of millions of records never hang or recurse.
 
+pub mod codex;
 pub mod compact;
 pub mod lines;
 pub mod tree;
@@ -70,6 +71,9 @@ pub struct Report {
     /// Tool call ids of results on the chosen thread that a microcompaction
     /// after them cleared (in order).
     pub cleared_results: Vec<String>,
+    /// Codex rollouts: response items that are no API input (`ghost_snapshot`,
+    /// ...), left out.
+    pub client_only: usize,
 }
 
 impl Report {
