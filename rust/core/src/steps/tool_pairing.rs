@@ -81,7 +81,8 @@ pub fn run<'a, H: Clone>(
                 ts,
                 true,
                 Content::Blocks(results),
-            ));
+            )
+            .inserted());
         } else {
             out.push(r);
         }
