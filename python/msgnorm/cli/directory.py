@@ -20,9 +20,9 @@ from typing import Any
 
 import msgspec
 
-from . import batch
-from .arrow import REPAIRS
-from .errors import MsgnormError
+from .. import batch
+from ..arrow import REPAIRS
+from ..errors import MsgnormError
 
 __all__ = ["Summary", "count_tree", "normalize_tree", "tree_files"]
 
@@ -219,7 +219,7 @@ def _on_engine(
     if engine == "ray":
         import ray  # type: ignore[import-untyped,unused-ignore]
 
-        from . import ray as adapter
+        from .. import ray as adapter
 
         if not ray.is_initialized():
             # RAY_ADDRESS (or a running local cluster) if set, else a local one of `jobs` CPUs
@@ -237,7 +237,7 @@ def _on_engine(
     elif engine == "daft":
         import daft  # type: ignore[import-untyped,unused-ignore]
 
-        from . import daft as adapter_d
+        from .. import daft as adapter_d
 
         startup = time.perf_counter() - t0
         df = daft.from_pydict({"path": paths})

@@ -1,0 +1,7 @@
+"""``python -m msgnorm.cli``: the ``msgnorm`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

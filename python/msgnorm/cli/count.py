@@ -1,0 +1,74 @@
+"""``msgnorm count``: approximate tokens (SPEC §6) of a file or a directory tree."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import _api
+from . import directory
+from ._common import read_input, records_of, tree_options
+
+
+def _count_tree(args: argparse.Namespace) -> int:
+    summary, biggest = directory.count_tree(
+        Path(args.path),
+        session=not args.flat,
+        jobs=args.jobs,
+        progress=args.progress,
+        pattern=args.glob,
+        top=args.top,
+        chars_per_token=args.chars_per_token,
+    )
+    lines = [
+        f"total: {summary.tokens} tokens in {summary.written} files ({summary.records} records)"
+    ]
+    if biggest:
+        lines.append(f"biggest {len(biggest)} files:")
+        lines += [f"  {path}: {n}" for n, path in biggest]
+    sys.stdout.write("\n".join(lines) + "\n")
+    directory.print_lines(summary.lines("counted"))
+    return 1 if summary.errors else 0
+
+
+def _count(args: argparse.Namespace) -> int:
+    if args.path != "-" and Path(args.path).is_dir():
+        return _count_tree(args)
+    data = read_input(args.path)
+    per = _api.count_tokens_per_record(data, chars_per_token=args.chars_per_token)
+    records: list[Any] = records_of(data)
+    by_type: dict[str, int] = {}
+    for rec, n in zip(records, per, strict=True):
+        t = rec.get("type") if isinstance(rec, dict) else None
+        by_type[str(t)] = by_type.get(str(t), 0) + n
+    total = sum(per)
+    lines = [f"total: {total} tokens in {len(per)} records"]
+    lines += [f"  {t}: {n}" for t, n in sorted(by_type.items(), key=lambda kv: -kv[1])]
+    biggest = sorted(range(len(per)), key=lambda i: -per[i])[: args.top]
+    if biggest:
+        lines.append(f"biggest {len(biggest)} records:")
+        for i in biggest:
+            rec = records[i]
+            uuid = rec.get("uuid", "") if isinstance(rec, dict) else ""
+            lines.append(f"  records[{i}] {rec.get('type')} {uuid}: {per[i]}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    c = sub.add_parser("count", help="approximate tokens (SPEC §6): total, per type, biggest")
+    c.add_argument("path", help="transcript file, directory tree, or - for standard input")
+    c.add_argument("--chars-per-token", type=float, default=4.0)
+    c.add_argument("--top", type=int, default=5, help="how many of the biggest records (files)")
+    g = c.add_argument_group("directory (each *.jsonl file: its session's main thread)")
+    g.add_argument("--flat", action="store_true", help="count each file as a flat list")
+    g.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: on a terminal; needs tqdm)",
+    )
+    tree_options(g)
+    c.set_defaults(func=_count)

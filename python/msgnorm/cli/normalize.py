@@ -1,0 +1,194 @@
+"""``msgnorm normalize``: what a model API accepts (SPEC §4), from a session, a
+provider's messages or a directory tree."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .. import _api, providers, session
+from ..editing import clear_thinking_report, clear_tool_results_report
+from ..errors import MsgnormError
+from . import directory
+from ._common import (
+    clearing_options,
+    count_records,
+    load,
+    read_input,
+    session_options,
+    summary,
+    tree_options,
+    write_output,
+)
+
+
+def _normalize(args: argparse.Namespace) -> int:
+    if directory.is_tree_job(args.path, args.output, args.jobs, args.engine):
+        return _normalize_tree(args)
+    if args.jobs is not None or args.engine is not None:
+        raise MsgnormError("--jobs and --engine take a directory (and -o an output directory)")
+    system: list[Any] = []
+    loaded: session.Session | None = None
+    if args.source != "records":
+        data, system = _from_provider(read_input(args.path), args.source)
+    else:
+        loaded, data = load(args)
+    out, report = _api.normalize_for_api_report(
+        data,
+        strict=args.strict,
+        max_media=None if args.max_media < 0 else args.max_media,
+        short_ids=args.short_ids,
+    )
+    cleared = None
+    if args.clear_tool_results is not None or args.clear_thinking is not None:
+        out, cleared = _clear(out, args)
+    if args.max_tokens is not None:
+        out = _api.trim_to_budget(out, args.max_tokens, pin=args.pin)
+    n_out = len(msgspec.json.decode(out, type=list[msgspec.Raw]))
+    if args.format == "anthropic" and args.source == "records":
+        out = _api.to_anthropic(out)
+    elif args.format != "records":
+        # the provider's request shape (docs/PROVIDERS.md); bytes are written as base64
+        shaped = providers.to_provider(system + msgspec.json.decode(out), args.format)
+        out = msgspec.json.encode(shaped)
+    write_output(out, args.output)
+    line = summary(count_records(data), n_out, report)
+    if loaded is not None:  # one line: what the loader chose and skipped, then the repairs
+        line = f"msgnorm: {loaded.summary()} | {line.removeprefix('msgnorm: ')}"
+    if cleared is not None:
+        line += (
+            f"; cleared: {cleared['results_cleared']} tool results, "
+            f"{cleared['thinking_cleared']} thinking blocks, "
+            f"{cleared['tokens_saved']} tokens saved"
+        )
+    print(line, file=sys.stderr)
+    return 0
+
+
+def _from_provider(data: bytes, source: str) -> tuple[bytes, list[Any]]:
+    """A provider's messages (a JSON list, or its request object) as records, and
+    their system-prompt records."""
+    try:
+        value = msgspec.json.decode(data)
+    except msgspec.DecodeError as e:
+        raise MsgnormError(f"--source {source}: the input is not JSON ({e})") from None
+    system = None
+    if isinstance(value, dict):
+        keys = {
+            "gemini": ("contents", "system_instruction"),
+            "openai-responses": ("input", "instructions"),
+        }.get(source, ("messages", "system"))
+        system = value.get(keys[1])
+        value = value.get(keys[0])
+    if not isinstance(value, list):
+        raise MsgnormError(
+            f"--source {source}: expected a JSON list of messages or a request object"
+        )
+    records = providers.from_provider(value, source, system=system)
+    prompts = [r for r in records if r.get("type") == "system"]
+    return msgspec.json.encode(records), prompts
+
+
+def _clear(out: bytes, args: argparse.Namespace) -> tuple[bytes, dict[str, int]]:
+    """``--clear-tool-results[=KEEP]`` (always fires) then ``--clear-thinking[=KEEP]``."""
+    total: dict[str, int] = {"results_cleared": 0, "thinking_cleared": 0, "tokens_saved": 0}
+    if args.clear_tool_results is not None:
+        out, rep = clear_tool_results_report(out, trigger=None, keep=args.clear_tool_results)
+        total["results_cleared"] += rep["results_cleared"]
+        total["tokens_saved"] += rep["tokens_saved"]
+    if args.clear_thinking is not None:
+        keep: int | str = args.clear_thinking
+        out, rep = clear_thinking_report(out, keep_turns=keep)  # type: ignore[arg-type]
+        total["thinking_cleared"] += rep["thinking_cleared"]
+        total["tokens_saved"] += rep["tokens_saved"]
+    return out, total
+
+
+def _tree_only_defaults(args: argparse.Namespace) -> None:
+    """Options the directory mode does not take (each file: main thread, broken lines skipped)."""
+    given = [
+        flag
+        for flag, on in (
+            ("--thread", args.thread != "main"),
+            ("--full-history", args.full_history),
+            ("--errors raise", args.errors != "skip"),
+            ("--format", args.format != "records"),
+            ("--source", args.source != "records"),
+            ("--max-tokens", args.max_tokens is not None),
+        )
+        if on
+    ]
+    if given:
+        raise MsgnormError(f"{', '.join(given)}: not in directory mode (one file at a time)")
+
+
+def _normalize_tree(args: argparse.Namespace) -> int:
+    _tree_only_defaults(args)
+    if args.output is None:
+        raise MsgnormError("a directory needs -o OUTDIR (or no --jobs/--engine: one history)")
+    summary = directory.normalize_tree(
+        Path(args.path),
+        Path(args.output),
+        session=not args.flat,
+        jobs=args.jobs,
+        engine=args.engine or "local",
+        progress=args.progress,
+        pattern=args.glob,
+        options={
+            "strict": args.strict,
+            "max_media": None if args.max_media < 0 else args.max_media,
+            "short_ids": args.short_ids,
+        },
+    )
+    directory.print_lines(summary.lines("written"))
+    return 1 if summary.errors else 0
+
+
+def add_parser(sub: Any) -> None:
+    n = sub.add_parser("normalize", help="what a model API accepts (SPEC §4), as JSON")
+    n.add_argument(
+        "path", help="session file, project directory, JSON array file, or - for standard input"
+    )
+    session_options(n)
+    n.add_argument(
+        "--format",
+        choices=["records", *providers.PROVIDERS],
+        default="records",
+        help="output: msgnorm records, or a provider's request shape (docs/PROVIDERS.md)",
+    )
+    n.add_argument(
+        "--source",
+        choices=["records", *providers.PROVIDERS],
+        default="records",
+        help="input: msgnorm records (a session), or a provider's messages / request JSON",
+    )
+    n.add_argument("--strict", action="store_true", help="raise instead of repairing pairing")
+    n.add_argument("--short-ids", action="store_true", help="append [id:xxxxxx] to user texts")
+    n.add_argument("--max-media", type=int, default=100, metavar="N", help="-1: no limit")
+    clearing_options(
+        n,
+        "replace the results of all but the last KEEP tool uses (default 3) by "
+        "'[cleared]', the current tool loop excepted; before --max-tokens",
+    )
+    n.add_argument("--max-tokens", type=int, default=None, metavar="N", help="trim to N tokens")
+    n.add_argument("--pin", type=int, default=0, metavar="K", help="keep the first K records")
+    n.add_argument(
+        "-o", "--output", default=None, help="output file (default: stdout), or directory"
+    )
+    d = n.add_argument_group(
+        "directory mode (PATH a directory, and --jobs, --engine or an -o directory)",
+        "each *.jsonl file under PATH is normalized on its own (a session file: its main "
+        "thread; --flat: a flat list) into OUTDIR/<relative path>.json, on every core",
+    )
+    tree_options(d)
+    d.add_argument(
+        "--engine",
+        choices=["ray", "daft"],
+        default=None,
+        help="run on Ray (RAY_ADDRESS, else a local cluster) or Daft instead of this process",
+    )
+    n.set_defaults(func=_normalize)
