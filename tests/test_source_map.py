@@ -83,3 +83,97 @@ def test_a_provider_error_index_leads_to_the_transcript_line(tmp_path: Path) -> 
     # messages[2] holds records 2 and 3 of the thread: lines 4 and 5 of the file
     assert report["source_map"][2] == [2, 3]
     assert [s.origins[i] for i in report["source_map"][2]] == [(str(path), 4), (str(path), 5)]
+
+
+CONVERSATION: list[dict[str, Any]] = [
+    {"type": "system", "subtype": "system_prompt", "uuid": "s0", "role": "system", "content": "hi"},
+    user("first", "u1"),  # 1
+    {"type": "progress", "uuid": "p2"},  # 2
+    asst(
+        [
+            text("calling"),
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {}},
+            {"type": "tool_use", "id": "t2", "name": "Read", "input": {}},
+        ],
+        "a3",
+        "m3",
+    ),  # 3
+    user(
+        [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "1"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "2"},
+        ],
+        "u4",
+    ),  # 4
+    user("and then", "u5"),  # 5: merged into 4
+    asst([text("one")], "a6", "m6"),  # 6
+    asst([text("two")], "a7", "m7"),  # 7: a second reply in a row
+    user("bye", "u8"),  # 8
+]
+
+
+def ids_in(m: Any) -> set[str]:
+    """Tool call ids anywhere in a provider message."""
+    found: set[str] = set()
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k in ("id", "call_id", "tool_call_id", "tool_use_id", "toolUseId") and (
+                    isinstance(x, str) and x.startswith("t")
+                ):
+                    found.add(x)
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(m)
+    return found
+
+
+def record_ids(i: int) -> set[str]:
+    return ids_in(CONVERSATION[i])
+
+
+@pytest.mark.parametrize(
+    "target", ["anthropic", "openai-chat", "openai-responses", "gemini", "bedrock"]
+)
+def test_every_provider_message_names_the_records_it_came_from(target: str) -> None:
+    out, report = msgnorm.to_provider_report(CONVERSATION, target, source_map=True)
+    msgs = out if isinstance(out, list) else out.get("messages", out.get("contents"))
+    smap = report["source_map"]
+    assert len(smap) == len(msgs)
+    # every record that is sent is named, in order; the progress record never is
+    flat = [i for s in smap for i in s]
+    firsts = [s[0] for s in smap if s]
+    assert firsts == sorted(firsts) and 2 not in flat
+    assert {1, 3, 4, 5, 8} <= set(flat)
+    for m, src in zip(msgs, smap, strict=True):
+        # a message's tool ids are those of the records it names
+        assert ids_in(m) <= set().union(*(record_ids(i) for i in src)) if src else True
+        if isinstance(m, dict) and m.get("role") in ("system", "developer"):
+            assert src == [0]
+    # the counts are as without a source map
+    _, plain = msgnorm.to_provider_report(CONVERSATION, target)
+    assert {k: v for k, v in report.items() if k != "source_map"} == plain
+
+
+def test_joined_replies_name_both_records() -> None:
+    # Gemini and Bedrock join the two replies in a row into one turn
+    for target in ("gemini", "bedrock"):
+        _, report = msgnorm.to_provider_report(CONVERSATION, target, source_map=True)
+        assert report["messages_merged"] == 1
+        assert report["source_map"] == [[1], [3], [4, 5], [6, 7], [8]]
+    _, report = msgnorm.to_provider_report(CONVERSATION, "anthropic", source_map=True)
+    assert report["source_map"] == [[1], [3], [4, 5], [6], [7], [8]]
+
+
+def test_without_normalization_and_bad_arguments() -> None:
+    sent = [r for r in CONVERSATION if r["type"] != "progress"]
+    _, report = msgnorm.to_provider_report(
+        sent[:4], "openai-chat", normalize=False, source_map=True
+    )
+    assert report["source_map"] == [[0], [1], [2], [3], [3]]
+    with pytest.raises(msgnorm.MsgnormError, match="source_map must be a bool"):
+        msgnorm.to_provider_report(sent, "anthropic", source_map=1)  # type: ignore[arg-type]
