@@ -53,27 +53,7 @@ _count = _native._count
 
 # The keyword defaults and their checks live once, in the native signatures.
 normalize_for_api = _native.normalize_for_api
-
-
-def normalize_for_api_report(
-    records: Any, *, source_map: bool = False, **options: Any
-) -> tuple[Any, dict[str, Any]]:
-    """``(output, report)``: what is sent to the model (SPEC §4) and a count of
-    every repair rule that fired, by name.
-
-    ``source_map=True`` adds ``report["source_map"]``: for each output record, the
-    indices of the input records it came from, ascending (records merged into it
-    included; a record the pipeline inserted, such as a missing tool result, has
-    none). Options are :func:`normalize_for_api`'s.
-    """
-    if not isinstance(source_map, bool):
-        raise MsgnormError(f"source_map must be a bool, not {type(source_map).__name__}")
-    out, report = _native.normalize_for_api_report(records, **options)
-    if source_map:
-        result: dict[str, Any] = dict(report)
-        result["source_map"] = _native.normalize_sources(records, **options)
-        return out, result
-    return out, report
+normalize_for_api_report = _native.normalize_for_api_report
 
 
 def normalize_messages(records: Any) -> Any:

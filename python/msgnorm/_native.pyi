@@ -35,7 +35,6 @@ __all__ = [
     "normalize_for_api",
     "normalize_for_api_report",
     "normalize_messages",
-    "normalize_sources",
     "render_attachment",
     "rules",
     "rules_markdown",
@@ -67,16 +66,8 @@ def normalize_for_api_report(
     short_ids: bool = False,
     ensure_user_first: bool = True,
     attachment_templates: Mapping[str, str | None] | None = None,
-) -> tuple[Any, dict[str, int]]: ...
-def normalize_sources(
-    records: Any,
-    *,
-    strict: bool = False,
-    max_media: int | None = 100,
-    short_ids: bool = False,
-    ensure_user_first: bool = True,
-    attachment_templates: Mapping[str, str | None] | None = None,
-) -> list[list[int]]: ...
+    source_map: bool = False,
+) -> tuple[Any, dict[str, Any]]: ...
 def normalize_messages(records: Any) -> Any: ...
 def _counting(
     chars_per_token: float, tokens_per_message: int, tokens_per_image: int, tokens_per_document: int

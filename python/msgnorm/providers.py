@@ -143,8 +143,6 @@ def to_provider_report(
     """
     if strict:
         _refuse_repairs(records, "anthropic", None)
-    if not isinstance(source_map, bool):
-        raise MsgnormError(f"source_map must be a bool, not {type(source_map).__name__}")
     if target in FRAMEWORKS:
         if source_map:
             raise MsgnormError("source_map is for provider targets, not framework objects")

@@ -302,12 +302,6 @@ macro_rules! api_fn {
 }
 
 api_fn! {
-    /// `(output, report)`: what is sent to the model (SPEC §4) and a count of
-    /// every repair rule that fired, by name.
-    fn normalize_for_api_report -> (Bound<'py, PyAny>, Bound<'py, PyDict>) = |pair| pair
-}
-
-api_fn! {
     /// What is sent to the model (SPEC §4): only user and assistant records,
     /// repaired. Input is never mutated. Records the call did not change are the
     /// input's own objects (shared, like slicing); changed records and their
@@ -889,7 +883,7 @@ fn _force_panic(py: Python<'_>, message: &str) -> PyResult<()> {
 #[pymodule(gil_used = true)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize_for_api, m)?)?;
-    m.add_function(wrap_pyfunction!(normalize_for_api_report, m)?)?;
+    m.add_function(wrap_pyfunction!(source_map::normalize_for_api_report, m)?)?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(args::counting, m)?)?;
     m.add_function(wrap_pyfunction!(args::max_media_arg, m)?)?;
@@ -910,7 +904,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(derive_short_message_id, m)?)?;
     m.add_function(wrap_pyfunction!(session::load_session, m)?)?;
-    m.add_function(wrap_pyfunction!(source_map::normalize_sources, m)?)?;
     m.add_function(wrap_pyfunction!(batch::normalize_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::count_tokens_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::default_num_threads, m)?)?;
