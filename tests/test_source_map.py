@@ -9,6 +9,8 @@ from typing import Any
 
 import msgnorm
 import pytest
+import strategies as S
+from hypothesis import given, settings
 
 
 def user(text: Any, uuid: str) -> dict[str, Any]:
@@ -178,3 +180,25 @@ def test_without_normalization_and_bad_arguments() -> None:
     assert report["source_map"] == [[0], [1], [2], [3], [3]]
     with pytest.raises(msgnorm.MsgnormError, match="framework"):
         msgnorm.to_provider_report(sent, "langchain", source_map=True)
+
+
+@settings(deadline=None)
+@given(records=S.histories(), opts=S.api_options())
+def test_source_map_properties(records: list[dict[str, Any]], opts: dict[str, Any]) -> None:
+    try:
+        out, report = msgnorm.normalize_for_api_report(records, source_map=True, **opts)
+    except msgnorm.MsgnormError:
+        return  # strict mode refused it: no output to map
+    smap = report["source_map"]
+    assert len(smap) == len(out)
+    flat = [i for s in smap for i in s]
+    # every input record is in one output record at most, and order is kept
+    assert len(flat) == len(set(flat))
+    assert all(0 <= i < len(records) for i in flat)
+    firsts = [s[0] for s in smap if s]
+    assert firsts == sorted(firsts)
+    for o, src in zip(out, smap, strict=True):
+        assert src == sorted(src)
+        if src:
+            # the output record's uuid is one of its sources'
+            assert o["uuid"] in {records[i].get("uuid") for i in src}
