@@ -280,3 +280,11 @@ def test_other_item_shapes_load_and_come_back_out() -> None:
     assert [i["type"] for i in items].count("web_search_call") == 1
     assert [i["type"] for i in items].count("compaction") == 1
     assert len(s.origins) == len(s.records)
+
+
+def test_three_kinds_give_the_same_records() -> None:
+    r, _ = rollout()
+    dicts = msgnorm.load_session(r.bytes()).records
+    assert json.loads(msgnorm.load_session(r.bytes(), kind="bytes").records) == dicts
+    structs = msgnorm.load_session(r.bytes(), kind="structs").records
+    assert msgnorm.to_builtins(structs) == dicts
