@@ -2,7 +2,7 @@
 
 Hand-written cases for every rule, property tests on normalized hypothesis
 histories, an oracle comparison with LangChain's ``ClearToolUsesEdit``, and the
-shared corpus.
+example transcripts (and the external corpus when ``MSGNORM_CORPUS`` names it).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import external
 import msgnorm
 import msgspec
 import pytest
@@ -627,15 +628,14 @@ def test_oracle_difference_current_loop() -> None:
 
 
 # --------------------------------------------------------------------------
-# the shared corpus
+# the example transcripts and the external corpus
 # --------------------------------------------------------------------------
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-FILES = sorted(CORPUS.glob("*.jsonl")) if CORPUS.is_dir() else []
+FILES = external.example_files() + external.corpus_files(recursive=False)
+test_external_corpus = external.corpus_check
 
 
-@pytest.mark.skipif(not FILES, reason=f"the shared corpus is absent ({CORPUS})")
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=external.file_id)
 def test_corpus_clearing_to_half_keeps_the_guarantees(path: Path) -> None:
     from test_corpus import well_formed
 

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import external
 import msgnorm
 import msgspec
 import pytest
@@ -24,8 +25,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
 import generate
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-CORPUS_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
+TRANSCRIPTS = external.example_files() + external.corpus_files()
+test_external_corpus = external.corpus_check
 
 
 def lines_of(records: list[Any]) -> list[bytes]:
@@ -110,8 +111,7 @@ def test_hypothesis_histories(records: list[Any], opts: dict[str, Any], rng: Any
         assert conv.for_api() == expected_final
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason=f"the shared corpus is absent ({CORPUS})")
-@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=external.file_id)
 def test_corpus_sessions_turn_by_turn(path: Path) -> None:
     records = msgnorm.load_session(path).records
     replay(lines_of(records), [1] * len(records))

@@ -1,4 +1,4 @@
-"""msgnorm.load_session on Codex rollouts (docs/SESSIONS.md §8.7): hand-written
+"""msgnorm.load_session on Codex rollouts (docs/SPEC.md §8.7): hand-written
 ``rollout-….jsonl`` files in the shape Codex writes (``session_meta``,
 ``response_item``, ``turn_context``, ``event_msg``, ``compacted`` lines)."""
 

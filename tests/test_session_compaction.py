@@ -1,5 +1,5 @@
 """msgnorm.load_session on what Claude Code writes beyond the plain tree
-(docs/SESSIONS.md §8.4–§8.6): partial compaction (a preserved segment relinked
+(docs/SPEC.md §8.4–§8.6): partial compaction (a preserved segment relinked
 after the summary), microcompaction, tool results offloaded to
 ``<session>/tool-results/``, subagent sidecars (``agent-<id>.meta.json``), and
 each record's file and line. Every case is a hand-written transcript.

@@ -1,5 +1,5 @@
 """``source_map=True``: for each output record, the input records it came from
-(docs/SESSIONS.md "Source map"), and from there the transcript line."""
+(docs/SPEC.md §8.8), and from there the transcript line."""
 
 from __future__ import annotations
 

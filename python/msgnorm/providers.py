@@ -133,7 +133,7 @@ def to_provider_report(
 
     ``source_map=True`` adds ``report["source_map"]``: for each message of the
     request (each input item for ``openai-responses``), the indices of the input
-    records it came from (docs/SESSIONS.md §8.8).
+    records it came from (docs/SPEC.md §8.8).
 
     The counts include :func:`msgnorm.normalize_for_api_report`'s rules and the
     adapter's own: ``thinking_dropped`` (reasoning the target cannot verify),
