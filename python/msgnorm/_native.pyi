@@ -66,7 +66,8 @@ def normalize_for_api_report(
     short_ids: bool = ...,
     ensure_user_first: bool = ...,
     attachment_templates: Mapping[str, str | None] | None = None,
-) -> tuple[Any, dict[str, int]]: ...
+    source_map: bool = False,
+) -> tuple[Any, dict[str, Any]]: ...
 def normalize_messages(records: Any) -> Any: ...
 def _counting(
     chars_per_token: float, tokens_per_message: int, tokens_per_image: int, tokens_per_document: int
@@ -171,7 +172,7 @@ def load_session(
     thread: str,
     after_compaction: bool,
     raise_errors: bool,
-) -> tuple[bytes, list[dict[str, Any]], int, dict[str, Any]]: ...
+) -> tuple[bytes, list[dict[str, Any]], int, dict[str, Any], list[tuple[int, int] | None]]: ...
 def normalize_batch(
     items: list[bytes | str],
     session: bool,

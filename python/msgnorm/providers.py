@@ -13,7 +13,7 @@ from typing import Any
 
 from . import _api, _native
 from ._api import _is_structs, _max_media
-from .errors import InvalidRecordError, ProviderRuleError
+from .errors import InvalidRecordError, MsgnormError, ProviderRuleError
 from .frameworks import FRAMEWORKS, _module
 from .model import _gc_paused, to_builtins
 
@@ -127,8 +127,13 @@ def to_provider_report(
     normalize: bool = True,
     strict: bool = _api._STRICT,
     max_media: int | None = _api._MAX_MEDIA,
-) -> tuple[Any, dict[str, int]]:
+    source_map: bool = False,
+) -> tuple[Any, dict[str, Any]]:
     """:func:`to_provider` and a count of what was repaired, converted or dropped, by name.
+
+    ``source_map=True`` adds ``report["source_map"]``: for each message of the
+    request (each input item for ``openai-responses``), the indices of the input
+    records it came from (docs/SPEC.md §8.8).
 
     The counts include :func:`msgnorm.normalize_for_api_report`'s rules and the
     adapter's own: ``thinking_dropped`` (reasoning the target cannot verify),
@@ -139,6 +144,8 @@ def to_provider_report(
     if strict:
         _refuse_repairs(records, "anthropic", None)
     if target in FRAMEWORKS:
+        if source_map:
+            raise MsgnormError("source_map is for provider targets, not framework objects")
         shape, report = to_provider_report(
             records,
             "anthropic",
@@ -158,6 +165,14 @@ def to_provider_report(
         out, report = _native.to_provider(
             data, target, _plain(system), bool(normalize), bool(strict), media
         )
+    if source_map:
+        from ._source_map import provider_source_map
+
+        result: dict[str, Any] = dict(report)
+        result["source_map"] = provider_source_map(
+            data, target, out, normalize=bool(normalize), max_media=media
+        )
+        return out, result
     return out, report
 
 

@@ -10,6 +10,7 @@ Rust core.  The contract is SPEC §8 (``docs/SPEC.md``).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -59,6 +60,11 @@ class Thread(msgspec.Struct, frozen=True, kw_only=True):
     #: The first prompt of the conversation (first line, at most 200 characters).
     first_prompt: str
     last_timestamp: str | None
+    #: For a subagent: the id of the Agent tool call that started it, from its
+    #: ``agent-<id>.meta.json`` sidecar (``toolUseId``).
+    parent_tool_use_id: str | None = None
+    #: For a nested subagent: the agent that started it (``parentAgentId``).
+    parent_agent_id: str | None = None
 
 
 class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -84,6 +90,24 @@ class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
     #: Records of the chosen thread left out because they precede its last compaction
     #: (the default thread is a suffix of the ``after_compaction=False`` one).
     before_compaction: int
+    #: Records of partial compactions' preserved segments, relinked after their summary.
+    preserved: int = 0
+    #: Preserved segments left as written (their metadata names a missing record,
+    #: or the walk from ``tailUuid`` does not reach ``headUuid``).
+    unlinked_segments: int = 0
+    #: ``microcompact_boundary`` records on the chosen thread.
+    microcompactions: int = 0
+    #: Tool call ids of the results on the chosen thread that a microcompaction
+    #: after them cleared (Claude Code sent them as cleared from then on).
+    cleared_results: list[str] = msgspec.field(default_factory=list)
+    #: Offloaded tool results read back from ``<session>/tool-results/``
+    #: (``tool_results=True``).
+    tool_results_read: int = 0
+    #: Tool call ids of offloaded results whose file is not there (kept as written).
+    tool_results_missing: list[str] = msgspec.field(default_factory=list)
+    #: Codex rollouts: response items that are no API input (``ghost_snapshot``, ...),
+    #: left out.
+    client_only: int = 0
 
     def summary(self) -> str:
         """One line: what was skipped, repaired and left out."""
@@ -102,6 +126,21 @@ class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
             parts.append(f"{self.cycles} parentUuid cycle(s) cut")
         if self.recovered:
             parts.append(f"{self.recovered} parallel tool record(s) put back")
+        if self.preserved:
+            parts.append(f"{self.preserved} preserved record(s) relinked after their summary")
+        if self.unlinked_segments:
+            parts.append(f"{self.unlinked_segments} preserved segment(s) left as written")
+        if self.cleared_results:
+            parts.append(
+                f"{len(self.cleared_results)} result(s) cleared by "
+                f"{self.microcompactions} microcompaction(s)"
+            )
+        if self.tool_results_read:
+            parts.append(f"{self.tool_results_read} offloaded tool result(s) read back")
+        if self.tool_results_missing:
+            parts.append(f"{len(self.tool_results_missing)} offloaded tool result(s) not found")
+        if self.client_only:
+            parts.append(f"{self.client_only} client-only item(s) left out")
         if self.before_compaction:
             parts.append(
                 f"started after the last of {self.compactions} compaction(s) "
@@ -121,6 +160,9 @@ class Session(msgspec.Struct, kw_only=True):
     thread: Thread
     threads: list[Thread]
     report: LoadReport
+    #: Per record: the file it was read from (``None`` for bytes given directly)
+    #: and its 1-based line.
+    origins: list[tuple[str | None, int]] = msgspec.field(default_factory=list)
 
     def summary(self) -> str:
         """One line: which thread was chosen, among how many, and the report."""
@@ -193,6 +235,88 @@ def session_files(source: str | os.PathLike[str]) -> list[Path]:
     return out
 
 
+def _meta_sidecar(path: Path) -> tuple[str | None, str | None]:
+    """``(toolUseId, parentAgentId)`` from ``agent-<id>.meta.json`` beside an agent file.
+
+    A missing, unreadable or malformed sidecar gives ``(None, None)``, as it
+    does for the Agent SDK; a field that is not a string is ``None``.
+    """
+    meta = path.with_name(path.name[: -len(".jsonl")] + ".meta.json")
+    try:
+        value = msgspec.json.decode(meta.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return None, None
+    if not isinstance(value, dict):
+        return None, None
+    tool, parent = value.get("toolUseId"), value.get("parentAgentId")
+    return (tool if isinstance(tool, str) else None, parent if isinstance(parent, str) else None)
+
+
+_SAVED_TO = re.compile(r"(?:Full output saved to|Output has been saved to):?\s*(\S+)")
+_PERSISTED = "<persisted-output>"
+
+
+def _tool_results_dir(path: Path) -> Path:
+    """``<project>/<session>/tool-results``: the directory a session and its
+    subagents offload large tool results to."""
+    for parent in path.parents:
+        if parent.name == "subagents":
+            return parent.parent / "tool-results"
+    if _agent_id(path) is not None:  # legacy agent file beside its session
+        sid = _first_session_id(path)
+        if sid:
+            return path.parent / sid / "tool-results"
+    return path.with_suffix("") / "tool-results"
+
+
+def _offloaded(text: str, folder: Path) -> Path | None:
+    """The file a ``<persisted-output>`` preview names, inside ``folder`` only."""
+    if _PERSISTED not in text:
+        return None
+    m = _SAVED_TO.search(text)
+    if m is None:
+        return None
+    name = re.split(r"[\\/]", m.group(1))[-1]
+    if name in ("", ".", ".."):
+        return None
+    return folder / name
+
+
+def _read_back(records: list[Any], origins: list[tuple[str | None, int]]) -> tuple[int, list[str]]:
+    """Puts offloaded tool results' full text back in place of their preview."""
+    read, missing = 0, []
+    for rec, (file, _) in zip(records, origins, strict=True):
+        content = rec.get("message", {}).get("content") if isinstance(rec, dict) else None
+        if file is None or not isinstance(content, list):
+            continue
+        folder = _tool_results_dir(Path(file))
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            inner = block.get("content")
+            slots: list[tuple[Any, Any]] = []
+            if isinstance(inner, str):
+                slots.append((block, "content"))
+            elif isinstance(inner, list):
+                slots.extend(
+                    (part, "text")
+                    for part in inner
+                    if isinstance(part, dict)
+                    and part.get("type") == "text"
+                    and isinstance(part.get("text"), str)
+                )
+            for holder, key in slots:
+                target = _offloaded(holder[key], folder)
+                if target is None:
+                    continue
+                try:
+                    holder[key] = target.read_bytes().decode("utf-8", errors="replace")
+                    read += 1
+                except OSError:
+                    missing.append(str(block.get("tool_use_id", "")))
+    return read, missing
+
+
 def _read(path: Path, progress: Callable[[int], None] | None) -> bytes:
     try:
         if progress is None:
@@ -215,8 +339,10 @@ def load_session(
     errors: Literal["skip", "raise"] = "skip",
     kind: Kind = "dicts",
     progress: Callable[[int], None] | None = None,
+    tool_results: bool = False,
 ) -> Session:
-    """Load a Claude Code session and pick one thread (SPEC §8, ``docs/SPEC.md``).
+    """Load a Claude Code session and pick one thread (SPEC §8, ``docs/SPEC.md``),
+    or a Codex rollout (``rollout-….jsonl``: its Responses items, §8.7).
 
     ``source`` is a session ``.jsonl`` path (its subagent files come along), a
     project directory (every session in it; records replayed across resumed
@@ -237,6 +363,11 @@ def load_session(
 
     ``kind``: the records as ``"dicts"``, msgnorm ``"structs"`` or JSON ``"bytes"``.
     ``progress``, if given, is called with the number of bytes read as files are read.
+
+    ``tool_results``: read tool results that Claude Code offloaded to
+    ``<session>/tool-results/*.txt`` (a ``<persisted-output>`` preview in the
+    transcript) back into the records; ``report.tool_results_read`` counts
+    them, ``report.tool_results_missing`` names those whose file is gone.
     """
     if errors not in ("skip", "raise"):
         raise MsgnormError(f"errors must be 'skip' or 'raise', not {errors!r}")
@@ -260,14 +391,34 @@ def load_session(
         raise MsgnormError(
             f"source must be a path or the file's bytes, not {type(source).__name__}"
         )
-    out, threads, chosen, rep = _native.load_session(
+    out, threads, chosen, rep, where = _native.load_session(
         files, thread, bool(after_compaction), errors == "raise"
     )
 
     def name(i: int | None) -> str | None:
         return names[i] if i is not None and i < len(names) else None
 
-    thread_list = [Thread(**{**t, "file": name(t["file"])}) for t in threads]
+    parents: dict[str, tuple[str | None, str | None]] = {
+        n: _meta_sidecar(Path(n)) for n, _, agent in files if agent is not None
+    }
+
+    def thread_of(t: dict[str, Any]) -> Thread:
+        file = name(t["file"])
+        tool, agent = parents.get(file, (None, None)) if file else (None, None)
+        if t["kind"] == "agent":
+            return Thread(
+                **t | {"file": file, "parent_tool_use_id": tool, "parent_agent_id": agent}
+            )
+        return Thread(**t | {"file": file})
+
+    thread_list = [thread_of(t) for t in threads]
+    origins = [(name(w[0]), w[1]) if w is not None else (None, 0) for w in where]
+    read_back: tuple[int, list[str]] = (0, [])
+    if tool_results and names:
+        decoded = msgspec.json.decode(out)
+        read_back = _read_back(decoded, origins)
+        if read_back != (0, []):
+            out = msgspec.json.encode(decoded)
     report = LoadReport(
         files=names,
         lines=rep["lines"],
@@ -280,6 +431,13 @@ def load_session(
         recovered=rep["recovered"],
         compactions=rep["compactions"],
         before_compaction=rep["before_compaction"],
+        preserved=rep["preserved"],
+        unlinked_segments=rep["unlinked_segments"],
+        microcompactions=rep["microcompactions"],
+        cleared_results=rep["cleared_results"],
+        tool_results_read=read_back[0],
+        tool_results_missing=read_back[1],
+        client_only=rep["client_only"],
     )
     records: Any
     if kind == "bytes":
@@ -288,4 +446,10 @@ def load_session(
         records = _decode_own(out)
     else:
         records = msgspec.json.decode(out)
-    return Session(records=records, thread=thread_list[chosen], threads=thread_list, report=report)
+    return Session(
+        records=records,
+        thread=thread_list[chosen],
+        threads=thread_list,
+        report=report,
+        origins=origins,
+    )

@@ -8,7 +8,8 @@ from typing import Any
 
 import msgspec
 
-from .. import provider_rules
+from .. import provider_rules, session
+from .._api import normalize_for_api_report
 from ._common import read_input
 
 
@@ -32,7 +33,58 @@ def _request(data: bytes) -> tuple[Any, Any, Any]:
     return data, None, None
 
 
+def _where(origin: tuple[str | None, int]) -> str:
+    file, line = origin
+    return f"{file or '<stdin>'}:{line}"
+
+
+def _check_session(args: argparse.Namespace) -> int:
+    """A session's thread, checked as sent to Anthropic: each violation names the
+    transcript file and line of its record; ``--at N``: the lines that output
+    message N of ``normalize_for_api`` came from."""
+    if args.provider != "anthropic":
+        print(
+            "msgnorm: error: --session checks a thread against the anthropic rules "
+            "(and --at locates a message of the Anthropic request)",
+            file=sys.stderr,
+        )
+        return 2
+    source: Any = read_input("-") if args.path == "-" else args.path
+    loaded = session.load_session(
+        source, thread=args.thread, after_compaction=not args.full_history
+    )
+    out = sys.stdout
+    if args.at is not None:
+        normalized, report = normalize_for_api_report(loaded.records, source_map=True)
+        if not 0 <= args.at < len(normalized):
+            print(
+                f"msgnorm: error: --at {args.at}: the request has {len(normalized)} messages",
+                file=sys.stderr,
+            )
+            return 2
+        for i in report["source_map"][args.at]:
+            out.write(f"{args.at}\t{i}\t{_where(loaded.origins[i])}\n")
+        return 0
+    # only user and assistant records are sent: the others are left out of the check
+    sent = [i for i, r in enumerate(loaded.records) if r.get("type") in ("user", "assistant")]
+    found = provider_rules.validate([loaded.records[i] for i in sent], "anthropic")
+    for v in found:
+        where = "-" if v.index is None else _where(loaded.origins[sent[v.index]])
+        index = "-" if v.index is None else v.index
+        out.write(f"{index}\t{v.path}\t{v.rule}\t{v.message}\t{where}\n")
+    n = len(found)
+    what = f"{n} violation{'s' if n != 1 else ''}" if n else "no violations"
+    print(
+        f"msgnorm: {what} of the anthropic rules in thread {loaded.thread.id} "
+        f"({len(sent)} messages)",
+        file=sys.stderr,
+    )
+    return 1 if found else 0
+
+
 def _check(args: argparse.Namespace) -> int:
+    if args.session:
+        return _check_session(args)
     messages, system, tools = _request(read_input(args.path))
     if args.tools is not None:
         tools = msgspec.json.decode(read_input(args.tools))
@@ -62,4 +114,24 @@ def add_parser(sub: Any) -> None:
     k.add_argument("--provider", choices=provider_rules.PROVIDERS, default="anthropic")
     k.add_argument("--system", default=None, help="JSON file of the system parameter")
     k.add_argument("--tools", default=None, help="JSON file of the tools (Bedrock: the toolConfig)")
+    k.add_argument(
+        "--session",
+        action="store_true",
+        help="PATH is a session (Claude Code or Codex): check its thread as it is and "
+        "name each violation's transcript file:line",
+    )
+    k.add_argument("--thread", default="main", help="with --session: the thread to check")
+    k.add_argument(
+        "--full-history",
+        action="store_true",
+        help="with --session: the whole history, not just after the last compaction",
+    )
+    k.add_argument(
+        "--at",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --session: the transcript lines that message N of the normalized "
+        "request came from (a provider's error at messages[N])",
+    )
     k.set_defaults(func=_check)

@@ -222,6 +222,9 @@ pub enum AttValue<'a> {
 pub struct Record<'a, H> {
     /// Index of the source record in the input.
     pub index: usize,
+    /// The input records this one holds (a source map): `None` is `[index]`;
+    /// records merged into it add theirs; a record the pipeline inserted holds none.
+    pub sources: Option<Box<Vec<usize>>>,
     pub kind: Kind,
     /// The original record; `None` for a record the pipeline made (§4 "inserted").
     pub orig: Option<H>,
@@ -279,6 +282,7 @@ impl<'a, H> Record<'a, H> {
     pub fn new(index: usize, kind: Kind, orig: Option<H>) -> Self {
         Record {
             index,
+            sources: None,
             kind,
             orig,
             uuid: None,
@@ -318,6 +322,36 @@ impl<'a, H> Record<'a, H> {
         r.content = content;
         r.content_dirty = true;
         r
+    }
+
+    /// The input records this one holds, in input order (SPEC §4, source map).
+    pub fn source_list(&self) -> Vec<usize> {
+        match &self.sources {
+            None => vec![self.index],
+            Some(v) => {
+                let mut v = v.to_vec();
+                v.sort_unstable();
+                v.dedup();
+                v
+            }
+        }
+    }
+
+    /// Adds the input records of `sources` (another record's, merged into this one).
+    pub fn absorb(&mut self, index: usize, sources: Option<Box<Vec<usize>>>) {
+        let own = self
+            .sources
+            .get_or_insert_with(|| Box::new(vec![self.index]));
+        match sources {
+            None => own.push(index),
+            Some(v) => own.extend(v.iter()),
+        }
+    }
+
+    /// Marks a record the pipeline made: it holds no input record.
+    pub fn inserted(mut self) -> Self {
+        self.sources = Some(Box::default());
+        self
     }
 
     pub fn set_content(&mut self, c: Content<'a, H>) {

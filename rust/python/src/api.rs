@@ -47,12 +47,6 @@ macro_rules! api_fn {
 }
 
 api_fn! {
-    /// `(output, report)`: what is sent to the model (SPEC §4) and a count of
-    /// every repair rule that fired, by name.
-    fn normalize_for_api_report -> (Bound<'py, PyAny>, Bound<'py, PyDict>) = |pair| pair
-}
-
-api_fn! {
     /// What is sent to the model (SPEC §4): only user and assistant records,
     /// repaired. Input is never mutated. Records the call did not change are the
     /// input's own objects (shared, like slicing); changed records and their
@@ -66,21 +60,43 @@ pub(crate) fn normalize_for_api_with<'py>(
     records: &Bound<'py, PyAny>,
     opts: &ApiOptions,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    normalize_for_api_sourced(py, records, opts, false)
+}
+
+/// `normalize_for_api_with`, and with `source_map` the report's `"source_map"`:
+/// for each output record, the input records it came from (the core's
+/// `Record::sources`), read off the same pass.
+pub(crate) fn normalize_for_api_sourced<'py>(
+    py: Python<'py>,
+    records: &Bound<'py, PyAny>,
+    opts: &ApiOptions,
+    source_map: bool,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let mut report = Report::default();
     let read = ReadOpts {
         timestamps: true,
         ..ReadOpts::default()
     };
-    let out = with_records!(
+    let (out, sources) = with_records!(
         py,
         records,
         read,
         |_src, recs| msgnorm_core::normalize_for_api_report(recs, opts, &mut report),
-        |w, out| w.records(&out)?,
+        |w, out| {
+            let sources = source_map.then(|| {
+                out.iter()
+                    .map(msgnorm_core::model::Record::source_list)
+                    .collect::<Vec<_>>()
+            });
+            (w.records(&out)?, sources)
+        },
     );
     let rep = PyDict::new(py);
     for (k, v) in report.items() {
         rep.set_item(k, v)?;
+    }
+    if let Some(sources) = sources {
+        rep.set_item("source_map", sources)?;
     }
     Ok((out, rep))
 }

@@ -3,7 +3,8 @@
 //! Python values. The tree work runs in the core with the GIL released.
 
 use crate::{guard, to_pyerr, Failure};
-use msgnorm_core::session::{self, LineIssue, Options, SourceFile, Thread};
+use msgnorm_core::error::Error;
+use msgnorm_core::session::{self, codex, LineIssue, Options, Report, SourceFile, Thread};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -34,8 +35,30 @@ fn thread_dict<'py>(py: Python<'py>, t: &Thread) -> PyResult<Bound<'py, PyDict>>
     Ok(d)
 }
 
-/// `files`: `(name, data, agent id from the file name)`, in any order.
-/// Returns `(thread records as a JSON array, threads, chosen index, report)`.
+fn report_dict<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, PyDict>> {
+    let r = PyDict::new(py);
+    r.set_item("lines", report.lines)?;
+    r.set_item("records", report.records)?;
+    r.set_item("skipped", issues(py, &report.skipped)?)?;
+    r.set_item("repaired", issues(py, &report.repaired)?)?;
+    r.set_item("duplicate_uuids", report.duplicate_uuids)?;
+    r.set_item("missing_parents", report.missing_parents)?;
+    r.set_item("cycles", report.cycles)?;
+    r.set_item("recovered", report.recovered)?;
+    r.set_item("compactions", report.compactions)?;
+    r.set_item("before_compaction", report.before_compaction)?;
+    r.set_item("preserved", report.preserved)?;
+    r.set_item("unlinked_segments", report.unlinked_segments)?;
+    r.set_item("microcompactions", report.microcompactions)?;
+    r.set_item("cleared_results", &report.cleared_results)?;
+    r.set_item("client_only", report.client_only)?;
+    Ok(r)
+}
+
+/// `files`: `(name, data, agent id from the file name)`, in any order; a
+/// Codex rollout is read on its own (`session::codex`).
+/// Returns `(thread records as a JSON array, threads, chosen index, report,
+/// (file index, line) of each record)`.
 #[pyfunction]
 #[pyo3(signature = (files, thread, after_compaction, raise_errors))]
 pub fn load_session<'py>(
@@ -58,6 +81,35 @@ pub fn load_session<'py>(
         after_compaction,
         raise: raise_errors,
     };
+    let rollouts: Vec<usize> = sources
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| codex::is_rollout(f.data))
+        .map(|(k, _)| k)
+        .collect();
+    if let Some(&k) = rollouts.first() {
+        if sources.len() > 1 {
+            let msg = format!(
+                "{} is a Codex rollout: load each rollout on its own",
+                sources[k].name
+            );
+            return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
+        }
+        let r = py
+            .detach(|| guard(|| codex::load(&sources[k], k, &opts).map_err(Failure::Core)))
+            .map_err(|e| to_pyerr(py, e))?;
+        let out = PyBytes::new(py, r.json.as_bytes());
+        let ts = PyList::empty(py);
+        ts.append(thread_dict(py, &r.thread)?)?;
+        let origins = PyList::empty(py);
+        for o in &r.origin {
+            origins.append(Some(*o))?;
+        }
+        let rep = report_dict(py, &r.report)?;
+        return Ok((out, ts, 0usize, rep, origins)
+            .into_pyobject(py)?
+            .into_any());
+    }
     let loaded = py
         .detach(|| guard(|| session::load(&sources, &opts).map_err(Failure::Core)))
         .map_err(|e| to_pyerr(py, e))?;
@@ -65,21 +117,16 @@ pub fn load_session<'py>(
         py.detach(|| guard(|| loaded.write_chain_into(buf).map_err(Failure::Core)))
             .map_err(|e| to_pyerr(py, e))
     })?;
-    let (threads, chosen, report) = (&loaded.threads, loaded.chosen, &loaded.report);
     let ts = PyList::empty(py);
-    for t in threads {
+    for t in &loaded.threads {
         ts.append(thread_dict(py, t)?)?;
     }
-    let r = PyDict::new(py);
-    r.set_item("lines", report.lines)?;
-    r.set_item("records", report.records)?;
-    r.set_item("skipped", issues(py, &report.skipped)?)?;
-    r.set_item("repaired", issues(py, &report.repaired)?)?;
-    r.set_item("duplicate_uuids", report.duplicate_uuids)?;
-    r.set_item("missing_parents", report.missing_parents)?;
-    r.set_item("cycles", report.cycles)?;
-    r.set_item("recovered", report.recovered)?;
-    r.set_item("compactions", report.compactions)?;
-    r.set_item("before_compaction", report.before_compaction)?;
-    Ok((out, ts, chosen, r).into_pyobject(py)?.into_any())
+    let r = report_dict(py, &loaded.report)?;
+    let origins = PyList::empty(py);
+    for &i in &loaded.chain {
+        origins.append(loaded.origin.get(i).copied())?;
+    }
+    Ok((out, ts, loaded.chosen, r, origins)
+        .into_pyobject(py)?
+        .into_any())
 }

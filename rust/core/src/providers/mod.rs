@@ -12,6 +12,7 @@
 pub mod anthropic;
 pub mod bedrock;
 pub mod gemini;
+pub mod input_items;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod records;

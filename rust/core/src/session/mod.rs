@@ -10,6 +10,8 @@
 //! Every walk is iterative and remembers what it has seen: cycles, missing
 //! parents and chains of millions of records never hang or recurse.
 
+pub mod codex;
+pub mod compact;
 pub mod lines;
 pub mod tree;
 
@@ -59,6 +61,19 @@ pub struct Report {
     pub compactions: usize,
     /// Records of the chosen thread left out because they precede its last compaction.
     pub before_compaction: usize,
+    /// Records of partial compactions' preserved segments relinked after their summary.
+    pub preserved: usize,
+    /// Preserved segments left as written (their metadata names a missing
+    /// record or its `tailUuid`→`headUuid` walk breaks).
+    pub unlinked_segments: usize,
+    /// `microcompact_boundary` records on the chosen thread.
+    pub microcompactions: usize,
+    /// Tool call ids of results on the chosen thread that a microcompaction
+    /// after them cleared (in order).
+    pub cleared_results: Vec<String>,
+    /// Codex rollouts: response items that are no API input (`ghost_snapshot`,
+    /// ...), left out.
+    pub client_only: usize,
 }
 
 impl Report {

@@ -8,7 +8,7 @@
 //! a teammate's or meta wins; its `parentUuid` chain, root first, is the
 //! thread. Every walk is iterative and remembers what it has seen.
 
-use super::{Options, Report, Thread, ThreadKind};
+use super::{compact, Options, Report, Thread, ThreadKind};
 use crate::error::{Error, Result};
 use crate::json::Raw;
 use crate::model::{BlockKind, Content, Kind, Links, Record};
@@ -58,6 +58,9 @@ struct Tree<'r, 'a> {
     logical: Vec<usize>,
     /// Some record names it as its `parentUuid`.
     has_child: Vec<bool>,
+    /// Records a partial compaction's preserved segment was relinked away from
+    /// (what the compaction summarized ends there): no branch ends at them.
+    superseded: Vec<usize>,
 }
 
 fn links<'r, 'a>(r: &'r Rec<'a>) -> Option<&'r Links<'a>> {
@@ -182,7 +185,7 @@ fn command_name(t: &str) -> Option<&str> {
 }
 
 impl<'r, 'a> Tree<'r, 'a> {
-    fn new(recs: &'r [Rec<'a>], report: &mut Report) -> Self {
+    fn new(recs: &'r [Rec<'a>], relink: bool, report: &mut Report) -> Self {
         let n = recs.len();
         let mut by_uuid: AHashMap<&'r str, usize> = AHashMap::with_capacity(n);
         let mut live: Vec<usize> = Vec::with_capacity(n);
@@ -213,16 +216,12 @@ impl<'r, 'a> Tree<'r, 'a> {
         let mut live_pos = vec![NONE; n];
         let mut parent = vec![NONE; n];
         let mut logical = vec![NONE; n];
-        let mut has_child = vec![false; n];
         for (k, &i) in live.iter().enumerate() {
             live_pos[i] = k;
             let r = &recs[i];
             if let Some(p) = parent_str(r) {
                 match by_uuid.get(p) {
-                    Some(&j) => {
-                        parent[i] = j;
-                        has_child[j] = true;
-                    }
+                    Some(&j) => parent[i] = j,
                     None => report.missing_parents += 1,
                 }
             } else if let Some(lp) = non_empty(links(r).and_then(|l| l.logical_parent.as_deref())) {
@@ -232,6 +231,26 @@ impl<'r, 'a> Tree<'r, 'a> {
                 }
             }
         }
+        let mut tree = Tree {
+            recs,
+            live,
+            live_pos,
+            by_uuid,
+            parent,
+            logical,
+            has_child: Vec::new(),
+            superseded: Vec::new(),
+        };
+        if relink {
+            tree.relink_preserved(report);
+        }
+        let mut has_child = vec![false; n];
+        for &i in &tree.live {
+            if tree.parent[i] != NONE {
+                has_child[tree.parent[i]] = true;
+            }
+        }
+        let (recs, live_pos, by_uuid) = (tree.recs, &tree.live_pos, &tree.by_uuid);
         if report.duplicate_uuids > 0 {
             // An earlier copy of a uuid still names its parent.
             for (i, r) in recs.iter().enumerate() {
@@ -242,15 +261,89 @@ impl<'r, 'a> Tree<'r, 'a> {
                 }
             }
         }
-        Tree {
-            recs,
-            live,
-            live_pos,
-            by_uuid,
-            parent,
-            logical,
-            has_child,
+        tree.has_child = has_child;
+        tree
+    }
+
+    /// Partial compaction, as Claude Code resumes it: the last compact boundary
+    /// of each session (and agent) that names a preserved segment has its
+    /// segment relinked after the anchor (the summary, or the boundary): the
+    /// head's parent becomes the anchor, the anchor's other children continue
+    /// from the tail, and the boundary's history continues where the segment
+    /// used to start. A segment whose `tailUuid`→`headUuid` walk breaks (or
+    /// that names a missing record, or would close a loop) is left as written
+    /// and counted in `report.unlinked_segments`.
+    fn relink_preserved(&mut self, report: &mut Report) {
+        let recs = self.recs;
+        let mut last: AHashMap<(Option<&str>, Option<&str>), usize> = AHashMap::new();
+        for &i in &self.live {
+            let r = &recs[i];
+            if is_boundary(r) {
+                let sid = links(r).and_then(|l| l.session_id.as_deref());
+                last.insert((sid, agent_id(r)), i);
+            }
         }
+        let mut boundaries: Vec<usize> = last.into_values().collect();
+        boundaries.sort_unstable();
+        for b in boundaries {
+            let Some(p) = compact::preserved(&recs[b]) else {
+                continue;
+            };
+            match self.segment(&p) {
+                Some((anchor, head, tail, members)) => {
+                    let before = self.parent[head];
+                    self.parent[head] = anchor;
+                    for k in 0..self.live.len() {
+                        let j = self.live[k];
+                        if j != head && self.parent[j] == anchor {
+                            self.parent[j] = tail;
+                        }
+                    }
+                    if self.parent[b] == NONE {
+                        self.logical[b] = before;
+                    }
+                    if before != NONE {
+                        self.superseded.push(before);
+                    }
+                    report.preserved += members;
+                }
+                None => report.unlinked_segments += 1,
+            }
+        }
+    }
+
+    /// `(anchor, head, tail, records in the segment)` when the segment can be
+    /// relinked: every uuid is a record, the walk from the tail reaches the
+    /// head, and the anchor is neither in the segment nor below it.
+    fn segment(&self, p: &compact::Preserved) -> Option<(usize, usize, usize, usize)> {
+        let get = |u: &str| self.by_uuid.get(u).copied();
+        let (anchor, head, tail) = (get(&p.anchor)?, get(&p.head)?, get(&p.tail)?);
+        if p.listed.iter().any(|u| get(u).is_none()) {
+            return None;
+        }
+        let mut members = AHashSet::new();
+        let mut cur = tail;
+        loop {
+            if cur == NONE || cur == anchor || !members.insert(cur) {
+                return None;
+            }
+            if cur == head {
+                break;
+            }
+            cur = self.parent[cur];
+        }
+        // The anchor must not hang below the segment (the relink would close a
+        // loop); the boundary's own history (`logicalParentUuid`) is redirected.
+        let mut up = anchor;
+        let mut steps = 0;
+        while up != NONE && steps <= self.live.len() {
+            if members.contains(&up) {
+                return None;
+            }
+            up = self.parent[up];
+            steps += 1;
+        }
+        Some((anchor, head, tail, members.len()))
     }
 
     /// No record's `parentUuid` (or `logicalParentUuid`) names a record of the pool.
@@ -410,7 +503,29 @@ impl<'r, 'a> Tree<'r, 'a> {
             }
         }
         report.recovered = chain.iter().filter(|&&i| !on_walk[i]).count();
+        self.microcompactions(&chain, report);
         chain
+    }
+
+    /// Microcompactions on the returned records: each `microcompact_boundary`
+    /// is kept inline; the results before it that it cleared (by tool call id)
+    /// are listed in `report.cleared_results`.
+    fn microcompactions(&self, chain: &[usize], report: &mut Report) {
+        let mut answered: AHashSet<&str> = AHashSet::new();
+        let mut cleared: AHashSet<String> = AHashSet::new();
+        for &i in chain {
+            let r = &self.recs[i];
+            if r.kind == Kind::User {
+                answered.extend(block_ids(r, BlockKind::ToolResult));
+            } else if let Some(ids) = compact::microcompacted(r) {
+                report.microcompactions += 1;
+                for id in ids {
+                    if answered.contains(id.as_str()) && cleared.insert(id.clone()) {
+                        report.cleared_results.push(id);
+                    }
+                }
+            }
+        }
     }
 
     /// Puts back the tool calls and results of parallel tool turns that the
@@ -591,7 +706,7 @@ pub fn choose(
     opts: &Options<'_>,
     report: &mut Report,
 ) -> Result<(Vec<usize>, Vec<Thread>, usize)> {
-    let tree = Tree::new(recs, report);
+    let tree = Tree::new(recs, opts.after_compaction, report);
     let info = tree.infos(opts.after_compaction, report);
     let leaves = tree.leaves();
     let is_agent =
@@ -682,6 +797,7 @@ pub fn choose(
         .iter()
         .copied()
         .filter(|&j| j != NONE)
+        .chain(tree.superseded.iter().copied())
         .collect();
     for &l in leaves
         .iter()

@@ -33,6 +33,7 @@ impl<'a, H> UserRun<'a, H> {
 
     pub fn merge(&mut self, b: Record<'a, H>, seam: bool) {
         let a = &mut self.rec;
+        a.absorb(b.index, b.sources);
         let a_meta = a.is_meta;
         if a_meta {
             a.uuid = b.uuid;
@@ -149,6 +150,7 @@ pub fn run<'a, H>(
                 if let Some(id) = r.message_id.clone() {
                     if let Some(&i) = latest.get(&id) {
                         if barrier.is_none_or(|b| i > b) {
+                            out[i].absorb(r.index, r.sources.take());
                             let blocks = match r.content {
                                 Content::Blocks(b) => b,
                                 Content::Str(_) => Vec::new(),

@@ -75,13 +75,16 @@ pub fn run<'a, H: Clone>(
             let ts = r.timestamp.clone();
             let index = r.index;
             out.push(r);
-            out.push(Record::new_user(
-                index,
-                Some(Str::Owned(uuid)),
-                ts,
-                true,
-                Content::Blocks(results),
-            ));
+            out.push(
+                Record::new_user(
+                    index,
+                    Some(Str::Owned(uuid)),
+                    ts,
+                    true,
+                    Content::Blocks(results),
+                )
+                .inserted(),
+            );
         } else {
             out.push(r);
         }

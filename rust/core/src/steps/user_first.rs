@@ -17,7 +17,8 @@ pub fn run<'a, H: Clone>(recs: &mut Vec<Record<'a, H>>, report: &mut Report) {
         first.timestamp.clone(),
         true,
         Content::Blocks(vec![Block::new_text(NO_CONTENT)]),
-    );
+    )
+    .inserted();
     recs.insert(0, u);
     report.first_user_inserted += 1;
 }
