@@ -14,7 +14,7 @@ pub mod error;
 pub mod ids;
 pub mod json;
 pub mod model;
-pub mod provider;
+pub mod parallel;
 pub mod providers;
 pub mod read;
 pub mod render;

@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions `messages` rules.
 
-use super::{Ctx, Hit, Rule, Value};
-use crate::provider::Provider;
+use crate::providers::Provider;
+use crate::validate::{Ctx, Hit, Rule, Value};
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
