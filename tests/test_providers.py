@@ -119,8 +119,15 @@ def _pieces(source: str) -> list[list[Any]]:
     ]
     if source == "openai-chat":
         return chats
+    # the legacy calls' ids are made from a message's position in its piece: made
+    # unique across pieces, as a tool id reused in a later turn is read as a new call
     return [
-        request(source, msgnorm.convert(c, source="openai-chat", target=source))[0] for c in chats
+        json.loads(
+            json.dumps(
+                request(source, msgnorm.convert(c, source="openai-chat", target=source))[0]
+            ).replace("call_legacy_", f"call_legacy_p{k}_")
+        )
+        for k, c in enumerate(chats)
     ]
 
 

@@ -170,6 +170,8 @@ pub struct Carry {
     pending: Vec<Value>,
     /// Gemini: calls of the last model turn still waiting for a response: (name, id).
     open: Vec<(String, String)>,
+    /// OpenAI Chat and Responses: tool ids reused in a later turn.
+    reused: Reused,
 }
 
 /// [`from_provider`] fed the messages in order, a slice at a time (so that

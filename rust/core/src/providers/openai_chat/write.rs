@@ -118,7 +118,7 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>)
     let before = out.len();
     for b in r.blocks.iter().filter_map(Value::as_obj) {
         if b.str("type") == Some("tool_result") {
-            let id = ids.get(b.str("tool_use_id").unwrap_or(""), counts);
+            let id = ids.get(own_id(b, "tool_use_id", ME), counts);
             let content = match b.get("content") {
                 Some(Value::Str(s)) => Value::Str(s.clone()),
                 Some(Value::Arr(a)) => {
@@ -173,7 +173,7 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts) -> Value {
         match b.str("type").unwrap_or("") {
             "text" => parts.push(part_text(b.text("text").clone())),
             "tool_use" => {
-                let id = ids.get(b.str("id").unwrap_or(""), counts);
+                let id = ids.get(own_id(b, "id", ME), counts);
                 let args = match data_from(b, ME).and_then(|d| d.str("arguments")) {
                     Some(a) => a.to_string(),
                     None => args_json(b.get("input")),

@@ -130,12 +130,16 @@ fn call_without_reasoning(c: &Ctx, out: &mut Vec<Hit>) {
     if !c.msgs.iter().any(|m| item_type(m) == "reasoning") {
         return;
     }
-    // A response is a run of output items; a function_call with an item id
-    // (`fc_…`, i.e. replayed from a response) needs a reasoning item in its run.
+    // A function_call with an item id (`fc_…`, i.e. replayed from a
+    // response) needs a reasoning item before it in its turn: since the last
+    // input that is not a call's output (clients put each output right after
+    // its call, so one response's items may sit between outputs).
     let mut reasoned = false;
     for m in &c.msgs {
         if !is_output(m) {
-            reasoned = false;
+            if item_type(m) != "function_call_output" {
+                reasoned = false;
+            }
             continue;
         }
         match item_type(m) {

@@ -117,7 +117,7 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>)
     for b in r.blocks.iter().filter_map(Value::as_obj) {
         match b.str("type") {
             Some("tool_result") => {
-                let id = ids.get(b.str("tool_use_id").unwrap_or(""), counts);
+                let id = ids.get(own_id(b, "tool_use_id", ME), counts);
                 let output = match b.get("content") {
                     Some(Value::Str(s)) => Value::Str(s.clone()),
                     Some(Value::Arr(a)) => Value::Arr(
@@ -263,7 +263,7 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Valu
                     Some(t) => t.clone(),
                     None => Map(vec![("type".into(), "function_call".into())]),
                 };
-                m.set("call_id", ids.get(b.str("id").unwrap_or(""), counts));
+                m.set("call_id", ids.get(own_id(b, "id", ME), counts));
                 m.set("name", tool_name(b.str("name").unwrap_or(""), ME, counts));
                 let args = match data.and_then(|d| d.str("arguments")) {
                     Some(a) => a.to_string(),
