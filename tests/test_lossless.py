@@ -142,3 +142,56 @@ def test_a_second_response_to_the_same_pending_call_is_still_named() -> None:
     found = msgnorm.validate(bad, "openai-chat")
     assert [v.rule for v in found] == ["openai-chat/duplicate-tool-response"]
     assert found[0].index == 4
+
+
+# --------------------------------------------------------------------------
+# system messages in the middle of a conversation
+# --------------------------------------------------------------------------
+
+MID_SYSTEM: list[dict[str, Any]] = [
+    {"role": "user", "content": "Summarise the file."},
+    {"role": "assistant", "content": [{"type": "text", "text": "It defines two classes."}]},
+    {"role": "system", "content": "From now on, answer in French."},
+    {"role": "user", "content": "And the tests?"},
+]
+
+
+def test_a_system_message_between_turns_comes_back_in_place() -> None:
+    out, report = msgnorm.convert_report(
+        MID_SYSTEM, source="anthropic", target="anthropic", system="Be terse."
+    )
+    assert out == {"system": "Be terse.", "messages": MID_SYSTEM}
+    assert report["dropped"] == 0
+    assert msgnorm.validate(MID_SYSTEM, "anthropic", system="Be terse.") == []
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "openai-responses"])
+def test_openai_targets_keep_it_in_place(target: str) -> None:
+    out = msgnorm.convert(MID_SYSTEM, source="anthropic", target=target, system="Be terse.")
+    roles = [m["role"] for m in out]
+    assert roles == ["system", "user", "assistant", "system", "user"]
+    assert "answer in French" in json.dumps(out[3])
+
+
+@pytest.mark.parametrize(
+    ("target", "key"), [("gemini", "system_instruction"), ("bedrock", "system")]
+)
+def test_gemini_and_bedrock_move_it_to_the_system_parameter(target: str, key: str) -> None:
+    out, report = msgnorm.convert_report(
+        MID_SYSTEM, source="anthropic", target=target, system="Be terse."
+    )
+    text = json.dumps(out[key])
+    assert "Be terse." in text and "answer in French" in text
+    assert text.index("Be terse.") < text.index("answer in French")
+    assert report["system_moved"] == 1
+    turns = out["contents"] if target == "gemini" else out["messages"]
+    assert len(turns) == 3
+
+
+def test_normalize_for_api_keeps_the_system_prompt_on_the_natural_path() -> None:
+    # to_openai_chat(normalize_for_api(from_provider(x))) keeps the system text
+    chat = [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "hi"}]
+    records = msgnorm.normalize_for_api(msgnorm.from_provider(chat, "openai-chat"))
+    assert msgnorm.to_openai_chat(records, normalize=False) == chat
+    with pytest.raises(msgnorm.InvalidRecordError, match="system prompt record"):
+        msgnorm.to_anthropic(records)

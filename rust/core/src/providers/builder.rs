@@ -60,6 +60,15 @@ impl Builder {
         self.out.push(Value::Obj(r));
     }
 
+    /// A system prompt that sat among the messages (Anthropic `role:
+    /// "system"`): `in_messages` keeps it there, even before the first turn.
+    pub fn system_in_messages(&mut self, role: &str, content: Value) {
+        self.system(role, content);
+        if let Some(Value::Obj(r)) = self.out.last_mut() {
+            r.push("in_messages", true);
+        }
+    }
+
     /// A user or assistant record; `data` becomes its `provider_data`.
     pub fn message(&mut self, assistant: bool, content: Value, data: Option<Map>) {
         let uuid = self.uuid(&content);

@@ -269,16 +269,15 @@ pub fn normalize_to_provider(
     report: &mut crate::Report,
     counts: &mut Counts,
 ) -> Result<Value> {
+    // the system prompts before the first turn are the request's system
+    // parameter; later ones stay in place (normalize_for_api keeps them)
     let mut prompts = system_prompts(&records);
-    let carried = prompts.len();
     prompts.extend(extra_system);
     let Some(api) = api else {
         return to_provider(p, &records, &prompts, counts);
     };
     let mut records = records;
     let mut recs = records::normalize(&mut records, stable, api, report)?;
-    // normalize_for_api drops the system-prompt records; they are carried, not lost
-    report.dropped = report.dropped.saturating_sub(carried);
     let read = read_records(&recs, p)?;
     let (out, unpruned) = if read.iter().any(|r| r.drops) {
         drop(read);
@@ -358,13 +357,30 @@ pub fn to_provider(
     write(p, &read_records(records, p)?, system, counts)
 }
 
-/// Records read by [`read_records`] → the provider's request shape.
+/// Records read by [`read_records`] → the provider's request shape. Gemini
+/// and Bedrock have no system message: a system prompt between turns joins
+/// the system parameter (counted `system_moved`).
 fn write(
     p: Provider,
     recs: &[Rec<'_>],
     system: &[SystemPrompt],
     counts: &mut Counts,
 ) -> Result<Value> {
+    if matches!(p, Provider::Gemini | Provider::Bedrock) && recs.iter().any(|r| r.prompt.is_some())
+    {
+        let mut system = system.to_vec();
+        let mut rest = Vec::with_capacity(recs.len());
+        for r in recs {
+            match &r.prompt {
+                Some(s) => {
+                    count(counts, "system_moved");
+                    system.push(s.clone());
+                }
+                None => rest.push(r.clone()),
+            }
+        }
+        return write(p, &rest, &system, counts);
+    }
     match p {
         Provider::Anthropic => anthropic::to(recs, system, counts),
         Provider::OpenAIChat => openai_chat::to(recs, system, counts),
@@ -374,19 +390,35 @@ fn write(
     }
 }
 
-/// The `system`/`system_prompt` records of a history (before normalize drops them).
+/// The `system`/`system_prompt` records before a history's first turn: the
+/// request's system parameter.
 pub fn system_prompts(records: &[Value]) -> Vec<SystemPrompt> {
     records
         .iter()
         .filter_map(Value::as_obj)
-        .filter(|r| r.str("type") == Some("system") && r.str("subtype") == Some("system_prompt"))
-        .filter_map(|r| {
-            Some(SystemPrompt {
-                role: r.str("role").unwrap_or("system").to_string(),
-                content: r.get("content")?.clone(),
-            })
-        })
+        .take_while(|r| leads(r))
+        .filter_map(prompt_of)
         .collect()
+}
+
+/// Whether a record is a system prompt that, before the first turn, is the
+/// request's system parameter (not one that sat among the messages).
+pub fn leads(r: &Map) -> bool {
+    prompt_of(r).is_some() && r.get("in_messages").is_none()
+}
+
+/// The system prompt a `system`/`system_prompt` record holds.
+pub fn prompt_of(r: &Map) -> Option<SystemPrompt> {
+    if r.str("type") != Some("system") || r.str("subtype") != Some("system_prompt") {
+        return None;
+    }
+    Some(SystemPrompt {
+        role: r.str("role").unwrap_or("system").to_string(),
+        content: r
+            .get("content")
+            .cloned()
+            .unwrap_or(Value::Str(SmolStr::default())),
+    })
 }
 
 #[cfg(test)]

@@ -75,30 +75,37 @@ fn message(role: &str, content: Value, template: Option<&Map>) -> Value {
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
     let ids = Ids::new(recs, ID_LIMIT);
     let mut out = Vec::with_capacity(recs.len() + system.len());
-    for s in system {
-        let content = match &s.content {
-            Value::Arr(a) => Value::Arr(
-                a.iter()
-                    .filter_map(Value::as_obj)
-                    .map(|b| {
-                        obj([
-                            ("type", "input_text".into()),
-                            ("text", b.str("text").unwrap_or("").into()),
-                        ])
-                    })
-                    .collect(),
-            ),
-            other => other.clone(),
-        };
-        out.push(message(&s.role, content, None));
-    }
+    out.extend(system.iter().map(system_message));
     write_each(recs, ids, counts, &mut out, record);
     drop_unsendable_ids(&mut out, counts);
     Ok(Value::Arr(out))
 }
 
-/// One record's input items.
+/// A system or developer message item.
+fn system_message(s: &SystemPrompt) -> Value {
+    let content = match &s.content {
+        Value::Arr(a) => Value::Arr(
+            a.iter()
+                .filter_map(Value::as_obj)
+                .map(|b| {
+                    obj([
+                        ("type", "input_text".into()),
+                        ("text", b.str("text").unwrap_or("").into()),
+                    ])
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    message(&s.role, content, None)
+}
+
+/// One record's input items (a system message between turns stays there).
 fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {
+    if let Some(s) = &r.prompt {
+        out.push(system_message(s));
+        return;
+    }
     if r.assistant {
         assistant(r, ids, counts, out);
         return;
