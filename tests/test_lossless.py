@@ -195,3 +195,31 @@ def test_normalize_for_api_keeps_the_system_prompt_on_the_natural_path() -> None
     assert msgnorm.to_openai_chat(records, normalize=False) == chat
     with pytest.raises(msgnorm.InvalidRecordError, match="system prompt record"):
         msgnorm.to_anthropic(records)
+
+
+# --------------------------------------------------------------------------
+# client-only items (Codex rollouts)
+# --------------------------------------------------------------------------
+
+GHOST = {
+    "type": "ghost_snapshot",
+    "ghost_commit": {"id": "9f2c", "parent": "77aa", "preexisting_untracked_files": []},
+}
+
+
+def test_client_only_items_are_never_sent_and_are_counted() -> None:
+    history = [
+        {"type": "message", "role": "user", "content": "Fix the bug."},
+        GHOST,
+        {"type": "message", "role": "assistant", "content": "Done."},
+    ]
+    for target in TARGETS:
+        out, report = msgnorm.convert_report(history, source="openai-responses", target=target)
+        assert "ghost_snapshot" not in json.dumps(out, default=str)
+        assert report["client_only_dropped"] == 1, target
+    out = msgnorm.convert(history, source="openai-responses", target="openai-responses")
+    assert out == [history[0], history[2]]
+    assert "(no content)" not in json.dumps(out)
+    found = msgnorm.validate(history, "openai-responses")
+    assert [(v.rule, v.index) for v in found] == [("openai-responses/client-only-item", 1)]
+    assert msgnorm.validate(out, "openai-responses") == []

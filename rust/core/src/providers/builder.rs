@@ -13,6 +13,8 @@ pub struct Builder {
     name: String,
     /// Whether uuids are derived ([`FromProvider::new`]).
     pub(crate) uuids: bool,
+    /// What the reader left out, by rule (`client_only_dropped`).
+    pub counts: super::Counts,
 }
 
 impl Builder {
@@ -23,6 +25,7 @@ impl Builder {
             hasher: crc32fast::Hasher::new(),
             name: String::new(),
             uuids: true,
+            counts: super::Counts::new(),
         }
     }
 

@@ -20,6 +20,7 @@ pub mod blocks;
 pub mod builder;
 pub mod gemini;
 pub mod ids;
+pub mod input_items;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod rec;
@@ -40,6 +41,13 @@ pub type Counts = BTreeMap<&'static str, u64>;
 
 pub fn count(c: &mut Counts, k: &'static str) {
     *c.entry(k).or_insert(0) += 1;
+}
+
+/// `more` added into `c`.
+pub fn add_counts(c: &mut Counts, more: Counts) {
+    for (k, n) in more {
+        *c.entry(k).or_insert(0) += n;
+    }
 }
 
 /// The model APIs msgnorm reads and writes besides its own records (Claude Code
@@ -245,9 +253,15 @@ impl FromProvider {
     }
 
     /// The records of every message fed.
-    pub fn finish(mut self) -> Vec<Value> {
+    pub fn finish(self) -> Vec<Value> {
+        self.finish_counted().0
+    }
+
+    /// The records of every message fed, and what reading left out, by rule
+    /// (`client_only_dropped`).
+    pub fn finish_counted(mut self) -> (Vec<Value>, Counts) {
         openai_responses::flush(&mut self.b, &mut self.carry.pending);
-        self.b.out
+        (self.b.out, self.b.counts)
     }
 }
 
@@ -343,7 +357,10 @@ pub fn convert(
     report: &mut crate::Report,
     counts: &mut Counts,
 ) -> Result<Value> {
-    let recs = FromProvider::read(source, messages, system, false)?;
+    let mut f = FromProvider::new(source, system, false)?;
+    f.feed(messages)?;
+    let (recs, read) = f.finish_counted();
+    add_counts(counts, read);
     normalize_to_provider(target, recs, false, None, Some(api), report, counts)
 }
 

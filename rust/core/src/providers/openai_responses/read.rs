@@ -1,6 +1,7 @@
 //! Messages → records.
 
 use super::*;
+use crate::providers::input_items::is_api_input_item;
 
 /// `{"type": "provider_part", "provider": ..., "item": item}`: a whole item.
 fn item_part(item: &Value) -> Value {
@@ -265,6 +266,8 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, items: &[Value]) -
                 );
                 pending.push(Value::Obj(blk));
             }
+            // a client's own item (Codex `ghost_snapshot`): never sent
+            t if !is_api_input_item(t) => count(&mut b.counts, "client_only_dropped"),
             t if t.ends_with("_output") => {
                 flush(b, pending);
                 b.message(false, Value::Arr(vec![item_part(it)]), None);

@@ -42,6 +42,12 @@ pub static RULES: &[Rule] = &[
         check: duplicate_item_id,
     },
     Rule {
+        id: "openai-responses/client-only-item",
+        text: "Invalid value: '{x}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning', and the other input item types.",
+        repair: "from_provider and to_openai_responses never send an item that is not a Responses input item type (a client's own, such as Codex's ghost_snapshot), counted client_only_dropped",
+        check: client_only_item,
+    },
+    Rule {
         id: "openai-responses/function-name-pattern",
         text: "Invalid '{p}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
         repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
@@ -102,6 +108,15 @@ fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
             && !matches!(m.role, Some("user" | "assistant" | "system" | "developer"))
         {
             out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
+        }
+    }
+}
+
+fn client_only_item(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        let t = item_type(m);
+        if !t.is_empty() && !crate::providers::input_items::is_api_input_item(t) {
+            out.push(Hit::at(m, ".type", t));
         }
     }
 }

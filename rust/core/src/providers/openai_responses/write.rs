@@ -81,6 +81,22 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
     Ok(Value::Arr(out))
 }
 
+/// A kept item, unless it is client-only (not a Responses input item type:
+/// never sent, counted `client_only_dropped`).
+fn sendable(item: Option<&Value>, counts: &mut Counts) -> Option<Value> {
+    let item = item?;
+    let t = item
+        .as_obj()
+        .and_then(|m| m.str("type"))
+        .unwrap_or("message");
+    if crate::providers::input_items::is_api_input_item(t) {
+        Some(item.clone())
+    } else {
+        count(counts, "client_only_dropped");
+        None
+    }
+}
+
 /// A system or developer message item.
 fn system_message(s: &SystemPrompt) -> Value {
     let content = match &s.content {
@@ -147,7 +163,7 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>)
                 out.push(Value::Obj(m));
             }
             Some("provider_part") if origin(b) == Some(ME.name()) && b.get("item").is_some() => {
-                out.extend(b.get("item").cloned());
+                out.extend(sendable(b.get("item"), counts));
             }
             _ => parts.extend(user_part_out(b, counts)),
         }
@@ -289,7 +305,7 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Valu
             "provider_part" => {
                 close(&mut open, out);
                 if origin(b) == Some(ME.name()) {
-                    out.extend(b.get("item").cloned());
+                    out.extend(sendable(b.get("item"), counts));
                 } else {
                     count(counts, "parts_dropped");
                 }
