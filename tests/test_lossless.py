@@ -223,3 +223,34 @@ def test_client_only_items_are_never_sent_and_are_counted() -> None:
     found = msgnorm.validate(history, "openai-responses")
     assert [(v.rule, v.index) for v in found] == [("openai-responses/client-only-item", 1)]
     assert msgnorm.validate(out, "openai-responses") == []
+
+
+# --------------------------------------------------------------------------
+# SWE-agent trajectories
+# --------------------------------------------------------------------------
+
+
+def _swe(ids: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {"role": "system", "content": "You are a software engineer."},
+        {"role": "user", "content": "Fix the failing test."},
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "tool_calls": [_chat_call("call_ls")],
+        },
+        {"role": "tool", "content": "setup.py tests/", "tool_call_ids": ids},
+    ]
+
+
+def test_a_swe_agent_tool_message_with_one_id_is_read_as_that_id() -> None:
+    out = msgnorm.convert(_swe(["call_ls"]), source="openai-chat", target="anthropic")
+    result = out["messages"][-1]["content"][0]
+    assert result == {"type": "tool_result", "tool_use_id": "call_ls", "content": "setup.py tests/"}
+    chat = msgnorm.convert(_swe(["call_ls"]), source="openai-chat", target="openai-chat")
+    assert chat[-1] == {"role": "tool", "tool_call_id": "call_ls", "content": "setup.py tests/"}
+
+
+def test_a_swe_agent_tool_message_with_more_ids_is_refused_naming_the_shape() -> None:
+    with pytest.raises(msgnorm.InvalidRecordError, match=r"messages\[3\]\.tool_call_ids.*one id"):
+        msgnorm.convert(_swe(["call_ls", "call_cat"]), source="openai-chat", target="anthropic")
