@@ -161,7 +161,10 @@ def is_meta(rec: Record) -> bool:
 
 
 def content_of(rec: Record) -> Any:
-    """The content of a user/assistant record (str, list or None)."""
+    """The content of a user/assistant record (str, list or None); a kept
+    system prompt record has none (no step looks into it)."""
+    if rec["type"] == "system":
+        return []
     return rec["message"]["content"]
 
 
@@ -530,7 +533,8 @@ def is_dropped_in_step3(rec: Record) -> bool:
     if t not in KNOWN_TYPES:  # an entry
         return True
     if t == "system":
-        return bool(rec["subtype"] != "local_command")
+        # amended: a provider's system prompt (from_provider's records) is kept in place
+        return bool(rec["subtype"] not in ("local_command", "system_prompt"))
     if t in MESSAGE_TYPES and is_true(rec.get("isVirtual")):
         return True
     return is_synthetic_error(rec)
@@ -672,7 +676,11 @@ def step4_fold(items: list[Item], templates: Mapping[str, str | None] | None) ->
 
     for index, rec in items:
         t = rec["type"]
-        if t == "system":  # only local_command records survive step 3
+        if t == "system" and rec["subtype"] == "system_prompt":
+            # kept as it is; nothing joins across it
+            result.append((index, rec))
+            last_stop = len(result) - 1
+        elif t == "system":  # only local_command records survive step 3
             fold_user(result, (index, local_command_to_user(rec)), seam=True)
         elif t == "user":
             fold_user(result, (index, rec), seam=True)
@@ -722,15 +730,28 @@ def step5_assistant_cleanup(items: list[Item], *, strict: bool) -> list[Item]:
     """§4.5 Assistant clean-up, record by record in order (A10 for strict)."""
     seen_tool_use_ids: set[str] = set()
     out: list[Item] = []
-    for index, rec in items:
+    for position, (index, rec) in enumerate(items):
         if rec["type"] != "assistant":
             out.append((index, rec))
             continue
         blocks = content_of(rec)
         answered = {blk["tool_use_id"] for blk in blocks if is_server_result(blk)}
+        # amended: the history's last record ending in unanswered server/mcp uses
+        # is a paused turn (pause_turn) or a call in flight, which the API
+        # resumes: those trailing uses are kept
+        paused_from = len(blocks)
+        if position == len(items) - 1:
+            while paused_from > 0 and (
+                blocks[paused_from - 1]["type"] in ("server_tool_use", "mcp_tool_use")
+                and blocks[paused_from - 1]["id"] not in answered
+            ):
+                paused_from -= 1
         kept: list[Block] = []
         removed_ids: list[str] = []
-        for blk in blocks:
+        for j, blk in enumerate(blocks):
+            if j >= paused_from:
+                kept.append(blk)
+                continue
             if blk["type"] == "tool_use":
                 # rule 1: a repeated tool_use id is removed, the first wins
                 if blk["id"] in seen_tool_use_ids:
@@ -1015,12 +1036,16 @@ def first_user_uuid(assistant_uuid: str) -> str:
 def step10_user_first(recs: list[Record]) -> list[Record]:
     """§4.10: if the first record is an assistant, a meta user record
     (no content) is put before it (A12, A16)."""
-    if not recs or recs[0]["type"] != "assistant":
+    # system prompts kept by step 3 stay before the first turn
+    at = 0
+    while at < len(recs) and recs[at]["type"] == "system":
+        at += 1
+    if at == len(recs) or recs[at]["type"] != "assistant":
         return recs
     first = inserted_user(
-        first_user_uuid(recs[0]["uuid"]), [text_block(NO_CONTENT)], source=recs[0], meta=True
+        first_user_uuid(recs[at]["uuid"]), [text_block(NO_CONTENT)], source=recs[at], meta=True
     )
-    return [first, *recs]
+    return [*recs[:at], first, *recs[at:]]
 
 
 def short_id_of(index: int, rec: Record) -> str:

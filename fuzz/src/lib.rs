@@ -19,7 +19,7 @@
 
 use msgnorm_core::json::{read_records, utf8, ReadOpts};
 use msgnorm_core::model::{BlockKind, Content, Kind, Record};
-use msgnorm_core::provider::Provider;
+use msgnorm_core::providers::Provider;
 use msgnorm_core::providers::{self, records::json_stable, Value};
 use msgnorm_core::session::{self, Options, SourceFile};
 use msgnorm_core::{on_json, ApiOptions, CountParams, Error, Report};

@@ -6,7 +6,10 @@ Rust core for the normalization pipeline of docs/SPEC.md.
 
 from __future__ import annotations
 
-from . import arrow  # the Arrow kernel; pyarrow is not imported (msgnorm.ray/.daft: on use)
+from . import (
+    arrow,  # the Arrow kernel; pyarrow is not imported (msgnorm.ray/.daft: on use)
+    frameworks,  # registers the framework names; each adapter is imported on use
+)
 from ._api import (
     count_tokens,
     count_tokens_per_record,
@@ -216,6 +219,7 @@ __all__ = [
     "derive_uuid",
     "encode",
     "find_cutoff",
+    "frameworks",
     "from_builtins",
     "from_provider",
     "is_synthetic_message",

@@ -14,8 +14,7 @@ Each adapter is a module imported only when used, needing only its framework:
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..providers._registry import register_framework
 
 FRAMEWORKS = ("langchain", "pydantic-ai", "agentscope", "qwen-agent")
 """The framework names ``from_provider``'s ``source=`` and ``to_provider``'s
@@ -23,7 +22,6 @@ FRAMEWORKS = ("langchain", "pydantic-ai", "agentscope", "qwen-agent")
 
 __all__ = ["FRAMEWORKS"]
 
-
-def _module(name: str) -> Any:
-    """The adapter module of framework ``name`` (imported now)."""
-    return importlib.import_module(f"{__name__}.{name.replace('-', '_')}")
+for _name in FRAMEWORKS:
+    # the adapter module is imported when first used
+    register_framework(_name, f"{__name__}.{_name.replace('-', '_')}")

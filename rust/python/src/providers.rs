@@ -5,11 +5,11 @@
 use crate::Failure;
 use crate::{guard, to_pyerr};
 use ahash::AHashMap;
-use msgnorm_core::provider::Provider;
+use msgnorm_core::providers::Provider;
 use msgnorm_core::providers::{
     self, value::key, value::MAX_DEPTH, FromProvider, Map, SystemPrompt, Value,
 };
-use msgnorm_core::{ApiOptions, Error};
+use msgnorm_core::{parallel, ApiOptions, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -271,20 +271,38 @@ fn read_messages(
     p: Provider,
     system: Option<&Value>,
     uuids: bool,
-) -> PyResult<(Values, Vec<Value>)> {
+) -> PyResult<(Values, Vec<Value>, providers::Counts)> {
     let at_once = || {
         let msgs = list_values(py, messages, "messages")?;
-        let recs = run(py, || FromProvider::read(p, &msgs.values, system, uuids))?;
-        Ok((msgs, recs))
+        let (recs, counts) = run(py, || {
+            let mut f = FromProvider::new(p, system, uuids)?;
+            f.feed(&msgs.values)?;
+            Ok(f.finish_counted())
+        })?;
+        Ok((msgs, recs, counts))
     };
     if messages.len() <= SLICE {
         return at_once();
     }
     let mut msgs = Values::with_capacity(SLICE);
     msgs.exact.reserve(messages.len());
-    let piped = std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::channel::<Vec<Value>>();
-        let worker = std::thread::Builder::new().spawn_scoped(s, move || {
+    let piped = parallel::pipeline(
+        |send| {
+            for (i, x) in messages.iter().enumerate() {
+                msgs.push(py, &x, i, "messages")?;
+                if msgs.values.len() == SLICE {
+                    send(std::mem::replace(
+                        &mut msgs.values,
+                        Vec::with_capacity(SLICE),
+                    ));
+                }
+            }
+            if !msgs.values.is_empty() {
+                send(std::mem::take(&mut msgs.values));
+            }
+            PyResult::Ok(())
+        },
+        |rx| {
             let mut slices = Vec::new();
             let read = guard(|| {
                 let mut f = FromProvider::new(p, system, uuids).map_err(Failure::Core)?;
@@ -292,41 +310,23 @@ fn read_messages(
                     f.feed(&slice).map_err(Failure::Core)?;
                     slices.push(slice);
                 }
-                Ok(f.finish())
+                Ok(f.finish_counted())
             });
             (slices, read)
-        });
-        // no thread to be had: the list is read at once
-        let worker = worker.ok()?;
-        let mut converted = Ok(());
-        for (i, x) in messages.iter().enumerate() {
-            if let Err(e) = msgs.push(py, &x, i, "messages") {
-                converted = Err(e);
-                break;
-            }
-            if msgs.values.len() == SLICE {
-                let slice = std::mem::replace(&mut msgs.values, Vec::with_capacity(SLICE));
-                // a reader that stopped at an error takes no more: its error is kept
-                let _ = tx.send(slice);
-            }
-        }
-        if converted.is_ok() && !msgs.values.is_empty() {
-            let _ = tx.send(std::mem::take(&mut msgs.values));
-        }
-        drop(tx);
-        let joined = worker.join().unwrap_or_else(|payload| {
-            let e = msgnorm_core::error::from_panic(payload.as_ref());
-            (Vec::new(), Err(Failure::Core(e)))
-        });
-        Some((converted, joined))
-    });
-    let Some((converted, (slices, read))) = piped else {
+        },
+    );
+    // no thread to be had: the list is read at once
+    let Some((converted, joined)) = piped else {
         return at_once();
     };
+    let (slices, read) = joined.unwrap_or_else(|payload| {
+        let e = msgnorm_core::error::from_panic(payload.as_ref());
+        (Vec::new(), Err(Failure::Core(e)))
+    });
     converted?;
-    let recs = read.map_err(|e| to_pyerr(py, e))?;
+    let (recs, counts) = read.map_err(|e| to_pyerr(py, e))?;
     msgs.values = slices.into_iter().flatten().collect();
-    Ok((msgs, recs))
+    Ok((msgs, recs, counts))
 }
 
 fn one_value(py: Python<'_>, v: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
@@ -397,15 +397,15 @@ pub fn from_provider<'py>(
         Some(s) if !s.is_none() => Some(one_value(py, s, "system")?),
         _ => None,
     };
-    let (msgs, out) = read_messages(py, messages, p, sys.as_ref(), true)?;
+    let (msgs, out, _) = read_messages(py, messages, p, sys.as_ref(), true)?;
     let mut conv = ToPy::new(py);
     let items = out
         .iter()
         .map(|v| conv.value(v))
         .collect::<PyResult<Vec<_>>>()?;
     drop(conv);
-    providers::drop_later(out);
-    providers::drop_later(msgs.values);
+    parallel::drop_later(out);
+    parallel::drop_later(msgs.values);
     Ok(PyList::new(py, items)?.into_any())
 }
 
@@ -483,7 +483,7 @@ pub fn to_provider<'py>(
     })?;
     let rep = report_dict(py, &report, &counts, normalize)?;
     let obj = to_py(py, &out)?;
-    providers::drop_later(out);
+    parallel::drop_later(out);
     Ok((obj, rep))
 }
 
@@ -506,11 +506,11 @@ pub fn convert<'py>(
         _ => None,
     };
     // the records are converted on: no output shows their uuids
-    let (msgs, recs) = read_messages(py, messages, src, sys.as_ref(), false)?;
+    let (msgs, recs, read) = read_messages(py, messages, src, sys.as_ref(), false)?;
     let api = api_options(strict, max_media);
     let (out, same, report, counts) = run(py, || {
         let mut report = msgnorm_core::Report::default();
-        let mut counts = providers::Counts::new();
+        let mut counts = read;
         // stable messages make stable records
         let out = providers::normalize_to_provider(
             dst,
@@ -531,8 +531,8 @@ pub fn convert<'py>(
     })?;
     let rep = report_dict(py, &report, &counts, true)?;
     let obj = out_to_py(py, &out, &same, messages)?;
-    providers::drop_later(out);
-    providers::drop_later(msgs.values);
+    parallel::drop_later(out);
+    parallel::drop_later(msgs.values);
     Ok((obj, rep))
 }
 

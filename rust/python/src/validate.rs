@@ -200,7 +200,7 @@ pub fn validate<'py>(
 /// Every rule: `[(provider, id, text, repair), ...]` in table order.
 #[pyfunction]
 pub fn rules() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    msgnorm_core::provider::Provider::ALL
+    msgnorm_core::providers::Provider::ALL
         .into_iter()
         .flat_map(|p| {
             v::rules(p)

@@ -1,10 +1,9 @@
-//! The item types the OpenAI Responses API takes as input: the one list that
-//! says whether an item can be sent back. An item of any other type (Codex's
-//! `ghost_snapshot`, a client's own bookkeeping) is client-only.
+//! The OpenAI Responses API's input item types: the one list of what may be
+//! sent as an `input` item. Anything else a client keeps in its history
+//! (Codex's `ghost_snapshot`, say) is client-only: never sent.
 
-/// The documented Responses API input item types (the `type` of each member
-/// of the request's `input` list).
-const API_INPUT_ITEMS: [&str; 31] = [
+/// The documented Responses input item types (openai `ResponseInputItemParam`).
+const API_INPUT_ITEMS: &[&str] = &[
     "message",
     "file_search_call",
     "computer_call",
@@ -38,7 +37,7 @@ const API_INPUT_ITEMS: [&str; 31] = [
     "program_output",
 ];
 
-/// Whether the Responses API accepts an input item of this `type`.
+/// Whether `item_type` is a Responses API input item type.
 pub fn is_api_input_item(item_type: &str) -> bool {
     API_INPUT_ITEMS.contains(&item_type)
 }
@@ -48,16 +47,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn api_items_and_client_only_items() {
+    fn client_only_items_are_not_input_items() {
         for t in [
             "message",
             "function_call",
-            "custom_tool_call_output",
+            "function_call_output",
             "reasoning",
+            "mcp_call",
         ] {
             assert!(is_api_input_item(t), "{t}");
         }
-        for t in ["ghost_snapshot", "other", "", "Message", "turn_context"] {
+        for t in ["ghost_snapshot", "turn_context", "", "Message"] {
             assert!(!is_api_input_item(t), "{t}");
         }
     }

@@ -192,7 +192,7 @@ pub fn normalize(
         }
     }
     let plan = {
-        let recs = super::split_map(records, |i, v| {
+        let recs = crate::parallel::split_map(records, |i, v| {
             read_record(&mut ValueSource, v, i, ReadOpts::default())
                 .map_err(|e| e.record::<Error>(i, None))
         })?;

@@ -9,7 +9,7 @@
 
 use super::{LineIssue, Options, Report, SourceFile, Thread, ThreadKind};
 use crate::error::{Error, Result};
-use crate::provider::Provider;
+use crate::providers::Provider;
 use crate::providers::input_items::is_api_input_item;
 use crate::providers::{FromProvider, Map, Value};
 

@@ -1,70 +1,10 @@
-//! Anthropic Messages API: `{"role", "content"}` messages and a separate `system`.
-//! Records already hold Anthropic-shaped blocks, so this adapter mostly copies.
+//! Records → the request shape.
 
 use super::*;
-
-pub(super) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
-    match s {
-        Value::Str(_) => b.system("system", s.clone()),
-        Value::Arr(a) => {
-            for (j, blk) in a.iter().enumerate() {
-                if blk.as_obj().and_then(|o| o.str("type")) != Some("text") {
-                    return Err(Error::invalid(
-                        0,
-                        format!("system[{j}]"),
-                        "a system block must be a text block",
-                    ));
-                }
-            }
-            b.system("system", s.clone())
-        }
-        other => {
-            return Err(Error::invalid(
-                0,
-                "system",
-                format!(
-                    "must be a string or a list of text blocks, not {}",
-                    other.type_name()
-                ),
-            ))
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn from(b: &mut Builder, at: usize, messages: &[Value]) -> Result<()> {
-    for (i, m) in (at..).zip(messages) {
-        let Some(m) = m.as_obj() else {
-            return Err(bad(i, "", "a message must be an object"));
-        };
-        let assistant = match m.str("role") {
-            Some("user") => false,
-            Some("assistant") => true,
-            _ => return Err(bad(i, ".role", "must be 'user' or 'assistant'")),
-        };
-        let content = match m.get("content") {
-            Some(c @ Value::Str(_)) => c.clone(),
-            Some(Value::Arr(a)) => {
-                for (j, blk) in a.iter().enumerate() {
-                    if blk.as_obj().and_then(|o| o.str("type")).is_none() {
-                        return Err(bad(
-                            i,
-                            &format!(".content[{j}]"),
-                            "a block must be an object with a string type",
-                        ));
-                    }
-                }
-                Value::Arr(a.clone())
-            }
-            _ => return Err(bad(i, ".content", "must be a string or a list of blocks")),
-        };
-        b.message(assistant, content, None);
-    }
-    Ok(())
-}
+use crate::parallel::write_each;
 
 /// `{"system"?, "messages"}`.
-pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
+pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
     let ids = Ids::new(recs, usize::MAX);
     let mut messages = Vec::with_capacity(recs.len());
     write_each(recs, ids, counts, &mut messages, record);
@@ -78,6 +18,14 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
 
 /// One record's message.
 fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, messages: &mut Vec<Value>) {
+    if let Some(s) = &r.prompt {
+        // a system prompt between turns stays there
+        messages.push(obj([
+            ("role", "system".into()),
+            ("content", s.content.clone()),
+        ]));
+        return;
+    }
     let content = match r.text {
         Some(t) => Value::from(t),
         None => {
@@ -99,7 +47,7 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, messages: &mut Vec<Va
 }
 
 /// One system prompt as given; several as one list of text blocks.
-pub(super) fn system_value(system: &[SystemPrompt]) -> Option<Value> {
+pub(crate) fn system_value(system: &[SystemPrompt]) -> Option<Value> {
     match system {
         [] => None,
         [one] => Some(one.content.clone()),
@@ -117,7 +65,7 @@ pub(super) fn system_value(system: &[SystemPrompt]) -> Option<Value> {
 
 /// An Anthropic-shaped block for Anthropic/Bedrock-family targets: ids
 /// sanitised, `provider_data` removed, blocks from other providers dropped.
-pub(super) fn block(
+pub(crate) fn block(
     b: &Map,
     target: Provider,
     ids: &mut Ids,

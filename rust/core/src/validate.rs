@@ -1,21 +1,15 @@
 //! `validate`: the provider rules a message history breaks, named before the
 //! provider answers 400.
 //!
-//! Each provider has one declarative table of [`Rule`]s (its own module): the
+//! Each provider has one declarative table of [`Rule`]s (`providers/<p>/rules.rs`): the
 //! rule id, the provider's own error text, the repair msgnorm applies, and the
 //! check. Checks read a small [`Value`] tree built from JSON text
 //! ([`parse_items`]) or, in the binding, from Python objects. Every check is one
 //! linear pass; nothing is changed.
 
-pub mod anthropic;
-pub mod bedrock;
-pub mod gemini;
-pub mod openai_chat;
-pub mod openai_responses;
-
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
-use crate::provider::Provider;
+use crate::providers::{anthropic, bedrock, gemini, openai_chat, openai_responses, Provider};
 use std::borrow::Cow;
 
 /// Nesting below this depth is not read (its kind is kept): provider rules look
@@ -429,11 +423,11 @@ pub struct Violation {
 /// The rule table of a provider.
 pub fn rules(p: Provider) -> &'static [Rule] {
     match p {
-        Provider::Anthropic => anthropic::RULES,
-        Provider::OpenAIChat => openai_chat::RULES,
-        Provider::OpenAIResponses => openai_responses::RULES,
-        Provider::Gemini => gemini::RULES,
-        Provider::Bedrock => bedrock::RULES,
+        Provider::Anthropic => anthropic::rules::RULES,
+        Provider::OpenAIChat => openai_chat::rules::RULES,
+        Provider::OpenAIResponses => openai_responses::rules::RULES,
+        Provider::Gemini => gemini::rules::RULES,
+        Provider::Bedrock => bedrock::rules::RULES,
     }
 }
 
@@ -448,7 +442,7 @@ pub struct Params<'v, 'a> {
 /// in table order within a message; `system`/`tools` ones first).
 pub fn validate<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) -> Vec<Violation> {
     let ctx = match p {
-        Provider::Anthropic => anthropic::prepare(items, params),
+        Provider::Anthropic => anthropic::rules::prepare(items, params),
         Provider::OpenAIChat => prepare_plain(items, params, "messages", "content"),
         Provider::OpenAIResponses => prepare_plain(items, params, "input", "content"),
         Provider::Gemini => prepare_plain(items, params, "contents", "parts"),
@@ -729,10 +723,10 @@ mod provider_tests {
             .collect();
         assert_eq!(
             rules,
+            // the last answers no pending call: not a second response to one
             vec![
                 "openai-chat/duplicate-tool-response",
                 "openai-chat/tool-without-tool-calls",
-                "openai-chat/duplicate-tool-response",
             ]
         );
     }

@@ -2,8 +2,8 @@
 //! msgnorm records (`{"type": "user"|"assistant", "message": {...}}`) are read
 //! as `to_anthropic` would send them (other record types are not messages).
 
-use super::{blank, id_like, Ctx, Hit, Msg, Params, PathBase, Rule, Value};
-use crate::provider::Provider;
+use crate::providers::Provider;
+use crate::validate::{blank, id_like, Ctx, Hit, Msg, Params, PathBase, Rule, Value};
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[

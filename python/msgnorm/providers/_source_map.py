@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._api import normalize_for_api_report
-from .errors import MsgnormError
+from .._api import normalize_for_api_report
+from ..errors import MsgnormError
 
 #: Targets whose writer joins consecutive messages of one role.
 _JOINING = ("gemini", "bedrock")
@@ -46,7 +46,7 @@ def _is_system_prompt(r: Any) -> bool:
 def provider_source_map(
     records: list[Any], target: str, out: Any, *, normalize: bool, max_media: int | None
 ) -> list[list[int]]:
-    from .providers import to_provider
+    from ._convert import to_provider
 
     prompts = [i for i, r in enumerate(records) if _is_system_prompt(r)]
     if normalize:

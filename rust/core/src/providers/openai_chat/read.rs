@@ -1,11 +1,6 @@
-//! OpenAI Chat Completions messages: `system`/`developer`/`user`/`assistant`
-//! (with `tool_calls`)/`tool` and the legacy `function` role.
+//! Messages → records.
 
 use super::*;
-
-const ME: Provider = Provider::OpenAIChat;
-/// `tool_calls[].id` may hold at most 40 characters.
-pub const ID_LIMIT: usize = 40;
 
 fn text_of_parts(i: usize, field: &str, c: &Value) -> Result<Value> {
     match c {
@@ -114,8 +109,8 @@ fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
     })
 }
 
-pub(super) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]) -> Result<()> {
-    let legacy = &mut c.legacy;
+pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]) -> Result<()> {
+    let (legacy, reused) = (&mut c.legacy, &mut c.reused);
     for (i, m) in (at..).zip(messages) {
         let Some(m) = m.as_obj() else {
             return Err(bad(i, "", "a message must be an object"));
@@ -187,7 +182,13 @@ pub(super) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
                     None | Some(Value::Null) => {}
                     Some(Value::Arr(calls)) => {
                         for (j, c) in calls.iter().enumerate() {
-                            blocks.push(tool_call(b, i, j, c)?);
+                            let mut blk = tool_call(b, i, j, c)?;
+                            if let Value::Obj(o) = &mut blk {
+                                if let Some(new) = o.str("id").and_then(|id| reused.call(id)) {
+                                    reuse_id(b, o, "id", new);
+                                }
+                            }
+                            blocks.push(blk);
                         }
                     }
                     Some(_) => return Err(bad(i, ".tool_calls", "must be a list")),
@@ -223,20 +224,26 @@ pub(super) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
                 );
             }
             Some("tool") => {
-                let Some(id) = m.str("tool_call_id") else {
+                let Some(id) = m
+                    .str("tool_call_id")
+                    .map_or_else(|| swe_agent_id(i, m), |s| Ok(Some(s)))?
+                else {
                     return Err(bad(i, ".tool_call_id", "missing required field (a string)"));
                 };
                 let content =
                     text_of_parts(i, "content", m.get("content").unwrap_or(&Value::Null))?;
-                let r = obj([
+                let mut r = obj([
                     ("type", "tool_result".into()),
                     ("tool_use_id", id.into()),
                     ("content", content),
                 ]);
+                if let (Some(new), Value::Obj(o)) = (reused.result(id), &mut r) {
+                    reuse_id(b, o, "tool_use_id", new);
+                }
                 b.message(
                     false,
                     Value::Arr(vec![r]),
-                    extras(m, &["role", "content", "tool_call_id"]),
+                    extras(m, &["role", "content", "tool_call_id", "tool_call_ids"]),
                 );
             }
             Some("function") => {
@@ -262,6 +269,28 @@ pub(super) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
         }
     }
     Ok(())
+}
+
+/// SWE-agent trajectories name a tool message's call in a `tool_call_ids`
+/// list: one id is that id; more are refused (a tool message answers one call).
+fn swe_agent_id(i: usize, m: &Map) -> Result<Option<&str>> {
+    let Some(Value::Arr(ids)) = m.get("tool_call_ids") else {
+        return Ok(None);
+    };
+    match ids.as_slice() {
+        [one] => match one.as_str() {
+            Some(id) => Ok(Some(id)),
+            None => Err(bad(i, ".tool_call_ids[0]", "must be a string")),
+        },
+        _ => Err(bad(
+            i,
+            ".tool_call_ids",
+            format!(
+                "a tool message answers one call: SWE-agent's tool_call_ids list is read when it holds one id, not {}",
+                ids.len()
+            ),
+        )),
+    }
 }
 
 fn tool_call(b: &Builder, i: usize, j: usize, c: &Value) -> Result<Value> {
@@ -314,222 +343,4 @@ fn tool_call(b: &Builder, i: usize, j: usize, c: &Value) -> Result<Value> {
         }
     }
     Ok(Value::Obj(blk))
-}
-
-fn part_text(t: impl Into<SmolStr>) -> Value {
-    obj([("type", "text".into()), ("text", Value::Str(t.into()))])
-}
-
-/// A user-side block as a chat content part (`None`: the target has no shape for it).
-pub(super) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
-    match b.str("type").unwrap_or("") {
-        "text" => Some(part_text(b.text("text").clone())),
-        "image" => {
-            let url = match source(b) {
-                Source::Base64 { media, data } => data_url(media, data),
-                Source::Url(u) => u.to_string(),
-                _ => {
-                    count(counts, "parts_dropped");
-                    return None;
-                }
-            };
-            let mut iu = Map::new();
-            iu.push("url", url);
-            if let Some(d) = data_from(b, ME) {
-                iu.extend_new(data_fields(d));
-            }
-            Some(obj([
-                ("type", "image_url".into()),
-                ("image_url", Value::Obj(iu)),
-            ]))
-        }
-        "document" => match source(b) {
-            Source::Base64 { media, data } => {
-                let name = b.str("title").unwrap_or("document.pdf");
-                Some(obj([
-                    ("type", "file".into()),
-                    (
-                        "file",
-                        obj([
-                            ("file_data", data_url(media, data).into()),
-                            ("filename", name.into()),
-                        ]),
-                    ),
-                ]))
-            }
-            Source::Text { data, .. } if !crate::model::is_blank(data) => Some(part_text(data)),
-            Source::Text { .. } => {
-                count(counts, "blank_text_dropped");
-                None
-            }
-            _ => {
-                count(counts, "parts_dropped");
-                None
-            }
-        },
-        "provider_part" if origin(b) == Some(ME.name()) => b.get("part").cloned(),
-        "thinking" | "redacted_thinking" => {
-            count(counts, "thinking_dropped");
-            None
-        }
-        _ => {
-            count(counts, "parts_dropped");
-            None
-        }
-    }
-}
-
-fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
-    if let Some(d) = data.filter(|d| d.str("provider") == Some(ME.name())) {
-        m.extend_new(data_fields(d));
-    }
-    Value::Obj(m)
-}
-
-/// A plain list of chat messages, system/developer messages first.
-pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let ids = Ids::new(recs, ID_LIMIT);
-    let mut out = Vec::with_capacity(recs.len() + system.len());
-    for s in system {
-        let content = match &s.content {
-            Value::Arr(a) => Value::Arr(
-                a.iter()
-                    .filter_map(Value::as_obj)
-                    .map(|b| part_text(b.text("text").clone()))
-                    .collect(),
-            ),
-            other => other.clone(),
-        };
-        out.push(obj([
-            ("role", s.role.as_str().into()),
-            ("content", content),
-        ]));
-    }
-    write_each(recs, ids, counts, &mut out, record);
-    Ok(Value::Arr(out))
-}
-
-/// One record's messages: an assistant message, or a user message and the
-/// tool messages of its results.
-fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {
-    if r.assistant {
-        out.push(assistant(r, ids, counts));
-        return;
-    }
-    if let Some(t) = r.text {
-        out.push(with_extras(
-            Map(vec![
-                ("role".into(), "user".into()),
-                ("content".into(), t.into()),
-            ]),
-            r.data,
-        ));
-        return;
-    }
-    let mut parts = Vec::new();
-    let mut moved = Vec::new();
-    let before = out.len();
-    for b in r.blocks.iter().filter_map(Value::as_obj) {
-        if b.str("type") == Some("tool_result") {
-            let id = ids.get(b.str("tool_use_id").unwrap_or(""), counts);
-            let content = match b.get("content") {
-                Some(Value::Str(s)) => Value::Str(s.clone()),
-                Some(Value::Arr(a)) => {
-                    let mut texts = Vec::new();
-                    for x in a.iter().filter_map(Value::as_obj) {
-                        if x.str("type") == Some("text") {
-                            texts.push(part_text(x.text("text").clone()));
-                        } else if let Some(p) = user_part_out(x, counts) {
-                            count(counts, "media_moved");
-                            moved.push(p);
-                        }
-                    }
-                    Value::Arr(texts)
-                }
-                _ => Value::from(""),
-            };
-            out.push(obj([
-                ("role", "tool".into()),
-                ("tool_call_id", id.into()),
-                ("content", content),
-            ]));
-        } else if let Some(p) = user_part_out(b, counts) {
-            parts.push(p);
-        }
-    }
-    moved.extend(parts);
-    if moved.is_empty() && out.len() == before {
-        count(counts, "empty_filled");
-        moved.push(part_text("(no content)"));
-    }
-    if !moved.is_empty() {
-        out.push(with_extras(
-            Map(vec![
-                ("role".into(), "user".into()),
-                ("content".into(), Value::Arr(moved)),
-            ]),
-            r.data,
-        ));
-    }
-}
-
-fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts) -> Value {
-    let mut parts = Vec::new();
-    let mut only_text = true;
-    let mut calls = Vec::new();
-    if let Some(t) = r.text {
-        if !t.is_empty() {
-            parts.push(part_text(t.clone()));
-        }
-    }
-    for b in r.blocks.iter().filter_map(Value::as_obj) {
-        match b.str("type").unwrap_or("") {
-            "text" => parts.push(part_text(b.text("text").clone())),
-            "tool_use" => {
-                let id = ids.get(b.str("id").unwrap_or(""), counts);
-                let args = match data_from(b, ME).and_then(|d| d.str("arguments")) {
-                    Some(a) => a.to_string(),
-                    None => args_json(b.get("input")),
-                };
-                let f = obj([
-                    (
-                        "name",
-                        tool_name(b.str("name").unwrap_or(""), ME, counts).into(),
-                    ),
-                    ("arguments", args.into()),
-                ]);
-                calls.push(obj([
-                    ("id", id.into()),
-                    ("type", "function".into()),
-                    ("function", f),
-                ]));
-            }
-            "provider_part" if origin(b) == Some(ME.name()) => {
-                only_text = false;
-                parts.extend(b.get("part").cloned());
-            }
-            "thinking" | "redacted_thinking" => count(counts, "thinking_dropped"),
-            _ => count(counts, "parts_dropped"),
-        }
-    }
-    let content = match parts.len() {
-        0 if !calls.is_empty() => Value::Null,
-        0 => {
-            count(counts, "empty_filled");
-            Value::Str("(no content)".into())
-        }
-        1 if only_text => parts[0]
-            .as_obj()
-            .and_then(|p| p.get("text"))
-            .cloned()
-            .unwrap_or(Value::Null),
-        _ => Value::Arr(parts),
-    };
-    let mut m = Map::with_capacity(3);
-    m.push("role", "assistant");
-    m.push("content", content);
-    if !calls.is_empty() {
-        m.push("tool_calls", Value::Arr(calls));
-    }
-    with_extras(m, r.data)
 }

@@ -1,7 +1,7 @@
 //! Gemini `contents` rules (camelCase and snake_case keys alike, as the SDK takes both).
 
-use super::{Ctx, Hit, Msg, Rule, Value};
-use crate::provider::Provider;
+use crate::providers::Provider;
+use crate::validate::{Ctx, Hit, Msg, Rule, Value};
 
 pub static RULES: &[Rule] = &[
     Rule {
@@ -136,7 +136,7 @@ fn response_count(c: &Ctx, out: &mut Vec<Hit>) {
 
 fn signed(p: &Value) -> bool {
     p.get2("thoughtSignature", "thought_signature")
-        .is_some_and(|s| s.kind() == super::Kind::String)
+        .is_some_and(|s| s.kind() == crate::validate::Kind::String)
 }
 
 fn thought_signature(c: &Ctx, out: &mut Vec<Hit>) {

@@ -1,54 +1,29 @@
-"""Provider message formats in and out (docs/PROVIDERS.md).
-
-``from_provider`` turns a provider's messages into msgnorm records; ``to_openai_chat``,
-``to_openai_responses``, ``to_gemini``, ``to_bedrock`` and ``to_provider`` run
-:func:`msgnorm.normalize_for_api` and write the result in a provider's request shape;
-``convert`` does both. The conversion itself runs in the Rust core.
-"""
+"""From a provider's messages to records, and from records to a provider's request
+(``from_provider``, ``to_provider``, ``convert``): the conversion runs in the Rust core."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from . import _api, _native
-from ._api import _is_structs, _max_media
-from .errors import InvalidRecordError, MsgnormError, ProviderRuleError
-from .frameworks import FRAMEWORKS, _module
-from .model import _gc_paused, to_builtins
+from .. import _api, _native
+from .._api import _is_structs, _max_media
+from ..errors import InvalidRecordError, MsgnormError, ProviderRuleError
+from ..model import _gc_paused, to_builtins
+from ._registry import PROVIDERS, _plain, framework, is_framework
 
 __all__ = [
     "PROVIDERS",
     "convert",
     "convert_report",
     "from_provider",
-    "rename_tools",
     "to_bedrock",
     "to_gemini",
     "to_openai_chat",
     "to_openai_responses",
     "to_provider",
     "to_provider_report",
-    "tool_name",
 ]
-
-#: The provider names ``source=`` and ``target=`` take (and the framework names of
-#: :data:`msgnorm.frameworks.FRAMEWORKS`: that framework's message objects).
-PROVIDERS: tuple[str, ...] = (
-    "anthropic",
-    "openai-chat",
-    "openai-responses",
-    "gemini",
-    "bedrock",
-)
-
-
-def _plain(item: Any) -> Any:
-    """A pydantic object (e.g. ``google.genai.types.Content``) as JSON-shaped data."""
-    dump = getattr(item, "model_dump", None)
-    if callable(dump) and not isinstance(item, dict):
-        return dump(mode="json", exclude_none=True)
-    return item
 
 
 def _messages(messages: Any, source: str) -> list[Any]:
@@ -67,7 +42,7 @@ def _messages(messages: Any, source: str) -> list[Any]:
 def _from_framework(messages: Any, source: str, system: Any) -> tuple[Any, str, Any]:
     """A framework's messages as Anthropic ``messages`` (and its system prompts
     before ``system``): what the core reads for it."""
-    if source not in FRAMEWORKS:
+    if not is_framework(source):
         return messages, source, system
     if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
         raise InvalidRecordError(
@@ -75,7 +50,7 @@ def _from_framework(messages: Any, source: str, system: Any) -> tuple[Any, str, 
             None,
             "messages",
         )
-    msgs, prompts = _module(source)._to_anthropic(messages)
+    msgs, prompts = framework(source)._to_anthropic(messages)
     if system is not None:
         prompts = [*prompts, system] if isinstance(system, str) else [*prompts, *system]
     return msgs, "anthropic", _bridge_system(prompts)
@@ -84,7 +59,7 @@ def _from_framework(messages: Any, source: str, system: Any) -> tuple[Any, str, 
 def _refuse_repairs(messages: Any, provider: str, system: Any) -> None:
     """``strict=True``: the rules of ``provider`` that msgnorm would repair, raised
     as :class:`ProviderRuleError` (as :func:`msgnorm.check` does) instead."""
-    from .provider_rules import repairable_violations
+    from ..provider_rules import repairable_violations
 
     found = repairable_violations(messages, provider, system=system)
     if found:
@@ -143,7 +118,7 @@ def to_provider_report(
     """
     if strict:
         _refuse_repairs(records, "anthropic", None)
-    if target in FRAMEWORKS:
+    if is_framework(target):
         if source_map:
             raise MsgnormError("source_map is for provider targets, not framework objects")
         shape, report = to_provider_report(
@@ -154,7 +129,7 @@ def to_provider_report(
             strict=strict,
             max_media=max_media,
         )
-        return _module(target)._from_anthropic(shape), report
+        return framework(target)._from_anthropic(shape), report
     data = to_builtins(records) if _is_structs(records) else records
     if not isinstance(data, list):
         raise InvalidRecordError(
@@ -255,14 +230,14 @@ def convert_report(
     # a framework's own objects in, the same framework's objects out
     objects = (
         source == target
-        and source in FRAMEWORKS
+        and is_framework(source)
         and isinstance(messages, Sequence)
         and any(not isinstance(m, dict) for m in messages)
     )
     messages, source, system = _from_framework(messages, source, system)
     if strict:
         _refuse_repairs(_messages(messages, source), source, system)
-    if target in FRAMEWORKS:
+    if is_framework(target):
         shape, report = convert_report(
             messages,
             source=source,
@@ -271,7 +246,7 @@ def convert_report(
             strict=strict,
             max_media=max_media,
         )
-        module = _module(target)
+        module = framework(target)
         out = module._from_anthropic(shape)
         if objects and hasattr(module, "_as_objects"):
             out = module._as_objects(out)
@@ -281,87 +256,3 @@ def convert_report(
     with _gc_paused():
         out, report = _native.convert(items, source, target, _plain(system), bool(strict), media)
     return out, report
-
-
-def tool_name(name: str, provider: str = "anthropic") -> str:
-    """The tool name ``provider``'s output writes for ``name``.
-
-    A valid name (1 to 64 characters of ``[a-zA-Z0-9_-]``; Gemini also takes
-    ``.`` and ``:`` after a letter or ``_``) is returned as it is. Any other
-    name becomes its allowed characters (the others replaced by ``_``), cut to
-    55, then ``_`` and the CRC-32 of the whole name in hex: ``"get weather"`` →
-    ``"get_weather_<crc32>"``. It depends on the name alone, so the calls in a
-    history, their results and your tool definitions (:func:`rename_tools`)
-    agree on every request. Map the model's calls back with
-    ``{tool_name(n, provider): n for n in names}``.
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, not {type(name).__name__}")
-    return _native.tool_name(name, provider)
-
-
-def rename_tools(tools: Any, provider: str = "anthropic") -> Any:
-    """``tools`` (the request's tool definitions) with every name mapped by
-    :func:`tool_name`, so they match what :func:`to_provider` writes.
-
-    Shapes: ``anthropic`` a list of tools (server tools keep their names);
-    ``openai-chat`` a list of ``{"type": "function", "function": {"name"}}``;
-    ``openai-responses`` a list of ``{"type": "function", "name"}``; ``gemini`` a
-    list of ``{"function_declarations": [{"name"}]}`` (or ``functionDeclarations``);
-    ``bedrock`` the ``toolConfig`` dict (its ``toolChoice`` too) or its ``tools``
-    list. The input is not changed: renamed entries are copies.
-    """
-
-    def named(d: Any, *path: str) -> Any:
-        """``d`` with the str at ``path`` renamed (a copy when it changes)."""
-        if not isinstance(d, dict):
-            return d
-        if len(path) == 1:
-            old = d.get(path[0])
-            if not isinstance(old, str):
-                return d
-            new = _native.tool_name(old, provider)
-            return d if new == old else {**d, path[0]: new}
-        inner = d.get(path[0])
-        new_inner = named(inner, *path[1:])
-        return d if new_inner is inner else {**d, path[0]: new_inner}
-
-    def each(items: Any, one: Any) -> list[Any]:
-        if not isinstance(items, (list, tuple)):
-            raise InvalidRecordError(
-                f"tools: expected a list of {provider} tool definitions, got {type(items).__name__}"
-            )
-        return [one(_plain(t)) for t in items]
-
-    _native.tool_name("", provider)  # an unknown provider name raises here
-    tools = _plain(tools)
-    if provider == "anthropic":
-        return each(tools, lambda t: named(t, "name") if t.get("type") in (None, "custom") else t)
-    if provider == "openai-chat":
-        return each(
-            tools,
-            lambda t: (
-                named(t, "custom", "name")
-                if t.get("type") == "custom"
-                else named(t, "function", "name")
-            ),
-        )
-    if provider == "openai-responses":
-        return each(
-            tools, lambda t: named(t, "name") if t.get("type") in ("function", "custom") else t
-        )
-    if provider == "gemini":
-
-        def gemini_tool(t: Any) -> Any:
-            for key in ("function_declarations", "functionDeclarations"):
-                decls = t.get(key) if isinstance(t, dict) else None
-                if isinstance(decls, list):
-                    t = {**t, key: [named(_plain(f), "name") for f in decls]}
-            return t
-
-        return each(tools, gemini_tool)
-    # bedrock
-    if isinstance(tools, dict):
-        out = {**tools, "tools": rename_tools(tools.get("tools", []), provider)}
-        return named(out, "toolChoice", "tool", "name")
-    return each(tools, lambda t: named(t, "toolSpec", "name"))

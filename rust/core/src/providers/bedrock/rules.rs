@@ -1,7 +1,7 @@
 //! Amazon Bedrock Converse `messages` rules (`toolConfig` passed as `tools`).
 
-use super::{blank, id_like, Ctx, Hit, Msg, Rule, Value};
-use crate::provider::Provider;
+use crate::providers::Provider;
+use crate::validate::{blank, id_like, Ctx, Hit, Msg, Rule, Value};
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[

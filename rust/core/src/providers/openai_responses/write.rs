@@ -1,0 +1,322 @@
+//! Records → the request shape.
+
+use super::*;
+use crate::parallel::write_each;
+
+fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
+    match b.str("type").unwrap_or("") {
+        "text" => Some(obj([
+            ("type", "input_text".into()),
+            ("text", b.str("text").unwrap_or("").into()),
+        ])),
+        "image" => {
+            let url = match source(b) {
+                Source::Base64 { media, data } => data_url(media, data),
+                Source::Url(u) => u.to_string(),
+                _ => {
+                    count(counts, "parts_dropped");
+                    return None;
+                }
+            };
+            let mut m = Map::new();
+            m.push("type", "input_image");
+            m.push("image_url", url);
+            match data_from(b, ME) {
+                Some(d) if data_fields(d).next().is_some() => m.extend_new(data_fields(d)),
+                _ => m.push("detail", "auto"),
+            }
+            Some(Value::Obj(m))
+        }
+        "document" => match source(b) {
+            Source::Base64 { media, data } => Some(obj([
+                ("type", "input_file".into()),
+                ("file_data", data_url(media, data).into()),
+                ("filename", b.str("title").unwrap_or("document.pdf").into()),
+            ])),
+            Source::Text { data, .. } if !crate::model::is_blank(data) => {
+                Some(obj([("type", "input_text".into()), ("text", data.into())]))
+            }
+            Source::Text { .. } => {
+                count(counts, "blank_text_dropped");
+                None
+            }
+            _ => {
+                count(counts, "parts_dropped");
+                None
+            }
+        },
+        "provider_part" if origin(b) == Some(ME.name()) && b.get("part").is_some() => {
+            b.get("part").cloned()
+        }
+        "thinking" | "redacted_thinking" => {
+            count(counts, "thinking_dropped");
+            None
+        }
+        _ => {
+            count(counts, "parts_dropped");
+            None
+        }
+    }
+}
+
+fn message(role: &str, content: Value, template: Option<&Map>) -> Value {
+    let mut m = match template {
+        Some(t) => t.clone(),
+        None => Map(vec![
+            ("type".into(), "message".into()),
+            ("role".into(), role.into()),
+        ]),
+    };
+    m.set("content", content);
+    Value::Obj(m)
+}
+
+/// A list of input items, system/developer messages first.
+pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
+    let ids = Ids::new(recs, ID_LIMIT);
+    let mut out = Vec::with_capacity(recs.len() + system.len());
+    out.extend(system.iter().map(system_message));
+    write_each(recs, ids, counts, &mut out, record);
+    drop_unsendable_ids(&mut out, counts);
+    Ok(Value::Arr(out))
+}
+
+/// A kept item, unless it is client-only (not a Responses input item type:
+/// never sent, counted `client_only_dropped`).
+fn sendable(item: Option<&Value>, counts: &mut Counts) -> Option<Value> {
+    let item = item?;
+    let t = item
+        .as_obj()
+        .and_then(|m| m.str("type"))
+        .unwrap_or("message");
+    if crate::providers::input_items::is_api_input_item(t) {
+        Some(item.clone())
+    } else {
+        count(counts, "client_only_dropped");
+        None
+    }
+}
+
+/// A system or developer message item.
+fn system_message(s: &SystemPrompt) -> Value {
+    let content = match &s.content {
+        Value::Arr(a) => Value::Arr(
+            a.iter()
+                .filter_map(Value::as_obj)
+                .map(|b| {
+                    obj([
+                        ("type", "input_text".into()),
+                        ("text", b.str("text").unwrap_or("").into()),
+                    ])
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    message(&s.role, content, None)
+}
+
+/// One record's input items (a system message between turns stays there).
+fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {
+    if let Some(s) = &r.prompt {
+        out.push(system_message(s));
+        return;
+    }
+    if r.assistant {
+        assistant(r, ids, counts, out);
+        return;
+    }
+    let template = r
+        .data
+        .filter(|d| d.str("provider") == Some(ME.name()))
+        .and_then(|d| d.get("item"))
+        .and_then(Value::as_obj);
+    if let Some(t) = r.text {
+        out.push(message("user", t.into(), template));
+        return;
+    }
+    let mut parts = Vec::new();
+    let before = out.len();
+    for b in r.blocks.iter().filter_map(Value::as_obj) {
+        match b.str("type") {
+            Some("tool_result") => {
+                let id = ids.get(own_id(b, "tool_use_id", ME), counts);
+                let output = match b.get("content") {
+                    Some(Value::Str(s)) => Value::Str(s.clone()),
+                    Some(Value::Arr(a)) => Value::Arr(
+                        a.iter()
+                            .filter_map(Value::as_obj)
+                            .filter_map(|x| user_part_out(x, counts))
+                            .collect(),
+                    ),
+                    _ => Value::from(""),
+                };
+                let mut m = match data_from(b, ME)
+                    .and_then(|d| d.get("item"))
+                    .and_then(Value::as_obj)
+                {
+                    Some(t) => t.clone(),
+                    None => Map(vec![("type".into(), "function_call_output".into())]),
+                };
+                m.set("call_id", id);
+                m.set("output", output);
+                out.push(Value::Obj(m));
+            }
+            Some("provider_part") if origin(b) == Some(ME.name()) && b.get("item").is_some() => {
+                out.extend(sendable(b.get("item"), counts));
+            }
+            _ => parts.extend(user_part_out(b, counts)),
+        }
+    }
+    if parts.is_empty() && out.len() == before {
+        count(counts, "empty_filled");
+        parts.push(obj([
+            ("type", "input_text".into()),
+            ("text", "(no content)".into()),
+        ]));
+    }
+    if !parts.is_empty() {
+        out.push(message("user", Value::Arr(parts), template));
+    }
+}
+
+/// Item ids the API would refuse, dropped (an input item's `id` is optional):
+/// a repeated id ("Duplicate item found with id"), and, when the history uses
+/// reasoning, the id of a replayed `function_call` with no reasoning item in its
+/// response ("function_call was provided without its required 'reasoning'
+/// item"): without its id the call is the caller's, linked to no reasoning.
+fn drop_unsendable_ids(items: &mut [Value], counts: &mut Counts) {
+    let kind = |m: &Map| -> String {
+        m.str("type")
+            .unwrap_or(if m.get("role").is_some() {
+                "message"
+            } else {
+                ""
+            })
+            .to_owned()
+    };
+    let reasoning = items
+        .iter()
+        .filter_map(Value::as_obj)
+        .any(|m| kind(m) == "reasoning");
+    let mut seen = std::collections::HashSet::new();
+    let mut reasoned = false;
+    for item in items.iter_mut() {
+        let Value::Obj(m) = item else { continue };
+        let t = kind(m);
+        let output = super::rules::is_output_item(&t, m.str("role"));
+        if !output {
+            reasoned = false;
+        } else if t == "reasoning" {
+            reasoned = true;
+        }
+        let Some(id) = m.str("id").map(str::to_owned) else {
+            continue;
+        };
+        let orphan_call = reasoning && t == "function_call" && !reasoned;
+        if !seen.insert(id) || orphan_call {
+            m.remove("id");
+            count(counts, "item_ids_dropped");
+        }
+    }
+}
+
+fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {
+    if let Some(t) = r.text {
+        if !t.is_empty() {
+            out.push(message("assistant", t.into(), None));
+        }
+        return;
+    }
+    // An output message item being built from consecutive text blocks of one item.
+    let mut open: Option<(Map, Vec<Value>)> = None;
+    let close = |open: &mut Option<(Map, Vec<Value>)>, out: &mut Vec<Value>| {
+        if let Some((t, parts)) = open.take() {
+            out.push(message("assistant", Value::Arr(parts), Some(&t)));
+        }
+    };
+    let before = out.len();
+    for b in r.blocks.iter().filter_map(Value::as_obj) {
+        let data = data_from(b, ME);
+        let item = data.and_then(|d| d.get("item")).and_then(Value::as_obj);
+        match b.str("type").unwrap_or("") {
+            "text" | "provider_part" if b.get("item").is_none() => {
+                let is_text = b.str("type") == Some("text");
+                if !is_text && origin(b) != Some(ME.name()) {
+                    count(counts, "parts_dropped");
+                    continue;
+                }
+                let Some(t) = item else {
+                    close(&mut open, out);
+                    out.push(message(
+                        "assistant",
+                        b.str("text").unwrap_or("").into(),
+                        None,
+                    ));
+                    continue;
+                };
+                let part = if is_text {
+                    let mut p = data
+                        .and_then(|d| d.get("part"))
+                        .and_then(Value::as_obj)
+                        .cloned()
+                        .unwrap_or_else(|| {
+                            Map(vec![
+                                ("type".into(), "output_text".into()),
+                                ("annotations".into(), Value::Arr(vec![])),
+                            ])
+                        });
+                    p.set("text", b.str("text").unwrap_or(""));
+                    Value::Obj(p)
+                } else {
+                    b.get("part").cloned().unwrap_or(Value::Null)
+                };
+                let same = matches!(&open, Some((ot, _)) if ot == t);
+                if !same {
+                    close(&mut open, out);
+                    open = Some((t.clone(), Vec::new()));
+                }
+                if let Some((_, parts)) = &mut open {
+                    parts.push(part);
+                }
+            }
+            "tool_use" => {
+                close(&mut open, out);
+                let mut m = match item {
+                    Some(t) => t.clone(),
+                    None => Map(vec![("type".into(), "function_call".into())]),
+                };
+                m.set("call_id", ids.get(own_id(b, "id", ME), counts));
+                m.set("name", tool_name(b.str("name").unwrap_or(""), ME, counts));
+                let args = match data.and_then(|d| d.str("arguments")) {
+                    Some(a) => a.to_string(),
+                    None => args_json(b.get("input")),
+                };
+                m.set("arguments", args);
+                out.push(Value::Obj(m));
+            }
+            "thinking" => {
+                close(&mut open, out);
+                match item {
+                    Some(it) if thinking_ok(b, ME) => out.push(Value::Obj(it.clone())),
+                    _ => count(counts, "thinking_dropped"),
+                }
+            }
+            "provider_part" => {
+                close(&mut open, out);
+                if origin(b) == Some(ME.name()) {
+                    out.extend(sendable(b.get("item"), counts));
+                } else {
+                    count(counts, "parts_dropped");
+                }
+            }
+            "redacted_thinking" => count(counts, "thinking_dropped"),
+            _ => count(counts, "parts_dropped"),
+        }
+    }
+    close(&mut open, out);
+    if out.len() == before {
+        count(counts, "empty_filled");
+        out.push(message("assistant", "(no content)".into(), None));
+    }
+}
