@@ -9,8 +9,8 @@
 
 use super::{LineIssue, Options, Report, SourceFile, Thread, ThreadKind};
 use crate::error::{Error, Result};
-use crate::providers::Provider;
 use crate::providers::input_items::is_api_input_item;
+use crate::providers::Provider;
 use crate::providers::{FromProvider, Map, Value};
 
 /// The line types of a rollout.
