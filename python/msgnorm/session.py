@@ -10,6 +10,7 @@ Rust core.  The contract is ``docs/SESSIONS.md`` (SPEC §8).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +26,8 @@ __all__ = ["LineIssue", "LoadReport", "Session", "Thread", "load_session", "sess
 Kind = Literal["dicts", "structs", "bytes"]
 _KINDS = ("dicts", "structs", "bytes")
 _READ_CHUNK = 1 << 22
+#: Recursion kept free for the decoders' own calls and the caller's.
+_FIT_MARGIN = 50
 
 
 class LineIssue(msgspec.Struct, frozen=True, kw_only=True):
@@ -193,6 +196,21 @@ def session_files(source: str | os.PathLike[str]) -> list[Path]:
     return out
 
 
+def _python_fit() -> tuple[int, int]:
+    """How deeply nested, and how long an integer, a record may be to become
+    Python objects from here: the recursion left below this frame (msgspec
+    recurses once a level), and ``sys.get_int_max_str_digits()`` (0: any)."""
+    frames = 0
+    frame = sys._getframe()
+    while frame is not None:
+        frames += 1
+        frame = frame.f_back
+    # From 3.12 C code such as msgspec's decoder has its own recursion budget.
+    limit = sys.getrecursionlimit() if sys.version_info < (3, 12) else 1000
+    digits = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    return max(limit - frames - _FIT_MARGIN, 1), digits
+
+
 def _read(path: Path, progress: Callable[[int], None] | None) -> bytes:
     try:
         if progress is None:
@@ -233,7 +251,11 @@ def load_session(
 
     ``errors``: ``"skip"`` leaves broken lines and invalid records out and lists
     them in ``report.skipped``; ``"raise"`` raises :class:`msgnorm.JSONDecodeError`
-    (line, column) or :class:`msgnorm.InvalidRecordError`.
+    (line, column) or :class:`msgnorm.InvalidRecordError`.  For ``"dicts"`` and
+    ``"structs"``, a record that cannot become Python objects (nested past the
+    recursion limit, a float beyond a double, an integer longer than
+    ``sys.get_int_max_str_digits()``) counts as invalid: skipped with its line
+    and reason, or :class:`msgnorm.MsgnormError` naming its line.
 
     ``kind``: the records as ``"dicts"``, msgnorm ``"structs"`` or JSON ``"bytes"``.
     ``progress``, if given, is called with the number of bytes read as files are read.
@@ -260,8 +282,9 @@ def load_session(
         raise MsgnormError(
             f"source must be a path or the file's bytes, not {type(source).__name__}"
         )
+    fit = None if kind == "bytes" else _python_fit()
     out, threads, chosen, rep = _native.load_session(
-        files, thread, bool(after_compaction), errors == "raise"
+        files, thread, bool(after_compaction), errors == "raise", fit
     )
 
     def name(i: int | None) -> str | None:

@@ -3,7 +3,7 @@
 //! Python values. The tree work runs in the core with the GIL released.
 
 use crate::{guard, to_pyerr, Failure};
-use msgnorm_core::session::{self, LineIssue, Options, SourceFile, Thread};
+use msgnorm_core::session::{self, Fit, LineIssue, Options, SourceFile, Thread};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -35,15 +35,18 @@ fn thread_dict<'py>(py: Python<'py>, t: &Thread) -> PyResult<Bound<'py, PyDict>>
 }
 
 /// `files`: `(name, data, agent id from the file name)`, in any order.
+/// `fit`: `(max_depth, max_int_digits)` of the Python objects the records
+/// become (a record of the thread beyond them is skipped), or `None`.
 /// Returns `(thread records as a JSON array, threads, chosen index, report)`.
 #[pyfunction]
-#[pyo3(signature = (files, thread, after_compaction, raise_errors))]
+#[pyo3(signature = (files, thread, after_compaction, raise_errors, fit=None))]
 pub fn load_session<'py>(
     py: Python<'py>,
     files: Vec<(String, Bound<'py, PyBytes>, Option<String>)>,
     thread: &str,
     after_compaction: bool,
     raise_errors: bool,
+    fit: Option<(usize, usize)>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let sources: Vec<SourceFile<'_>> = files
         .iter()
@@ -57,6 +60,10 @@ pub fn load_session<'py>(
         thread,
         after_compaction,
         raise: raise_errors,
+        fit: fit.map(|(max_depth, max_int_digits)| Fit {
+            max_depth,
+            max_int_digits,
+        }),
     };
     let loaded = py
         .detach(|| guard(|| session::load(&sources, &opts).map_err(Failure::Core)))
