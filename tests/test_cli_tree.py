@@ -12,6 +12,7 @@ from pathlib import Path
 import msgnorm
 import pytest
 from engines import CORPUS_FILES, histories, write_tree
+from msgnorm.cli.directory import MANIFEST
 
 
 def run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
@@ -51,18 +52,22 @@ def test_a_thousand_files_with_two_jobs(
     proc = run(["normalize", str(root), "-o", str(out), "--jobs", "2", "--progress"])
     assert proc.returncode == 0, proc.stderr
     written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    assert written == sorted(str(Path(rel).with_suffix(".json")) for rel in files)
-    records = 0
+    want = sorted(str(Path(rel).with_suffix(".json")) for rel in files)
+    assert written == sorted([*want, MANIFEST])
+    records = skipped = 0
     for rel, data in files.items():
         got = (out / rel).with_suffix(".json").read_bytes()
         assert got == expected(data), rel
         records += len(json.loads(got))
+        skipped += len(msgnorm.load_session(data, kind="bytes").report.skipped)
     lines = proc.stderr.splitlines()
     summary = [line for line in lines if line.startswith("msgnorm: ")]
     assert summary[0].startswith(
-        f"msgnorm: {len(files)} files, {len(files)} written, {records} records, 0 errors"
+        f"msgnorm: {len(files)} sessions, {len(files)} written, {records} records, 0 errors"
     )
-    assert summary[1].startswith("msgnorm: repairs: ")
+    assert skipped > 0
+    assert summary[1] == f"msgnorm: {skipped} broken line(s) skipped"
+    assert summary[2].startswith("msgnorm: repairs: ")
     assert "normalizing: 100%" in proc.stderr and f"{len(files)}/{len(files)}" in proc.stderr
 
 
@@ -89,8 +94,8 @@ def test_count_a_directory(tree: tuple[Path, dict[str, bytes]]) -> None:
         msgnorm.count_tokens(msgnorm.load_session(d, kind="bytes").records) for d in files.values()
     )
     first = proc.stdout.splitlines()[0]
-    assert first.startswith(f"total: {total} tokens in {len(files)} files (")
-    assert proc.stdout.splitlines()[1] == "biggest 2 files:"
+    assert first.startswith(f"total: {total} tokens in {len(files)} sessions (")
+    assert proc.stdout.splitlines()[1] == "biggest 2 sessions:"
 
 
 def test_directory_mode_arguments(tmp_path: Path) -> None:
@@ -127,7 +132,7 @@ def test_engines_write_what_the_local_run_writes(
     }
     proc = run(["normalize", str(root), "-o", str(remote), "--engine", engine, "-j", "2"], **env)
     assert proc.returncode == 0, proc.stderr
-    assert f"{len(files)} files, {len(files)} written" in proc.stderr
+    assert f"{len(files)} sessions, {len(files)} written" in proc.stderr
     for rel in files:
         target = Path(rel).with_suffix(".json")
         assert (remote / target).read_bytes() == (local / target).read_bytes(), rel
