@@ -235,6 +235,11 @@ def run_bench(
     return benchmark.pedantic(fn, rounds=rounds_for(n), warmup_rounds=1 if n <= 100_000 else 0)
 
 
+def bench_bytes(benchmark: Any, fn: Callable[[Any], Any], data: Any, *, group: str, n: int) -> Any:
+    """:func:`run_bench` of ``fn(data)``, with the input's size in bytes."""
+    return run_bench(benchmark, lambda: fn(data), group=group, n=n, nbytes=len(data))
+
+
 # -- memory --------------------------------------------------------------------------
 
 #: results of the memory probes run under pytest, printed in the terminal summary

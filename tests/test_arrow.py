@@ -14,6 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
 import generate
+from engines import single
 
 pa = pytest.importorskip(
     "pyarrow", reason="pyarrow is not installed (pip install 'msgnorm[arrow]')"
@@ -33,20 +34,6 @@ def histories() -> list[bytes]:
     return [
         generate.generate_bytes(5 + (s * 37) % 120, seed=s, jsonl=s % 3 == 0) for s in range(300)
     ]
-
-
-def single(data: bytes, **kw: Any) -> dict[str, Any]:
-    """What the kernel's row must be: the single calls on the row's bytes."""
-    try:
-        out, report = msgnorm.normalize_for_api_report(data, **kw)
-    except msgnorm.MsgnormError as e:
-        return {"normalized": None, "repairs": None, "tokens": None, "error": str(e)}
-    return {
-        "normalized": out,
-        "repairs": report,
-        "tokens": msgnorm.count_tokens(out),
-        "error": None,
-    }
 
 
 def as_bytes(v: Any) -> Any:

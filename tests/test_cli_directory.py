@@ -90,12 +90,20 @@ def test_an_agent_file_no_session_claims_is_an_item_of_its_own(tmp_path: Path) -
     assert len(flat) == len(list(root.rglob("*.jsonl"))) > 2
 
 
-def test_a_rerun_rewrites_nothing_and_force_rewrites_all(
-    tree: tuple[Path, list[Path]], tmp_path: Path
-) -> None:
+@pytest.fixture
+def done_once(tree: tuple[Path, list[Path]], tmp_path: Path) -> tuple[Path, list[Path], Path]:
+    """The tree normalized once into ``out``."""
     root, paths = tree
     out = tmp_path / "out"
-    assert run(["normalize", str(root), "-o", f"{out}/"]).returncode == 0
+    proc = run(["normalize", str(root), "-o", f"{out}/"])
+    assert proc.returncode == 0, proc.stderr
+    return root, paths, out
+
+
+def test_a_rerun_rewrites_nothing_and_force_rewrites_all(
+    done_once: tuple[Path, list[Path], Path],
+) -> None:
+    root, paths, out = done_once
     first = {p: p.stat().st_mtime_ns for p in out.rglob("*.json") if p.name != MANIFEST}
     time.sleep(0.01)
     again = run(["normalize", str(root), "-o", f"{out}/"])
@@ -109,11 +117,9 @@ def test_a_rerun_rewrites_nothing_and_force_rewrites_all(
 
 
 def test_a_changed_input_or_output_or_option_is_redone(
-    tree: tuple[Path, list[Path]], tmp_path: Path
+    done_once: tuple[Path, list[Path], Path],
 ) -> None:
-    root, paths = tree
-    out = tmp_path / "out"
-    assert run(["normalize", str(root), "-o", f"{out}/"]).returncode == 0
+    root, paths, out = done_once
     n = len(paths)
     # A subagent file is an input of its session: touching it redoes that session.
     sub = sorted(root.rglob("subagents/**/agent-*.jsonl"))[0]

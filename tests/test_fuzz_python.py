@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgnorm
+import reference
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -24,16 +25,8 @@ from hypothesis import strategies as st
 # (the bug this fuzz found first, since fixed: such strings are InvalidRecordError).
 SURROGATE_BUG = False
 
-RECORD_TYPES = [
-    "user",
-    "assistant",
-    "system",
-    "attachment",
-    "progress",
-    "tool_use_summary",
-    "tombstone",
-    "summary",
-]
+#: The record types the reference knows, and one it does not.
+RECORD_TYPES = [*reference.KNOWN_TYPES, "summary"]
 BLOCK_TYPES = [
     "text",
     "thinking",

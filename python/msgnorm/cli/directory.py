@@ -383,12 +383,11 @@ def normalize_tree(
         s.records += _records(out)
         s.add_repairs(report)
 
-    run = _run_local if engine == "local" else _run_engine
     try:
         with _terminate_cleanly():
             for chunk, reads in _prefetched(root, pending, sizes, session, jobs):
                 s.lines_skipped += sum(r[1] for r in reads if not isinstance(r, MsgnormError))
-                s.startup += run(engine, chunk, reads, jobs, options, done)
+                s.startup += _run_chunk(engine, chunk, reads, jobs, options, done)
                 manifest.save(now=False)
                 if bar is not None:
                     bar.update(len(chunk))
@@ -401,7 +400,7 @@ def normalize_tree(
     return s
 
 
-def _run_local(
+def _run_chunk(
     engine: str,
     chunk: list[Unit],
     reads: list[Read],
@@ -409,40 +408,33 @@ def _run_local(
     options: dict[str, Any],
     done: Callable[[Unit, Any], None],
 ) -> float:
+    """Normalizes a chunk here or on an engine; returns the engine's start-up time."""
     good = [i for i, r in enumerate(reads) if not isinstance(r, MsgnormError)]
-    results = batch.normalize_batch_report(
-        [reads[i][0] for i in good],  # type: ignore[index]
-        num_threads=jobs,
-        **options,
-    )
     for u, r in zip(chunk, reads, strict=True):
         if isinstance(r, MsgnormError):
             done(u, r)
-    for i, res in zip(good, results, strict=True):
-        done(chunk[i], res)
-    return 0.0
+    data = [reads[i][0] for i in good]  # type: ignore[index]
+    if engine == "local":
+        results = batch.normalize_batch_report(data, num_threads=jobs, **options)
+        for i, res in zip(good, results, strict=True):
+            done(chunk[i], res)
+        return 0.0
+    return _on_engine(engine, [chunk[i] for i in good], data, jobs, options, done) if good else 0.0
 
 
-def _run_engine(
+def _on_engine(
     engine: str,
-    chunk: list[Unit],
-    reads: list[Read],
+    units: list[Unit],
+    data: list[bytes],
     jobs: int | None,
     options: dict[str, Any],
     done: Callable[[Unit, Any], None],
 ) -> float:
-    """Normalizes a chunk on Ray or Daft: this process reads the items (as
+    """Normalizes items on Ray or Daft: this process reads the items (as
     ``load_session`` does) and writes the results; the engine's workers run the
     kernel.  Returns the engine's start-up time (the first chunk starts it)."""
     t0 = time.perf_counter()
-    good = [i for i, r in enumerate(reads) if not isinstance(r, MsgnormError)]
-    for u, r in zip(chunk, reads, strict=True):
-        if isinstance(r, MsgnormError):
-            done(u, r)
-    if not good:
-        return 0.0
-    names = [str(i) for i in good]
-    data = [reads[i][0] for i in good]  # type: ignore[index]
+    names = [str(k) for k in range(len(units))]
     opts = {**options, "tokens": False}
     if engine == "ray":
         import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
@@ -475,7 +467,7 @@ def _run_engine(
         for p, out, rep, err in zip(
             cols["path"], cols["normalized"], cols["repairs"], cols["error"], strict=True
         ):
-            done(chunk[int(p)], MsgnormError(err) if err is not None else (out, rep))
+            done(units[int(p)], MsgnormError(err) if err is not None else (out, rep))
     return startup
 
 
