@@ -4,9 +4,11 @@ directory tree on every core (the batch kernel), or on Ray or Daft.
 A session is what :func:`msgnorm.load_session` reads for a session file
 (:func:`msgnorm.session_files`): the file and its subagent files
 (``<session>/subagents/**/agent-*.jsonl``, legacy ``agent-*.jsonl`` beside it
-naming the session).  Each session is one item, loaded by ``load_session`` (its
-main thread after the last compaction, broken lines skipped and counted); an
-``agent-*.jsonl`` file no session here claims is an item of its own.  With
+naming the session).  Each session is one item: its main thread after the last
+compaction, broken lines skipped, as ``load_session`` gives it (a session of one
+file is loaded by the batch kernel, which reads it the same way; one with
+subagent files by ``load_session`` itself).  An ``agent-*.jsonl`` file no
+session here claims is an item of its own.  With
 ``--flat`` each ``*.jsonl`` file is an item, a flat list of records.
 
 ``normalize`` writes ``OUTDIR/<relative path of the session file>.json`` (a JSON
@@ -111,8 +113,6 @@ class Summary:
     fresh: int = 0
     records: int = 0
     tokens: int = 0
-    #: Broken lines (and records Python cannot hold) the session loader skipped.
-    lines_skipped: int = 0
     repairs: dict[str, int] = field(default_factory=dict)
     errors: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
@@ -135,8 +135,6 @@ class Summary:
         if self.startup:
             head += f"; engine start-up {self.startup:.2f}s"
         out = [head]
-        if self.lines_skipped:
-            out.append(f"msgnorm: {self.lines_skipped} broken line(s) skipped")
         if self.repairs:
             order = {k: i for i, k in enumerate(REPAIRS)}
             ranked = sorted(self.repairs.items(), key=lambda kv: order.get(kv[0], len(order)))
@@ -153,8 +151,10 @@ class Summary:
 # reading
 # --------------------------------------------------------------------------- #
 
-#: An item read: its records as JSON and the lines skipped, or why it could not be.
-Read = tuple[bytes, int] | MsgnormError
+#: An item read: its bytes and whether they are a session file for the kernel to
+#: load (else records: a flat file, or a session ``load_session`` loaded), or why
+#: it could not be read.
+Read = tuple[bytes, bool] | MsgnormError
 Stamp = list[list[Any]]
 
 
@@ -170,12 +170,14 @@ def _stamp(root: Path, unit: Unit) -> Stamp | None:
     return out
 
 
-def _read_one(root: Path, unit: Unit, session: bool) -> Read:
+def _read_one(root: Path, unit: Unit, session: bool, whole: bool) -> Read:
+    """A session of one file is read as it is, for the kernel to load as
+    ``load_session`` does (``whole``: loaded here all the same); a session with
+    subagent files, or an agent's file, is loaded here by ``load_session``."""
     try:
-        if session:
-            loaded = load_session(root / unit.rel, kind="bytes")
-            return loaded.records, len(loaded.report.skipped)
-        return (root / unit.rel).read_bytes(), 0
+        if session and (whole or len(unit.files) > 1 or _agent_id(unit.rel) is not None):
+            return load_session(root / unit.rel, kind="bytes").records, False
+        return (root / unit.rel).read_bytes(), session
     except OSError as e:
         return MsgnormError(f"cannot read: {e.strerror or e}")
     except MsgnormError as e:
@@ -197,7 +199,12 @@ def _chunks(units: list[Unit], sizes: Sequence[int]) -> Iterator[list[int]]:
 
 
 def _prefetched(
-    root: Path, units: list[Unit], sizes: Sequence[int], session: bool, jobs: int | None
+    root: Path,
+    units: list[Unit],
+    sizes: Sequence[int],
+    session: bool,
+    jobs: int | None,
+    whole: bool = False,
 ) -> Iterator[tuple[list[Unit], list[Read]]]:
     """Chunks of items with their records: the next chunk is read (``load_session``
     releases the GIL) while the kernel runs on this one."""
@@ -206,7 +213,7 @@ def _prefetched(
         pending: tuple[list[Unit], Iterator[Read]] | None = None
         for idx in _chunks(units, sizes):
             chunk = [units[i] for i in idx]
-            reads = pool.map(lambda u: _read_one(root, u, session), chunk)
+            reads = pool.map(lambda u: _read_one(root, u, session, whole), chunk)
             if pending is not None:
                 yield pending[0], list(pending[1])
             pending = (chunk, reads)
@@ -385,8 +392,8 @@ def normalize_tree(
 
     try:
         with _terminate_cleanly():
-            for chunk, reads in _prefetched(root, pending, sizes, session, jobs):
-                s.lines_skipped += sum(r[1] for r in reads if not isinstance(r, MsgnormError))
+            whole = engine != "local"  # the engines take records
+            for chunk, reads in _prefetched(root, pending, sizes, session, jobs, whole):
                 s.startup += _run_chunk(engine, chunk, reads, jobs, options, done)
                 manifest.save(now=False)
                 if bar is not None:
@@ -415,9 +422,14 @@ def _run_chunk(
             done(u, r)
     data = [reads[i][0] for i in good]  # type: ignore[index]
     if engine == "local":
-        results = batch.normalize_batch_report(data, num_threads=jobs, **options)
-        for i, res in zip(good, results, strict=True):
-            done(chunk[i], res)
+        for kernel_loads in (True, False):
+            at = [i for i in good if reads[i][1] is kernel_loads]  # type: ignore[index]
+            items = [reads[i][0] for i in at]  # type: ignore[index]
+            results = batch.normalize_batch_report(
+                items, num_threads=jobs, session=kernel_loads, **options
+            )
+            for i, res in zip(at, results, strict=True):
+                done(chunk[i], res)
         return 0.0
     return _on_engine(engine, [chunk[i] for i in good], data, jobs, options, done) if good else 0.0
 
@@ -491,17 +503,25 @@ def count_tree(
     start = time.perf_counter()
     try:
         for chunk, reads in _prefetched(root, units, byte_sizes, session, jobs):
-            items = [b"[]" if isinstance(r, MsgnormError) else r[0] for r in reads]
-            results = batch.count_tokens_batch(
-                items, num_threads=jobs, per_record=True, chars_per_token=chars_per_token
-            )
+            results: list[Any] = [None] * len(chunk)
+            for kernel_loads in (True, False):
+                at = [i for i, r in enumerate(reads) if not isinstance(r, MsgnormError)]
+                at = [i for i in at if reads[i][1] is kernel_loads]  # type: ignore[index]
+                counts = batch.count_tokens_batch(
+                    [reads[i][0] for i in at],  # type: ignore[index]
+                    num_threads=jobs,
+                    session=kernel_loads,
+                    per_record=True,
+                    chars_per_token=chars_per_token,
+                )
+                for i, n in zip(at, counts, strict=True):
+                    results[i] = n
             for u, r, n in zip(chunk, reads, results, strict=True):
                 if isinstance(r, MsgnormError):
                     s.errors.append((u.rel.as_posix(), str(r)))
                 elif isinstance(n, BaseException):
                     s.errors.append((u.rel.as_posix(), str(n)))
                 else:
-                    s.lines_skipped += r[1]
                     s.written += 1
                     s.records += len(n)
                     s.tokens += sum(n)
