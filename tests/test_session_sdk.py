@@ -197,18 +197,10 @@ def sdk_full_chain(data: bytes) -> list[str]:
 def sdk_chain_from_leaf(data: bytes, leaf: str) -> list[str]:
     """The SDK's chain as if ``leaf`` were the chosen leaf: its parentUuid walk
     (same rules as _build_conversation_chain) and its parallel-call recovery."""
-    by_uuid: dict[str, Rec] = {}
-    for e in sdk_entries(data):
-        by_uuid[e["uuid"]] = e
-    chain: list[Rec] = []
-    seen: set[str] = set()
-    cur = by_uuid.get(leaf)
-    while cur is not None and cur["uuid"] not in seen:
-        seen.add(cur["uuid"])
-        chain.append(cur)
-        parent = cur.get("parentUuid")
-        cur = by_uuid.get(parent) if parent else None
-    chain.reverse()
+    entries = list(sdk_entries(data))
+    by_uuid = {e["uuid"]: e for e in entries}
+    chain = st.naive_walk(entries, leaf)
+    seen = {e["uuid"] for e in chain}
     out = internal()._recover_orphaned_parallel_tool_results(by_uuid, chain, seen)
     return [e["uuid"] for e in out]
 
