@@ -9,30 +9,19 @@ import base64
 import msgnorm
 import pytest
 
+
+def rec(role: str, uuid: str, content: object) -> dict[str, object]:
+    return {"type": role, "uuid": uuid, "message": {"role": role, "content": content}}
+
+
+CALL = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
+RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt b.txt"}
 RECORDS = [
-    {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "list the files"}},
-    {
-        "type": "assistant",
-        "uuid": "a1",
-        "message": {
-            "role": "assistant",
-            "content": [
-                {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
-            ],
-        },
-    },
-    {
-        "type": "user",
-        "uuid": "u2",
-        "message": {
-            "role": "user",
-            "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt b.txt"}
-            ],
-        },
-    },
-    {"type": "assistant", "uuid": "a2", "message": {"role": "assistant", "content": "two files"}},
-    {"type": "user", "uuid": "u3", "message": {"role": "user", "content": "thanks"}},
+    rec("user", "u1", "list the files"),
+    rec("assistant", "a1", [CALL]),
+    rec("user", "u2", [RESULT]),
+    rec("assistant", "a2", "two files"),
+    rec("user", "u3", "thanks"),
 ]
 
 #: ``Conversation(RECORDS, clear_tool_results={"trigger": 1, "keep": 0}).to_bytes()``,
@@ -63,7 +52,7 @@ def test_a_saved_conversation_of_format_2_loads_and_saves_the_same() -> None:
     assert c.to_bytes() == SAVED_V2 == fresh.to_bytes()
     assert c.for_api() == fresh.for_api() == msgnorm.normalize_for_api(RECORDS)
     assert (c.input_len, c.settled_len, c.rewrites) == (5, fresh.settled_len, 0)
-    more = {"type": "assistant", "uuid": "a3", "message": {"role": "assistant", "content": "ok"}}
+    more = rec("assistant", "a3", "ok")
     c.append([more])
     fresh.append([more])
     assert c.for_api() == fresh.for_api() == msgnorm.normalize_for_api([*RECORDS, more])
