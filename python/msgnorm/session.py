@@ -97,14 +97,13 @@ class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
             parts.append(f"skipped {len(self.skipped)} broken line(s) ({lines}{more})")
         if self.repaired:
             parts.append(f"split {len(self.repaired)} line(s) holding several records")
-        if self.duplicate_uuids:
-            parts.append(f"{self.duplicate_uuids} repeated uuid(s) kept once")
-        if self.missing_parents:
-            parts.append(f"{self.missing_parents} missing parent(s)")
-        if self.cycles:
-            parts.append(f"{self.cycles} parentUuid cycle(s) cut")
-        if self.recovered:
-            parts.append(f"{self.recovered} parallel tool record(s) put back")
+        counted = (
+            (self.duplicate_uuids, "repeated uuid(s) kept once"),
+            (self.missing_parents, "missing parent(s)"),
+            (self.cycles, "parentUuid cycle(s) cut"),
+            (self.recovered, "parallel tool record(s) put back"),
+        )
+        parts += [f"{n} {what}" for n, what in counted if n]
         if self.before_compaction:
             parts.append(
                 f"started after the last of {self.compactions} compaction(s) "
