@@ -24,15 +24,17 @@ from pathlib import Path
 from types import GenericAlias
 from typing import Any
 
-BENCH_DIR = Path(__file__).resolve().parent
-if str(BENCH_DIR) not in sys.path:
-    sys.path.insert(0, str(BENCH_DIR))
+# Run as a script: the shared support package (tests/support) is found as pytest
+# finds it (``pythonpath`` in pyproject.toml).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import fair_reference  # noqa: E402
-import generate  # noqa: E402
-import harness  # noqa: E402
-import msgspec  # noqa: E402
-from harness import Contender, race  # noqa: E402
+import msgspec
+from support import (
+    fair_reference,
+    generate,
+    harness,
+)
+from support.harness import Contender, race
 
 
 @dataclass
@@ -230,7 +232,7 @@ class Report:
             c.get("fair"),
             target=10,
             faster=True,
-            why_missing=why if mn is None else "tests/reference.py is absent",
+            why_missing=why if mn is None else "tests/support/reference.py is absent",
         )
         self.ratio_row(
             f"normalize_for_api dicts vs deep-copying pure-Python reference ({fmt_n(n)})",
@@ -238,7 +240,7 @@ class Report:
             c.get("ref"),
             target=None,
             faster=True,
-            why_missing=why if mn is None else "tests/reference.py is absent",
+            why_missing=why if mn is None else "tests/support/reference.py is absent",
         )
         self.ratio_row(
             f"normalize_for_api bytes vs pure-Python reference on dicts ({fmt_n(n)})",
@@ -246,7 +248,7 @@ class Report:
             c.get("ref"),
             target=None,
             faster=True,
-            why_missing=why if mn is None else "tests/reference.py is absent",
+            why_missing=why if mn is None else "tests/support/reference.py is absent",
         )
         self.ratio_row(
             f"normalize_for_api dicts vs LangChain merge_message_runs ({fmt_n(n)})",
@@ -303,7 +305,7 @@ class Report:
         if mn is None or not hasattr(mn, "convert"):
             self.skip(measure, "≤ 1.5×", f"msgnorm does not import: {self.mn_why}")
             return
-        from provider_history import openai_chat_history
+        from support.provider_history import openai_chat_history
 
         chat = openai_chat_history(n)
         records = mn.from_provider(chat, "openai-chat")

@@ -17,9 +17,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-import generate
 import msgspec
-from harness import bench_bytes, run_bench
+from support import generate
+from support.harness import bench_bytes, run_bench
 
 
 def _per_record(benchmark: Any, n: int) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from harness import bench_bytes, run_bench
+from support.harness import bench_bytes, run_bench
 
 
 def _group(size: int) -> str:

@@ -1,7 +1,7 @@
 """Writes fuzz/seeds/: small JSON transcripts (arrays and JSON Lines) for the fuzzers.
 
 Sources: the bundled example session, windows of the shared corpus when present,
-and histories drawn from tests/strategies.py with a fixed seed.
+and histories drawn from tests/support/strategies.py with a fixed seed.
 Run from the project root: ``python3 fuzz/make_seeds.py``.
 """
 
@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, seed, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "fuzz" / "seeds"
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))  # a script: tests/support, as pytest finds it
 
-import strategies  # noqa: E402
+from support import strategies  # noqa: E402
 
 
 def write(name: str, data: bytes) -> None:

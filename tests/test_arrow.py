@@ -4,17 +4,14 @@ arrays and streams, pyarrow and other producers of the PyCapsule interface."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import msgnorm
 import msgnorm.arrow
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
-import generate
-from engines import single
+from support import generate
+from support.engines import single
 
 pa = pytest.importorskip(
     "pyarrow", reason="pyarrow is not installed (pip install 'msgnorm[arrow]')"
@@ -224,7 +221,7 @@ def test_sliced_arrays_read_their_own_rows(histories: list[bytes], type_name: st
 
 
 def test_num_threads_is_honoured(histories: list[bytes]) -> None:
-    from engines import threads_named_msgnorm, threads_named_msgnorm_at_least
+    from support.engines import threads_named_msgnorm, threads_named_msgnorm_at_least
 
     if threads_named_msgnorm() < 0:
         pytest.skip("needs Linux /proc")

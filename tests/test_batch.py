@@ -13,9 +13,7 @@ from typing import Any
 
 import msgnorm
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
-import generate
+from support import generate
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 SESSIONS = sorted(p for p in CORPUS.glob("*.jsonl")) if CORPUS.is_dir() else []

@@ -17,7 +17,7 @@ import msgnorm
 import pytest
 from msgnorm.cli import directory
 from msgnorm.cli.directory import MANIFEST, TMP_PREFIX
-from session_trees import random_session, write_session
+from support.session_trees import random_session, write_session
 
 
 def run(args: list[str]) -> subprocess.CompletedProcess[str]:

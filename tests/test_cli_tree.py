@@ -11,8 +11,8 @@ from pathlib import Path
 
 import msgnorm
 import pytest
-from engines import CORPUS_FILES, histories, write_tree
 from msgnorm.cli.directory import MANIFEST
+from support.engines import CORPUS_FILES, histories, write_tree
 
 
 def run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:

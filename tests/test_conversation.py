@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import pickle
 import random
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,13 +15,11 @@ from typing import Any
 import msgnorm
 import msgspec
 import pytest
-import strategies as S
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
-import generate
+from support import generate
+from support import strategies as S
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 CORPUS_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []

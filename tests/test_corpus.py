@@ -14,7 +14,7 @@ from typing import Any
 
 import msgnorm
 import pytest
-import reference
+from support import reference
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 FILES = sorted(CORPUS.glob("*.jsonl")) if CORPUS.is_dir() else []

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 import msgnorm
-import reference
 from hypothesis import example, given
 from hypothesis import strategies as st
+from support import reference
 
 # Set to True to tolerate UnicodeEncodeError for inputs holding a lone surrogate
 # (the bug this fuzz found first, since fixed: such strings are InvalidRecordError).

@@ -4,7 +4,7 @@ The SDK reads session files the way Claude Code does
 (``get_session_messages``: pick the leaf, walk ``parentUuid``, put parallel
 tool calls back; ``get_subagent_messages``: a subagent file's chain). Here:
 
-(a) the generator's books (tests/session_trees.py) agree with the SDK on many
+(a) the generator's books (tests/support/session_trees.py) agree with the SDK on many
     seeds, so they are a second oracle (runs without load_session);
 (b) load_session's main thread is the SDK's chain, on every generated tree
     and every file of the shared corpus;
@@ -46,8 +46,8 @@ sdk = pytest.importorskip(
     "(pip install claude-agent-sdk)",
 )
 
-import session_trees as st  # noqa: E402
-from session_trees import Rec, Session, SessionBuilder  # noqa: E402
+from support import session_trees as st  # noqa: E402
+from support.session_trees import Rec, Session, SessionBuilder  # noqa: E402
 
 _sdk_sessions: ModuleType | None
 try:  # the SDK's chain builder itself, for checks finer than its public API

@@ -192,7 +192,7 @@ fn blocks<'r, 'a, H>(c: &'r Content<'a, H>) -> &'r [msgnorm_core::model::Block<'
 }
 
 /// SPEC §4's guarantees on a normalize_for_api output, in the scope of
-/// tests/reference.py's reading A23 (tool_use blocks of assistant records,
+/// tests/support/reference.py's reading A23 (tool_use blocks of assistant records,
 /// tool_result blocks of user records).
 fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
     let mut tool_use_ids = HashSet::new();
@@ -230,7 +230,7 @@ fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
                 );
             }
             // A tool_result inside an assistant content is out of the
-            // guarantees' scope (tests/reference.py, A23): passed through.
+            // guarantees' scope (tests/support/reference.py, A23): passed through.
             if !uses.is_empty() {
                 let next = recs.get(i + 1).unwrap_or_else(|| {
                     panic!("assistant record {i} has tool_use blocks and no next record")

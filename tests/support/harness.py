@@ -4,10 +4,10 @@ Everything optional is loaded lazily and reported as ``None`` when absent, so th
 benchmarks skip (pytest) or print ``n/a`` (report.py) instead of failing:
 
 * ``load_msgnorm()``: the library under test;
-* ``load_reference()``: the pure-Python reference ``tests/reference.py``;
+* ``load_reference()``: the pure-Python reference ``tests/support/reference.py``;
 * ``load_langchain()``: ``langchain_core`` (a bench-only extra).
 
-``python benches/harness.py memprobe MODE PATH`` is the memory probe run in a
+``python tests/support/harness.py memprobe MODE PATH`` is the memory probe run in a
 subprocess by ``peak_memory()``.
 """
 
@@ -26,9 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-BENCH_DIR = Path(__file__).resolve().parent
-ROOT = BENCH_DIR.parent
-TESTS_DIR = ROOT / "tests"
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT_DIR = Path(__file__).resolve().parent
 
 Record = dict[str, Any]
 
@@ -54,13 +53,11 @@ def msgnorm_error() -> str:
 
 
 def load_reference() -> Callable[..., Any] | None:
-    """``normalize_for_api`` of the pure-Python reference ``tests/reference.py``."""
-    if not (TESTS_DIR / "reference.py").is_file():
+    """``normalize_for_api`` of the pure-Python reference ``tests/support/reference.py``."""
+    if not (SUPPORT_DIR / "reference.py").is_file():
         return None
-    if str(TESTS_DIR) not in sys.path:
-        sys.path.insert(0, str(TESTS_DIR))
     try:
-        mod = importlib.import_module("reference")
+        mod = importlib.import_module("support.reference")
     except ImportError:
         return None
     fn = getattr(mod, "normalize_for_api", None)

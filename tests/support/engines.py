@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import msgnorm
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
-import generate
+from . import generate
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 CORPUS_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
 BROKEN = b'[{"type": "user", "uuid": "u", "message": {"role": "user", "content": 5}}]'
 
