@@ -26,9 +26,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-SUPPORT_DIR = Path(__file__).resolve().parent
-
 Record = dict[str, Any]
 
 
@@ -53,15 +50,11 @@ def msgnorm_error() -> str:
 
 
 def load_reference() -> Callable[..., Any] | None:
-    """``normalize_for_api`` of the pure-Python reference ``tests/support/reference.py``."""
-    if not (SUPPORT_DIR / "reference.py").is_file():
-        return None
-    try:
-        mod = importlib.import_module("support.reference")
-    except ImportError:
-        return None
-    fn = getattr(mod, "normalize_for_api", None)
-    return fn if callable(fn) else None
+    """``normalize_for_api`` of the pure-Python reference ``tests/support/reference.py``
+    (in this package: never ``None``)."""
+    from . import reference
+
+    return reference.normalize_for_api
 
 
 def load_langchain() -> ModuleType | None:
