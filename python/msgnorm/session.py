@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import Any, Literal
 
 import msgspec
@@ -200,7 +201,7 @@ def _python_fit() -> tuple[int, int]:
     Python objects from here: the recursion left below this frame (msgspec
     recurses once a level), and ``sys.get_int_max_str_digits()`` (0: any)."""
     frames = 0
-    frame = sys._getframe()
+    frame: FrameType | None = sys._getframe()
     while frame is not None:
         frames += 1
         frame = frame.f_back
