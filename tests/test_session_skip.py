@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,18 @@ def line(uuid: str, parent: str | None, role: str, text: str, extra: str = "") -
     }
     text_ = json.dumps(rec)
     return text_[:-1] + extra + "}" if extra else text_
+
+
+@pytest.fixture(autouse=True)
+def recursion_limit_1000() -> Iterator[None]:
+    """Python's default limit (a library may have raised it in this process):
+    the depths below are chosen for it."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def nested(depth: int) -> str:
