@@ -1,7 +1,9 @@
 """Writes fuzz/seeds/: small JSON transcripts (arrays and JSON Lines) for the fuzzers.
 
-Sources: the bundled example session, windows of the shared corpus when present,
-and histories drawn from tests/support/strategies.py with a fixed seed.
+Sources: the bundled example session, windows of the example transcripts of
+examples/sessions/ (forks, sidechains, subagent files, a compaction, parallel calls,
+broken and damaged lines, kept byte for byte: BOM, CRLF), and histories drawn from
+tests/support/strategies.py with a fixed seed.
 Run from the project root: ``python3 fuzz/make_seeds.py``.
 """
 
@@ -33,13 +35,15 @@ def main() -> None:
     lines = (ROOT / "examples" / "session.jsonl").read_bytes().splitlines()
     for i in range(0, len(lines), 4):
         write(f"example-{i:03}.jsonl", b"\n".join(lines[i : i + 6]))
-    corpus = ROOT.parent / "shared" / "corpus"
-    for path in sorted(corpus.glob("*.jsonl")) if corpus.is_dir() else []:
-        cl = [ln for ln in path.read_bytes().splitlines() if ln.strip()]
-        for i in range(0, min(len(cl), 40), 5):
-            window = [ln for ln in cl[i : i + 3] if len(ln) < 1500]
-            if window:
-                write(f"corpus-{path.stem[:24]}-{i:03}.jsonl", b"\n".join(window))
+    sessions = ROOT / "examples" / "sessions"
+    for path in sorted(sessions.rglob("*.jsonl")):
+        parts = path.relative_to(sessions).with_suffix("").parts
+        name = "-".join(p[:13] for p in parts if p != "subagents")  # uuid names cut short
+        sl = path.read_bytes().split(b"\n")  # CR and a BOM stay in the lines
+        for i in range(0, len(sl), 3):
+            window = [ln for ln in sl[i : i + 4] if len(ln) < 1500]
+            if any(ln.strip() for ln in window):
+                write(f"sessions-{name}-{i:03}.jsonl", b"\n".join(window))
 
     drawn: list[list[dict[str, Any]]] = []
 

@@ -4,13 +4,12 @@ arrays and streams, pyarrow and other producers of the PyCapsule interface."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import msgnorm
 import msgnorm.arrow
 import pytest
-from support import generate
+from support import external, generate
 from support.engines import single
 
 pa = pytest.importorskip(
@@ -18,8 +17,8 @@ pa = pytest.importorskip(
 )
 
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-CORPUS_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
+TRANSCRIPTS = external.example_files() + external.corpus_files()
+test_external_corpus = external.corpus_check
 
 BROKEN = b'[{"type": "user", "uuid": "u", "message": {"role": "user", "content": 5}}]'
 TYPES = ["binary", "large_binary", "string", "large_string", "binary_view", "string_view"]
@@ -153,9 +152,8 @@ def test_count_tokens(histories: list[bytes]) -> None:
     assert out[21]["tokens"] is None and "line 1" in out[21]["error"]
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason=f"the shared corpus is absent ({CORPUS})")
-def test_every_corpus_file() -> None:
-    data = [p.read_bytes() for p in CORPUS_FILES]
+def test_every_transcript_file() -> None:
+    data = [p.read_bytes() for p in TRANSCRIPTS]
     arr = pa.array(data, type=pa.large_binary())
     # each file as a flat list: the single call, output or error
     check_rows(msgnorm.arrow.normalize_for_api(arr).to_pylist(), list(data))

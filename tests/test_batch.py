@@ -13,10 +13,10 @@ from typing import Any
 
 import msgnorm
 import pytest
-from support import generate
+from support import external, generate
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-SESSIONS = sorted(p for p in CORPUS.glob("*.jsonl")) if CORPUS.is_dir() else []
+SESSIONS = external.example_sessions() + external.corpus_files(recursive=False)
+test_external_corpus = external.corpus_check
 
 GOOD_USER = {"type": "user", "uuid": "u", "message": {"role": "user", "content": "x"}}
 
@@ -77,7 +77,6 @@ def test_count_tokens_batch(histories: list[bytes]) -> None:
     assert msgnorm.count_tokens_batch(histories) == [msgnorm.count_tokens(h) for h in histories]
 
 
-@pytest.mark.skipif(not SESSIONS, reason=f"the shared corpus is absent ({CORPUS})")
 def test_session_items_are_the_loaded_main_thread() -> None:
     data = [p.read_bytes() for p in SESSIONS]
     out = msgnorm.normalize_batch(data, session=True, num_threads=2)

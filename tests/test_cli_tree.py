@@ -34,7 +34,7 @@ def expected(data: bytes, session: bool = True) -> bytes:
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes]]:
-    """1,000 session files in a tree (the corpus's among them)."""
+    """1,000 session files in a tree (the example transcripts among them)."""
     root = tmp_path_factory.mktemp("sessions")
     small = histories(60)
     items = [small[i % len(small)] for i in range(1000 - len(CORPUS_FILES))]

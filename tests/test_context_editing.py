@@ -2,7 +2,7 @@
 
 Hand-written cases for every rule, property tests on normalized hypothesis
 histories, an oracle comparison with LangChain's ``ClearToolUsesEdit``, and the
-shared corpus.
+example transcripts (and the external corpus when ``MSGNORM_CORPUS`` names it).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import msgspec
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from support import external
 from support import strategies as S
 from support.helpers import redacted, text, thinking, tool_result, tool_use
 from support.reference import check_guarantees
@@ -622,15 +623,14 @@ def test_oracle_difference_current_loop() -> None:
 
 
 # --------------------------------------------------------------------------
-# the shared corpus
+# the example transcripts and the external corpus
 # --------------------------------------------------------------------------
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-FILES = sorted(CORPUS.glob("*.jsonl")) if CORPUS.is_dir() else []
+FILES = external.example_files() + external.corpus_files(recursive=False)
+test_external_corpus = external.corpus_check
 
 
-@pytest.mark.skipif(not FILES, reason=f"the shared corpus is absent ({CORPUS})")
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", FILES, ids=external.file_id)
 def test_corpus_clearing_to_half_keeps_the_guarantees(path: Path) -> None:
     from test_corpus import well_formed
 

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
-from support import generate
+from support import external, generate
 from support import strategies as S
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-CORPUS_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
+TRANSCRIPTS = external.example_files() + external.corpus_files()
+test_external_corpus = external.corpus_check
 
 
 def lines_of(records: list[Any]) -> list[bytes]:
@@ -107,8 +107,7 @@ def test_hypothesis_histories(records: list[Any], opts: dict[str, Any], rng: Any
         assert conv.for_api() == expected_final
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason=f"the shared corpus is absent ({CORPUS})")
-@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=external.file_id)
 def test_corpus_sessions_turn_by_turn(path: Path) -> None:
     records = msgnorm.load_session(path).records
     replay(lines_of(records), [1] * len(records))

@@ -23,7 +23,7 @@ import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import generate
+from support import external, generate
 from support import strategies as S
 
 PLACEHOLDER = msgnorm.editing.DEFAULT_PLACEHOLDER
@@ -389,12 +389,11 @@ def test_no_policy_no_edits() -> None:
     assert conv.edits == []
 
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-CORPUS_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
+TRANSCRIPTS = external.example_files() + external.corpus_files()
+test_external_corpus = external.corpus_check
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason=f"the shared corpus is absent ({CORPUS})")
-@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=external.file_id)
 def test_corpus_replayed_turn_by_turn_matches_the_model(path: Path) -> None:
     """Each real transcript's main thread, one record at a time, with a policy that
     fires at a third of its tokens."""

@@ -1,9 +1,10 @@
-"""Every file of the shared corpus (real Claude Code transcripts, SPEC §1-§7).
+"""Every example transcript, and every file of the external corpus (SPEC §1-§7).
 
 The well-formed records of each file normalize with all SPEC §4 guarantees
 holding, equally in the three input kinds and as the reference says; counting
-and trimming agree with the reference too. The files live beside the project in
-``../shared/corpus`` and are never copied into it.
+and trimming agree with the reference too. The files are the project's own
+``examples/`` and, when ``MSGNORM_CORPUS`` names it, a corpus of real Claude
+Code transcripts (tests/support/external.py), never copied into the project.
 """
 
 from __future__ import annotations
@@ -14,14 +15,21 @@ from typing import Any
 
 import msgnorm
 import pytest
-from support import reference
+from support import reference, session_trees
+from support.external import corpus_check, corpus_files, example_files, file_id
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-FILES = sorted(CORPUS.glob("*.jsonl")) if CORPUS.is_dir() else []
+FILES = example_files() + corpus_files(recursive=False)
+# Files whose JSON Lines hold a line that is not a valid record, and the error it raises.
+BROKEN_FILES = {
+    "claude-code-log-edge_cases.jsonl": msgnorm.InvalidRecordError,
+    **{
+        e.name: msgnorm.InvalidRecordError if e.invalid else msgnorm.JSONDecodeError
+        for e in session_trees.EXAMPLES
+        if e.skipped
+    },
+}
 
-pytestmark = pytest.mark.skipif(
-    not FILES, reason=f"the shared corpus is absent ({CORPUS} holds no .jsonl files)"
-)
+test_external_corpus = corpus_check
 
 
 def well_formed(path: Path) -> list[Any]:
@@ -40,7 +48,7 @@ def well_formed(path: Path) -> list[Any]:
     return records
 
 
-@pytest.fixture(scope="module", params=FILES, ids=lambda p: p.name)
+@pytest.fixture(scope="module", params=FILES, ids=file_id)
 def records(request: pytest.FixtureRequest) -> list[Any]:
     recs = well_formed(request.param)
     assert recs, f"{request.param.name} has no well-formed record"
@@ -79,14 +87,19 @@ def test_split_count_and_trim_agree_with_the_reference(records: list[Any]) -> No
 
 def test_whole_files_as_json_lines_bytes() -> None:
     """A whole file as JSON Lines bytes: normalized, or the documented error for its
-    first broken line (``claude-code-log-edge_cases.jsonl`` has several)."""
+    first broken line (``broken-lines.jsonl`` and the corpus's
+    ``claude-code-log-edge_cases.jsonl`` have several)."""
     for path in FILES:
         data = path.read_bytes()
         try:
             out = json.loads(msgnorm.normalize_for_api(data))
         except msgnorm.InvalidRecordError as e:
-            assert path.name == "claude-code-log-edge_cases.jsonl", (path.name, str(e))
+            assert BROKEN_FILES.get(path.name) is msgnorm.InvalidRecordError, (path, str(e))
             assert e.index is not None and e.path.startswith(f"records[{e.index}]")
             assert "(line " in str(e)
+            continue
+        except msgnorm.JSONDecodeError as e:
+            assert BROKEN_FILES.get(path.name) is msgnorm.JSONDecodeError, (path, str(e))
+            assert e.line >= 1 and e.column >= 1
             continue
         reference.check_guarantees(out, ensure_user_first=True, max_media=100)

@@ -20,10 +20,10 @@ from typing import Any
 import msgnorm
 import pytest
 from msgnorm import InvalidRecordError, JSONDecodeError, MsgnormError
+from support import external, session_trees
 
 DEEP = 200_000
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
-EDGE_CASES = CORPUS / "claude-code-log-edge_cases.jsonl"
+test_external_corpus = external.corpus_check
 
 Rec = dict[str, Any]
 
@@ -613,48 +613,51 @@ def test_bytearray_and_memoryview_are_json() -> None:
 
 
 # --------------------------------------------------------------------------
-# The corpus' deliberately broken lines (SOURCES.md)
+# Deliberately broken lines: examples/sessions/broken-lines.jsonl, and the
+# corpus's claude-code-log-edge_cases.jsonl when MSGNORM_CORPUS names it
 # --------------------------------------------------------------------------
 
-# 0-based line -> the path under records[i] that the error names.
-EDGE_BROKEN = {
-    9: ".message.content",  # "contenst" instead of "content"
-    10: ".message",  # message is a string
-    12: "",  # a JSON string
-    13: ".type",  # no type
-    14: "",  # 42
-    15: "",  # [1]: an array, not an object
-    17: ".message.content[0]",  # a bare string as a block
+# file -> {0-based line -> the path under records[i] that the error names}
+BROKEN: dict[Path, dict[int, str]] = {
+    e.path: dict(e.invalid) for e in session_trees.EXAMPLES if e.invalid
 }
+if external.CORPUS is not None and (external.CORPUS / "claude-code-log-edge_cases.jsonl").is_file():
+    BROKEN[external.CORPUS / "claude-code-log-edge_cases.jsonl"] = {
+        9: ".message.content",  # "contenst" instead of "content"
+        10: ".message",  # message is a string
+        12: "",  # a JSON string
+        13: ".type",  # no type
+        14: "",  # 42
+        15: "",  # [1]: an array, not an object
+        17: ".message.content[0]",  # a bare string as a block
+    }
 
 
-def _edge_lines() -> list[bytes]:
-    if not EDGE_CASES.is_file():
-        pytest.skip(f"corpus file {EDGE_CASES} is absent")
-    return EDGE_CASES.read_bytes().split(b"\n")
-
-
-def test_corpus_edge_cases_well_formed_lines_pass() -> None:
-    lines = _edge_lines()
-    good = [ln for i, ln in enumerate(lines) if ln.strip() and i not in EDGE_BROKEN]
+@pytest.mark.parametrize("path", sorted(BROKEN), ids=external.file_id)
+def test_broken_file_well_formed_lines_pass(path: Path) -> None:
+    lines = path.read_bytes().split(b"\n")
+    good = [ln for i, ln in enumerate(lines) if ln.strip() and i not in BROKEN[path]]
     data = b"\n".join(good)
     out = msgnorm.normalize_for_api(data)
     assert json.loads(out) == msgnorm.normalize_for_api([json.loads(ln) for ln in good])
 
 
-@pytest.mark.parametrize("broken", sorted(EDGE_BROKEN))
-def test_corpus_edge_cases_each_broken_line(broken: int) -> None:
+@pytest.mark.parametrize(
+    ("path", "broken"),
+    [(p, i) for p in sorted(BROKEN) for i in sorted(BROKEN[p])],
+    ids=lambda v: external.file_id(v) if isinstance(v, Path) else str(v),
+)
+def test_broken_file_each_broken_line(path: Path, broken: int) -> None:
     """Well-formed lines plus one broken line: the error names that record and field."""
-    lines = _edge_lines()
+    marked = BROKEN[path]
+    lines = path.read_bytes().split(b"\n")
     kept = [
-        (i, ln)
-        for i, ln in enumerate(lines)
-        if ln.strip() and (i not in EDGE_BROKEN or i == broken)
+        (i, ln) for i, ln in enumerate(lines) if ln.strip() and (i not in marked or i == broken)
     ]
     index = [i for i, _ in kept].index(broken)
-    path = f"records[{index}]{EDGE_BROKEN[broken]}"
+    path = f"records[{index}]{marked[broken]}"
     jsonl = b"\n".join(
-        lines[i] if i == broken or i not in EDGE_BROKEN else b"" for i in range(len(lines))
+        lines[i] if i == broken or i not in marked else b"" for i in range(len(lines))
     )
     array = b"[" + b",\n".join(ln for _, ln in kept) + b"]"
     dicts = [json.loads(ln) for _, ln in kept]

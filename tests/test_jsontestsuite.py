@@ -1,5 +1,10 @@
 """JSON conformance from outside: nst/JSONTestSuite's parsing cases through the bytes path.
 
+The project's own cases (tests/support/json_cases.py, tests/test_json_conformance.py)
+cover the same ground; these are extra validation when ``MSGNORM_JSONTESTSUITE``
+names a JSONTestSuite checkout (``.ci/run`` sets it; the module is one skip
+when it is unset).
+
 Each case file is embedded as a ``tool_use`` block's ``input`` in a small valid
 history and the bytes are passed to :func:`msgnorm.normalize_for_api`:
 
@@ -10,8 +15,8 @@ history and the bytes are passed to :func:`msgnorm.normalize_for_api`:
 * ``i_`` (implementation-defined) cases: what msgnorm does is written down in
   ``I_ACCEPTED`` below, and the test fails if it changes.
 
-The cases are read from ``../shared/jsontestsuite/test_parsing`` (not copied into
-the project); the tests skip when that directory is absent.
+The cases are read from ``$MSGNORM_JSONTESTSUITE/test_parsing`` (never copied into
+the project).
 """
 
 from __future__ import annotations
@@ -20,8 +25,16 @@ from pathlib import Path
 
 import msgnorm
 import pytest
+from support import external
 
-SUITE = Path(__file__).resolve().parents[2] / "shared" / "jsontestsuite" / "test_parsing"
+if external.JSONTESTSUITE is None:
+    pytest.skip(
+        "MSGNORM_JSONTESTSUITE is not set: JSONTestSuite's cases are not checked",
+        allow_module_level=True,
+    )
+
+CASES = external.jsontestsuite_cases()
+test_external_jsontestsuite = external.jsontestsuite_check
 
 BLOCK = b'{"type":"tool_use","id":"t1","name":"x","input":'
 PRE = (
@@ -57,17 +70,11 @@ I_ACCEPTED = frozenset(
 
 
 def _cases(prefix: str) -> list[Path]:
-    if not SUITE.is_dir():
-        return []
-    return sorted(p for p in SUITE.iterdir() if p.name.startswith(prefix))
+    return [p for p in CASES if p.name.startswith(prefix)]
 
 
 def _param(prefix: str) -> list[object]:
-    cases = _cases(prefix)
-    if not cases:
-        reason = f"{SUITE} is absent (JSONTestSuite's parsing cases)"
-        return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="absent")]
-    return [pytest.param(p, id=p.name) for p in cases]
+    return [pytest.param(p, id=p.name) for p in _cases(prefix)]
 
 
 def _embed(case: Path) -> tuple[bytes, bytes]:
@@ -104,6 +111,4 @@ def test_implementation_defined_behaviour_is_as_written(case: Path) -> None:
 
 def test_the_written_i_cases_exist() -> None:
     # The list above names real files (a typo would silently turn into "refused").
-    if not SUITE.is_dir():
-        pytest.skip(f"{SUITE} is absent (JSONTestSuite's parsing cases)")
     assert I_ACCEPTED <= {p.name for p in _cases("i_")}

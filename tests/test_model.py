@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgnorm import model as m
+from support import external, session_trees
 
 MESSAGE_LIST: Any = list[m.Message]  # type: ignore[name-defined]
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 
@@ -516,65 +516,84 @@ def test_entries_are_kept_in_place() -> None:
 
 
 # --------------------------------------------------------------------------- #
-# The corpus
+# The example transcripts and the external corpus
 # --------------------------------------------------------------------------- #
 
-# SOURCES.md: the deliberately broken lines (0-based line numbers) and why.
-BROKEN_LINES = {
-    ("claude-code-log-edge_cases.jsonl", 9): "records[0].message.content",  # "contenst"
-    ("claude-code-log-edge_cases.jsonl", 10): "records[0].message",  # message is a string
-    ("claude-code-log-edge_cases.jsonl", 12): "records[0]",  # a JSON string
-    ("claude-code-log-edge_cases.jsonl", 13): "records[0].type",  # no type
-    ("claude-code-log-edge_cases.jsonl", 14): "records[0]",  # 42
-    ("claude-code-log-edge_cases.jsonl", 15): "records[0]",  # [1]: an array of one record, 1
-    ("claude-code-log-edge_cases.jsonl", 17): "records[0].message.content[0]",  # bare string
+test_external_corpus = external.corpus_check
+FILES = external.example_files() + external.corpus_files(recursive=False)
+
+# The deliberately broken lines (0-based line numbers) and the path each error names.
+BROKEN_LINES: dict[str, dict[int, str]] = {
+    e.name: {i: f"records[0]{p}" for i, p in e.invalid} for e in session_trees.EXAMPLES
+}
+BROKEN_LINES["claude-code-log-edge_cases.jsonl"] = {  # the corpus's (its SOURCES.md)
+    9: "records[0].message.content",  # "contenst"
+    10: "records[0].message",  # message is a string
+    12: "records[0]",  # a JSON string
+    13: "records[0].type",  # no type
+    14: "records[0]",  # 42
+    15: "records[0]",  # [1]: an array of one record, 1
+    17: "records[0].message.content[0]",  # bare string
 }
 
 
-def corpus_files() -> list[Path]:
-    if not CORPUS.is_dir():
-        pytest.skip(f"corpus folder {CORPUS} is absent (it lives beside the project root)")
-    files = sorted(CORPUS.glob("*.jsonl"))
-    if not files:
-        pytest.skip(f"no *.jsonl in {CORPUS}")
-    return files
-
-
-def test_corpus_round_trip_every_well_formed_record() -> None:
-    checked = 0
-    rejected: dict[tuple[str, int], str] = {}
-    for path in corpus_files():
-        for lineno, line in enumerate(path.read_bytes().splitlines()):
-            if not line.strip():
-                continue
-            try:
-                records = m.decode(line)
-            except m.RecordValidationError as e:
-                rejected[(path.name, lineno)] = e.path
-                continue
-            original = json.loads(line)
-            assert json.loads(m.encode(records)) == [original], (path.name, lineno)
-            assert m.to_builtins(records) == [original], (path.name, lineno)
-            assert m.from_builtins([original]) == records
-            checked += 1
-    assert rejected == BROKEN_LINES
-    assert checked >= 100
-
-
-def test_corpus_whole_files() -> None:
-    kinds: set[str] = set()
-    for path in corpus_files():
-        text = path.read_bytes()
-        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-        if path.name == "claude-code-log-edge_cases.jsonl":
-            with pytest.raises(m.RecordValidationError, match=r"^records\[9\]\.message\.content"):
-                m.decode(text)
+def _json_lines(path: Path) -> list[tuple[int, bytes]]:
+    """The lines of a file that are JSON (damaged.jsonl also has a cut line and two
+    values on one line, which are the session reader's business, §8.1)."""
+    out = []
+    for lineno, line in enumerate(path.read_bytes().removeprefix(b"\xef\xbb\xbf").splitlines()):
+        try:
+            json.loads(line)
+        except ValueError:
             continue
-        records = m.decode(text)
-        kinds.update(type(r).__name__ for r in records)
-        assert json.loads(m.encode(records)) == lines
-        array = m.decode(json.dumps(lines))
-        assert array == records
+        out.append((lineno, line))
+    return out
+
+
+@pytest.mark.parametrize("path", FILES, ids=external.file_id)
+def test_corpus_round_trip_every_well_formed_record(path: Path) -> None:
+    checked = 0
+    rejected: dict[int, str] = {}
+    for lineno, line in _json_lines(path):
+        try:
+            records = m.decode(line)
+        except m.RecordValidationError as e:
+            rejected[lineno] = e.path
+            continue
+        original = json.loads(line)
+        assert json.loads(m.encode(records)) == [original], lineno
+        assert m.to_builtins(records) == [original], lineno
+        assert m.from_builtins([original]) == records
+        checked += 1
+    assert rejected == BROKEN_LINES.get(path.name, {})
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("path", FILES, ids=external.file_id)
+def test_corpus_whole_files(path: Path) -> None:
+    lines = [line for _, line in _json_lines(path)]
+    values = [json.loads(line) for line in lines]
+    text = b"\n".join(lines)
+    broken = BROKEN_LINES.get(path.name)
+    if broken:
+        first = [i for i, _ in _json_lines(path)].index(min(broken))
+        with pytest.raises(m.RecordValidationError) as e:
+            m.decode(text)
+        assert e.value.path == broken[min(broken)].replace("records[0]", f"records[{first}]")
+        return
+    records = m.decode(text)
+    assert {"UserMessage", "AssistantMessage"} <= {type(r).__name__ for r in records}
+    assert json.loads(m.encode(records)) == values
+    assert m.decode(json.dumps(values)) == records
+
+
+def test_the_files_hold_entries_too() -> None:
+    kinds = {
+        type(r).__name__
+        for p in FILES
+        if p.name not in BROKEN_LINES
+        for r in m.decode(b"\n".join(line for _, line in _json_lines(p)))
+    }
     assert {"UserMessage", "AssistantMessage", "Entry"} <= kinds
 
 

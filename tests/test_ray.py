@@ -95,8 +95,7 @@ def test_a_directory_of_session_files(cluster: None, tmp_path: Path) -> None:
     for r in got:
         rel = Path(r["path"]).relative_to(tmp_path).as_posix()
         assert row_of(r) == single(files[rel], session=True), rel
-    if CORPUS_FILES:
-        assert any("corpus/" in r["path"] for r in got)
+    assert CORPUS_FILES and any("corpus/" in r["path"] for r in got)
 
 
 def test_workers_run_the_kernel_on_one_thread(cluster: None) -> None:

@@ -1,4 +1,4 @@
-"""msgnorm.load_session (docs/SESSIONS.md, SPEC §8) on hand-built session trees.
+"""msgnorm.load_session (SPEC §8, docs/SPEC.md) on hand-built session trees.
 
 The Agent SDK oracle and the generated trees are in test_session_sdk.py; this
 module pins each rule of §8 with the smallest file that shows it.
@@ -13,6 +13,7 @@ from typing import Any
 import msgnorm
 import msgspec
 import pytest
+from support import session_trees as st
 
 SID = "11111111-2222-4333-8444-555555555555"
 
@@ -377,3 +378,49 @@ def test_progress_counts_every_byte(tmp_path: Path) -> None:
     seen: list[int] = []
     msgnorm.load_session(path, progress=seen.append)
     assert sum(seen) == path.stat().st_size
+
+
+# --------------------------------------------------------------------------
+# The example transcripts of examples/sessions/ (every shape real files show)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ex", st.EXAMPLES, ids=lambda e: e.name)
+def test_example_transcripts_read_as_written(ex: st.Example) -> None:
+    s = msgnorm.load_session(ex.path)
+    assert tuple(r["uuid"] for r in s.records) == ex.main
+    assert {(t.kind, t.id) for t in s.threads} == ex.threads
+    assert tuple(i.line for i in s.report.skipped) == ex.skipped
+    assert tuple(i.line for i in s.report.repaired) == ex.repaired
+    assert s.report.recovered == ex.recovered
+    assert s.report.compactions == ex.compactions
+    assert s.report.duplicate_uuids == ex.duplicate_uuids
+    # the main thread of a file written by Claude Code needs no invented results
+    assert repairs(s.records)["missing_results_inserted"] == 0
+    for t in s.threads:
+        if t.kind != "main":
+            sub = msgnorm.load_session(ex.path, thread=t.id).records
+            assert sub and sub[-1]["uuid"] not in ex.main
+            if t.kind == "agent":
+                assert all(r.get("isSidechain") is True for r in sub)
+
+
+@pytest.mark.parametrize("ex", [e for e in st.EXAMPLES if e.invalid], ids=lambda e: e.name)
+def test_example_invalid_lines_raise_with_their_path(ex: st.Example) -> None:
+    lines = ex.path.read_bytes().splitlines()
+    for line, path in ex.invalid:
+        with pytest.raises(msgnorm.InvalidRecordError) as e:
+            msgnorm.load_session(lines[line], errors="raise")
+        assert e.value.path == f"records[0]{path}", line
+
+
+def test_the_examples_cover_every_shape_and_file() -> None:
+    files = {p.relative_to(st.EXAMPLES_DIR.parent) for p in st.example_files()}
+    named = {Path("sessions") / e.name for e in st.EXAMPLES}
+    agents = {p for p in files if "subagents" in p.parts}
+    assert files == named | agents | {Path("session.jsonl")}
+    assert {p.parts[1] for p in agents} == {st.EXAMPLES[2].path.stem}
+    kinds = {k for e in st.EXAMPLES for k, _ in e.threads}
+    assert kinds == {"main", "branch", "agent"}
+    assert all(any(getattr(e, f) for e in st.EXAMPLES) for f in ("skipped", "repaired", "invalid"))
+    assert all(any(getattr(e, f) for e in st.EXAMPLES) for f in ("recovered", "compactions"))

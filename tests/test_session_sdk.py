@@ -7,7 +7,8 @@ tool calls back; ``get_subagent_messages``: a subagent file's chain). Here:
 (a) the generator's books (tests/support/session_trees.py) agree with the SDK on many
     seeds, so they are a second oracle (runs without load_session);
 (b) load_session's main thread is the SDK's chain, on every generated tree
-    and every file of the shared corpus;
+    every example transcript and every file of the external corpus
+    (``MSGNORM_CORPUS``);
 (c) agent threads are the SDK's subagent chains (except where a subagent ran
     tools in parallel: msgnorm puts those back, the SDK does not);
 (d) normalize_for_api on the loaded thread inserts no missing tool result
@@ -39,6 +40,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from support import external
 
 sdk = pytest.importorskip(
     "claude_agent_sdk",
@@ -56,14 +58,11 @@ except ImportError:  # pragma: no cover - depends on the SDK version
     _sdk_sessions = None
 
 SEEDS = list(range(int(os.environ.get("MSGNORM_SESSION_SEEDS", "120"))))
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-CORPUS_FILES = (
-    sorted(CORPUS.glob("*.jsonl")) + sorted((CORPUS / "session-share").glob("*.jsonl"))
-    if CORPUS.is_dir()
-    else []
-)
+# The example transcripts' session files and the external corpus's (tests/support/external.py);
+# not damaged.jsonl, whose BOM and doubled line §8.1 repairs where the SDK drops the lines.
+SESSION_FILES = [e.path for e in st.EXAMPLES if not e.repaired] + external.corpus_sessions()
+test_external_corpus = external.corpus_check
 TRANSCRIPT = ("user", "assistant", "system", "attachment", "progress")
-NO_CORPUS = f"the shared corpus is absent ({CORPUS} holds no .jsonl files)"
 
 
 @functools.cache
@@ -625,8 +624,7 @@ def _copy_corpus_file(src: Path, dirs: Dirs, mn: ModuleType) -> tuple[str, Path]
     return sid, dirs.raw / "projects" / st.PROJECT / f"{sid}.jsonl"
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason=NO_CORPUS)
-@pytest.mark.parametrize("src", CORPUS_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("src", SESSION_FILES, ids=external.file_id)
 def test_corpus_main_thread_matches_sdk(src: Path, dirs: Dirs, mn: ModuleType) -> None:
     sid, path = _copy_corpus_file(src, dirs, mn)
     loaded = mn.load_session(path)
@@ -647,9 +645,8 @@ def test_corpus_main_thread_matches_sdk(src: Path, dirs: Dirs, mn: ModuleType) -
         assert missing_inserted(mn, loaded.records) == 0
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason=NO_CORPUS)
 @pytest.mark.parametrize(
-    "src", [p for p in CORPUS_FILES if (p.parent / p.stem).is_dir()], ids=lambda p: p.name
+    "src", [p for p in SESSION_FILES if (p.parent / p.stem).is_dir()], ids=external.file_id
 )
 def test_corpus_agents_match_sdk(src: Path, dirs: Dirs, mn: ModuleType) -> None:
     sid, path = _copy_corpus_file(src, dirs, mn)

@@ -192,7 +192,7 @@ fn blocks<'r, 'a, H>(c: &'r Content<'a, H>) -> &'r [msgnorm_core::model::Block<'
 }
 
 /// SPEC §4's guarantees on a normalize_for_api output, in the scope of
-/// tests/support/reference.py's reading A23 (tool_use blocks of assistant records,
+/// SPEC decision A23 (tool_use blocks of assistant records,
 /// tool_result blocks of user records).
 fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
     let mut tool_use_ids = HashSet::new();
@@ -230,7 +230,7 @@ fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
                 );
             }
             // A tool_result inside an assistant content is out of the
-            // guarantees' scope (tests/support/reference.py, A23): passed through.
+            // guarantees' scope (SPEC decision A23): passed through.
             if !uses.is_empty() {
                 let next = recs.get(i + 1).unwrap_or_else(|| {
                     panic!("assistant record {i} has tool_use blocks and no next record")
@@ -507,7 +507,7 @@ pub fn budget(data: &[u8]) {
 pub type Check = fn(&[u8]);
 
 /// The targets by name, for the smoke driver and the replay test.
-/// The `session` target (docs/SESSIONS.md): first byte = options, the rest = a
+/// The `session` target (docs/SPEC.md §8): first byte = options, the rest = a
 /// session file. Skip mode never fails and returns a thread `normalize_for_api`
 /// takes; raise mode fails exactly where skip mode skipped; every listed thread
 /// can be chosen; loading the file twice keeps every record once.

@@ -1,7 +1,7 @@
 """msgnorm: turn an LLM agent's raw message history into exactly what a model API accepts.
 
 A typed model of Claude Code session transcripts (msgspec Structs) and a linear
-Rust core for the normalization pipeline of SPEC.md.
+Rust core for the normalization pipeline of docs/SPEC.md.
 """
 
 from __future__ import annotations

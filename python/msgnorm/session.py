@@ -4,7 +4,7 @@ A session transcript is a tree of records linked by ``parentUuid`` (forks from
 edited prompts, subagent sidechains, parallel tool calls, compactions), written
 with the odd broken line.  :func:`load_session` reads it forgivingly and picks
 one thread, the way Claude Code resumes a session; the tree work runs in the
-Rust core.  The contract is ``docs/SESSIONS.md`` (SPEC §8).
+Rust core.  The contract is SPEC §8 (``docs/SPEC.md``).
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ def load_session(
     kind: Kind = "dicts",
     progress: Callable[[int], None] | None = None,
 ) -> Session:
-    """Load a Claude Code session and pick one thread (SPEC §8, ``docs/SESSIONS.md``).
+    """Load a Claude Code session and pick one thread (SPEC §8, ``docs/SPEC.md``).
 
     ``source`` is a session ``.jsonl`` path (its subagent files come along), a
     project directory (every session in it; records replayed across resumed

@@ -9,10 +9,10 @@ from typing import Any
 
 import msgnorm
 
-from . import generate
+from . import external, generate
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-CORPUS_FILES = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.is_dir() else []
+# Real-shaped transcripts: the examples, and the external corpus when MSGNORM_CORPUS names it.
+CORPUS_FILES = external.example_files() + external.corpus_files()
 BROKEN = b'[{"type": "user", "uuid": "u", "message": {"role": "user", "content": 5}}]'
 
 
@@ -50,13 +50,14 @@ def row_of(row: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def write_tree(root: Path, items: list[bytes], corpus: bool = True) -> dict[str, bytes]:
-    """Session files in a small tree (two levels), the corpus's among them."""
+    """Session files in a small tree (two levels), the example and corpus transcripts among them
+    (under ``corpus/``)."""
     files: dict[str, bytes] = {}
     for i, data in enumerate(items):
         rel = f"p{i % 3}/s{i:04d}.jsonl" if i % 2 else f"s{i:04d}.jsonl"
         files[rel] = data
     for p in CORPUS_FILES if corpus else []:
-        files[f"corpus/{p.relative_to(CORPUS)}"] = p.read_bytes()
+        files[f"corpus/{external.file_id(p)}"] = p.read_bytes()
     for rel, data in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)

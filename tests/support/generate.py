@@ -1,7 +1,7 @@
 """Deterministic generator of realistic Claude Code session transcripts for the benchmarks.
 
 The records have the shape of ``~/.claude/projects/*/<session>.jsonl`` lines (see
-``shared/SPEC.md`` §1): user prompts, assistant replies streamed one content block per
+``docs/SPEC.md`` §1): user prompts, assistant replies streamed one content block per
 record (several records sharing ``message.id``, each with the full Claude Code
 metadata), parallel ``tool_use`` calls answered by one user record per ``tool_result``
 with ``toolUseResult`` and ``sourceToolAssistantUUID``, ``progress`` records, attachments
@@ -20,7 +20,7 @@ API:
   cached under ``benches/.cache/``
 * ``adversarial_assistant_run(n) -> list[dict]``: one user prompt and then ``n``
   adjacent assistant records with distinct ``message.id``
-* ``load_corpus()`` / ``corpus_records()``: the real transcripts in ``shared/corpus``
+* ``load_corpus()`` / ``corpus_records()``: the real transcripts in ``$MSGNORM_CORPUS``
 
 Run ``python tests/support/generate.py 100000`` to print the size and the record mix.
 """
@@ -45,7 +45,18 @@ Record = dict[str, Any]
 
 BENCH_DIR = Path(__file__).resolve().parents[2] / "benches"
 CACHE_DIR = BENCH_DIR / ".cache"
-CORPUS_DIR = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+
+
+def _corpus_dir() -> Path | None:
+    """``MSGNORM_CORPUS``: a directory of real transcripts (relative to the repository root)."""
+    value = os.environ.get("MSGNORM_CORPUS", "").strip()
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else BENCH_DIR.parent / path
+
+
+CORPUS_DIR = _corpus_dir()
 
 #: Multiplies every generated text length; tuned so that 100k records are ~85 MB.
 TEXT_SCALE = 0.165
@@ -1135,8 +1146,8 @@ def blocks_bytes(n: int) -> bytes:
 
 
 def load_corpus() -> dict[str, bytes]:
-    """The raw JSONL files of ``shared/corpus`` by name (empty when it is absent)."""
-    if not CORPUS_DIR.is_dir():
+    """The raw JSONL files of the ``MSGNORM_CORPUS`` directory by name (empty when unset)."""
+    if CORPUS_DIR is None or not CORPUS_DIR.is_dir():
         return {}
     return {p.name: p.read_bytes() for p in sorted(CORPUS_DIR.glob("*.jsonl"))}
 

@@ -1,6 +1,6 @@
 """Plain pure-Python reference implementation of SPEC §2–§7 (the test oracle).
 
-Written for obvious correctness, not speed: every step of /work/shared/SPEC.md
+Written for obvious correctness, not speed: every step of docs/SPEC.md
 is one function that follows the SPEC's sentences literally, cites its §, and
 works on plain JSON-shaped values (``dict``/``list``/``str``/``int``/...). The
 input is never mutated: steps build new records and blocks instead of editing
@@ -9,146 +9,9 @@ them, and every public function returns a deep copy.
 Errors are raised through the injectable namespace ``ERRORS`` (see
 ``use_errors``), so the very same code can raise ``msgnorm``'s exception classes.
 
-Ambiguities
-===========
-Each entry says where the SPEC can be read more than one way and which reading
-this module implements (the Rust core is aligned to these).
-
-A1  §1 validation, the field types. user/assistant: ``uuid`` str, ``message``
-    object, ``message.role`` str (its value is not compared with the type),
-    ``message.content`` present and str, list or null. system: ``subtype``
-    str; with ``subtype == "local_command"`` also ``uuid`` str, then ``content``
-    str (real transcripts carry ``stop_hook_summary``, ``turn_duration``,
-    ``compact_boundary``, ... records without ``content``). attachment:
-    ``uuid`` str, ``attachment`` object, ``attachment.type`` str. progress and
-    tool_use_summary: nothing but ``type`` (every step drops them; a string
-    ``uuid`` still lets a tombstone name them). tombstone: ``message``
-    object with ``message.uuid`` str (no ``uuid`` of its own required).
-    Blocks (also those nested in a ``tool_result`` list): an object with a str
-    ``type``; ``text`` needs str ``text``; ``tool_use``/``server_tool_use``/
-    ``mcp_tool_use`` need str ``id``; ``tool_result`` and every
-    ``*_tool_result`` need str ``tool_use_id``; a ``tool_result``'s ``content``
-    is absent, null, str or a list of blocks (``*_tool_result`` content is not
-    checked). Entries only need a str ``type``.
-A2  §1 validation, which error: records are checked in index order and the
-    first bad field wins; inside a record the fields are checked in the order
-    listed in A1 (``type`` first), blocks in order, and inside a block
-    ``type``, then its id field, then ``content``, then nested blocks. Every
-    public function taking records validates all of them first (also records
-    that a later step would drop). Option errors (bad ``max_media``, bad
-    template, bad ``pin``, bad counting parameters) are raised before record
-    validation, as plain ``ValueError``.
-A3  Flags (``isMeta``, ``isVirtual``, ``isApiErrorMessage``, ``is_error``) are
-    set only when their value is JSON ``true``; any other value means unset.
-A4  ``message.id`` takes part in the §4.4 re-join only when it is a string; an
-    assistant whose id is absent, null or not a string is simply appended, and
-    for the backward walk it is an assistant "with another message.id"
-    (skipped, not a stop).
-A5  "Whitespace" (empty or whitespace-only texts, §4.8 stripping) is the
-    Unicode ``White_Space`` property, i.e. Rust's ``char::is_whitespace``, not
-    Python's ``str.isspace`` (they differ on U+001C..U+001F).
-A6  §4.4 user merge: "string contents become one text block" also for the
-    empty string and for null (which counts as the empty string):
-    ``""``/``null`` -> ``[{"type": "text", "text": ""}]``. So the seam may give
-    an empty text ``"\\n"`` (removed by step 7) or leave a trailing ``"\\n"``
-    when ``b`` is empty (``"x"`` + ``""`` -> ``[text "x\\n"]`` after step 7).
-A7  §4.4 backward walk: a user record whose content is ``[]`` "holds nothing
-    but tool_result blocks and blank texts" (vacuously) and is skipped.
-A8  The re-join keeps the earlier fragment's record (uuid and every field);
-    the later fragment only contributes its blocks.
-A9  Errors about a record of the §4 pipeline (PairingError, and A18) name
-    the input index of the record whose uuid the offending result record
-    carries: the first fragment of a re-joined assistant; for a user merge,
-    ``b``'s index when ``a`` is meta (the merged record takes ``b``'s uuid),
-    else ``a``'s; the system record of a local_command; the attachment of an
-    attachment record; the assistant for records inserted after it.
-A10 strict=True: step 5's checks run over all records first (the first record
-    from which rules 1-2 would remove a block raises; ``ids`` = the ids of the
-    blocks they would remove, in content order), then step 6's walk (the
-    first record it would change raises). Step 6 errors: an orphan
-    ``tool_result`` -> that user record, ``ids`` = the ``tool_use_id`` of its
-    ``tool_result`` blocks in order; an assistant followed by a user record
-    that would change -> the USER record, ``ids`` = the missing ids (tool_use
-    order) then the removed results' ids (content order), or, when only the
-    order would change, the ids of all its ``tool_result`` blocks; an
-    assistant with ``tool_use`` and no next user record -> the ASSISTANT
-    record, ``ids`` = its ``tool_use`` ids. Step 5's thinking-only drop and
-    re-merge still happen in strict mode.
-A11 §4.6 "(string content becomes one text block)" is about the next user
-    record's string content when results must be inserted into it (even an
-    empty string gives one empty text, removed by step 7). Existing results
-    keep their relative order after the inserted synthetic ones; the other
-    blocks follow in their order.
-A12 The "source" of an inserted record (whose ``timestamp`` it copies) is the
-    assistant for step 6's synthetic results and step 10's first user; the
-    ``timestamp`` value is copied verbatim whenever the key is present.
-A13 §4.6 orphans: "if that empties it" applies only when tool_result blocks
-    were removed; a user list that was already empty is kept (step 7 then
-    makes it ``(no content)``).
-A14 §4.7: "removed from every user and assistant content list" includes
-    the content list of a ``tool_result`` (the Messages API refuses an empty
-    text block there too); a ``tool_result`` list emptied this way stays an
-    empty list (the API takes a result with no content). A user list that is empty after it, whether
-    emptied by it or empty before, becomes ``[text "(no content)"]`` (the §4
-    guarantee "no user content is empty"). A user null content counts as the
-    empty string and becomes the string ``"(no content)"``.
-A15 §4.7 ``is_error`` joining and the media limit look at top-level
-    ``tool_result`` blocks of every user/assistant record and one level into
-    their list content. Joined text of a list without texts is ``""``. The
-    media limit keeps the newest ``max_media`` media and replaces the oldest
-    ``total - max_media`` ones. ``max_media`` is ``None`` or an int >= 0.
-A16 The contents written by steps 8, 9 and 10 (``[No message content]``,
-    ``(no content)``) are lists of one text block, like "becomes the text".
-A17 §5 templates: ``{name}`` takes every character up to the next ``}`` (no
-    ``{`` inside; ``{}`` names the field ``""``); a lone ``}`` or an unclosed
-    ``{`` is a malformed template -> ``ValueError`` (every template in
-    ``attachment_templates`` is checked up front, used or not). A template
-    rendering to the empty string still renders (to the wrapped empty text):
-    "renders to nothing" means a disabled/missing template or a missing/bad
-    field. Integers are JSON integers (not booleans) of any size. Template
-    keys must be strings and values strings or None (else ``ValueError``).
-A18 §4.11: a uuid that ``derive_short_message_id`` rejects makes the call
-    raise ``InvalidRecordError`` (a ValueError) with the index of A9 and the
-    path ``records[i].uuid`` (no partial output).
-A19 ``to_anthropic`` maps records as they are (no normalization, content
-    copied as is, ``role`` taken from ``type``); a record other than
-    user/assistant raises ``InvalidRecordError`` at ``records[i].type``.
-A20 §6: a missing ``name``/``thinking``/``data`` counts 0 and a non-string one
-    counts J(value); a missing ``input`` counts 0; ``mcp_tool_use`` is "any
-    other block" (J(block)); a ``document`` counts ``len(source.data)`` only
-    when ``source`` is an object with ``type == "text"`` and a string
-    ``data``, else ``tokens_per_document``; blocks nested in a ``tool_result``
-    list are counted with the same block rules (an image there costs
-    ``tokens_per_image``). ``ceil(chars / chars_per_token)`` is IEEE double
-    division then ceil (so 21 chars at 0.7 per token cost 31 tokens:
-    21 / 0.7 == 30.000000000000004).
-    ``chars_per_token`` must be a finite number > 0, the other three ints >= 0.
-A21 §7: the candidates are ``k == pin`` and ``pin < k < len(records)`` with
-    ``records[k]`` a turn start; ``k == len(records)`` (keeping no tail) is a
-    candidate only when ``pin == len(records)``. ``pin`` must satisfy
-    ``0 <= pin <= len(records)`` (else ``ValueError``). A turn start is any
-    user record (meta or not) with no top-level ``tool_result`` block. The
-    joint merge of ``trim_to_budget`` happens only when something was cut
-    (``k > pin``), ``pin > 0`` and ``k < len(records)``.
-A22 §2: ``derive_uuid`` keeps the first 24 code points; ``index`` must be an
-    int (not bool). §3: ``""``/null content yields nothing, a whitespace-only
-    string yields one text block.
-A23 Scope of the §4 guarantees: "every tool_use" means ``tool_use`` blocks of
-    assistant records and "no other tool_result" means ``tool_result`` blocks
-    of user records. A ``tool_use`` inside a user content or a ``tool_result``
-    inside an assistant content is passed through untouched (the generators
-    never make them). ``*_tool_result`` blocks whose use is missing are kept
-    (step 5 only removes unanswered uses).
-A24 §4.2: stops are judged on the records left by step 1, so isVirtual and
-    synthetic-error assistants (dropped only in step 3) are stops too.
-A25 §4.4: a local_command's user record is never meta (whatever the system
-    record's ``isMeta``) and takes its ``content`` string as is (an empty one
-    becomes ``(no content)`` in step 7).
-A26 Records repaired in place keep all their fields: step 5's
-    ``[Tool use interrupted]``, step 6's ``[Orphaned ...]`` and ``(no
-    content)`` (which also gets ``isMeta: true``), steps 7-9 and 11. Only
-    inserted records and records that *become* user records (local_command,
-    attachment) are rebuilt with the §4 field list.
+Where the SPEC can be read more than one way, this module implements the
+decisions A1-A26 written in docs/SPEC.md and cites them by number (the Rust core
+follows the same decisions).
 """
 
 from __future__ import annotations

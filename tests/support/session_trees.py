@@ -1536,15 +1536,132 @@ ALL_FEATURES = frozenset(
 """Features that a few hundred seeds of random_session must all exercise."""
 
 
+# --------------------------------------------------------------------------
+# The hand-written example transcripts of examples/sessions/
+# --------------------------------------------------------------------------
+
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples" / "sessions"
+
+
+@dataclass(frozen=True)
+class Example:
+    """What is known about one hand-written example transcript, from how it was written.
+
+    ``main`` is the main thread's uuids in order (SPEC §8.4), ``threads`` the
+    ``(kind, id)`` of every thread, ``skipped``/``repaired`` the 1-based lines
+    §8.1 skips/repairs, and ``invalid`` maps each 0-based line that is JSON but
+    not a valid record (SPEC §1) to the path under ``records[i]`` that names it.
+    """
+
+    name: str
+    shape: str
+    main: tuple[str, ...]
+    threads: frozenset[tuple[str, str]]
+    skipped: tuple[int, ...] = ()
+    repaired: tuple[int, ...] = ()
+    invalid: tuple[tuple[int, str], ...] = ()
+    recovered: int = 0
+    compactions: int = 0
+    duplicate_uuids: int = 0
+
+    @property
+    def path(self) -> Path:
+        return EXAMPLES_DIR / self.name
+
+
+def _ids(prefix: str, *ns: int) -> tuple[str, ...]:
+    return tuple(f"{prefix}-0000-4000-8000-{n:012x}" for n in ns)
+
+
+_SUBAGENT_SESSION = "a9e27f11-0000-4000-8000-0000000000f3"
+
+EXAMPLES: tuple[Example, ...] = (
+    Example(
+        "forked.jsonl",
+        "an edited prompt forks the tree; the abandoned reply is a branch",
+        _ids("f0e1d2c3", 1, 2, 5, 6, 7),
+        frozenset({("main", "main"), ("branch", _ids("f0e1d2c3", 4)[0])}),
+    ),
+    Example(
+        "sidechain.jsonl",
+        "a subagent's records in the session file (isSidechain), answered by a Task result",
+        _ids("5de0c4a1", 1, 2, 7, 8),
+        frozenset({("main", "main"), ("agent", "a5c1de0")}),
+    ),
+    Example(
+        f"{_SUBAGENT_SESSION}.jsonl",
+        "two parallel Task calls whose subagents write <session>/subagents/agent-<id>.jsonl",
+        _ids("a9e27f11", 1, 2, 3, 4, 5, 6, 7),
+        frozenset({("main", "main"), ("agent", "a7a7a7a"), ("agent", "a8b8b8b")}),
+        recovered=1,
+    ),
+    Example(
+        "compacted.jsonl",
+        "a compaction: a compact_boundary with a logicalParentUuid, then the summary",
+        _ids("c0aac7ed", 5, 6, 7, 8),
+        frozenset({("main", "main")}),
+        compactions=1,
+    ),
+    Example(
+        "parallel-tools.jsonl",
+        "a reply streamed one block per record with two parallel tool calls, results fanned out",
+        _ids("9a7a11e1", 1, 2, 3, 4, 5, 6, 8, 9, 10),
+        frozenset({("main", "main")}),
+        recovered=1,
+    ),
+    Example(
+        "broken-lines.jsonl",
+        "a flat log with lines that are JSON but not valid records",
+        ("line_001", "line_002", "line_006", "line_007"),
+        frozenset({("main", "main")}),
+        skipped=(4, 5, 6, 7, 8, 9, 10),
+        invalid=(
+            (3, ".message.content"),  # "contnet" instead of "content"
+            (4, ".message"),  # message is a string
+            (5, ""),  # a JSON string
+            (6, ".type"),  # no type
+            (7, ""),  # 7
+            (8, ""),  # an array
+            (9, ".message.content[0]"),  # a bare string as a block
+        ),
+    ),
+    Example(
+        "damaged.jsonl",
+        "a BOM, CRLF line ends, a blank line, two records on one line, a repeated line, a cut line",
+        _ids("da3a6ed0", 1, 2, 3, 4, 5, 6),
+        frozenset({("main", "main")}),
+        skipped=(8,),
+        repaired=(4,),
+        duplicate_uuids=1,
+    ),
+    Example(
+        "flat.jsonl",
+        "a flat transcript written by another tool: no record names a parent",
+        ("user_001", "assistant_001", "user_002", "assistant_002"),
+        frozenset({("main", "main")}),
+    ),
+)
+"""Every example transcript and what the reader must find in it."""
+
+
+def example_files() -> list[Path]:
+    """Every .jsonl file under examples/ (session files and subagent files)."""
+    return sorted(EXAMPLES_DIR.parent.rglob("*.jsonl"))
+
+
 __all__ = [
     "ALL_FEATURES",
+    "EXAMPLES",
+    "EXAMPLES_DIR",
     "MAIN_FILE",
     "PROJECT",
     "Agent",
+    "Example",
     "Rec",
     "Session",
     "SessionBuilder",
     "Thread",
+    "example_files",
     "flat_records",
     "is_message",
     "is_visible",

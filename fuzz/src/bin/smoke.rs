@@ -128,7 +128,7 @@ fn content(r: &mut Rng, depth: usize) -> String {
     }
 }
 
-/// Session-tree fields (docs/SESSIONS.md): parents, sidechains, compactions.
+/// Session-tree fields (docs/SPEC.md §8): parents, sidechains, compactions.
 fn links(r: &mut Rng) -> String {
     let mut out = String::new();
     match r.below(4) {

@@ -1,4 +1,4 @@
-//! msgnorm's core: normalization of LLM agent message histories (see SPEC.md).
+//! msgnorm's core: normalization of LLM agent message histories (see docs/SPEC.md).
 //!
 //! Pure Rust, no Python: the pipeline works on [`model::Record`]s that carry a
 //! handle to their original object; [`json`] is the backend for JSON text, the
@@ -192,7 +192,7 @@ pub mod on_json {
     }
 
     /// The main thread of a session file (after its last compaction, broken lines
-    /// skipped, docs/SESSIONS.md), then [`normalize_for_api`](self::normalize_for_api).
+    /// skipped, docs/SPEC.md §8), then [`normalize_for_api`](self::normalize_for_api).
     pub fn normalize_session(
         data: &[u8],
         opts: &ApiOptions,

@@ -1,4 +1,4 @@
-//! Claude Code session files → threads (SPEC §8, `docs/SESSIONS.md`).
+//! Claude Code session files → threads (SPEC §8, `docs/SPEC.md`).
 //!
 //! A session file is not a flat list: its records form a tree through
 //! `parentUuid`. Forks (an edited or retried prompt), subagent sidechains,
