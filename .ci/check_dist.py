@@ -155,7 +155,7 @@ def check_sdist(path: Path, version: str) -> list[str]:
             "python/msgnorm/__init__.py",
             "python/msgnorm/__main__.py",
             "tests/conftest.py",
-            "tests/reference.py",
+            "tests/support/reference.py",
             "tests/test_version.py",
             "tests/test_cli.py",
             "examples/session.jsonl",

@@ -2,7 +2,7 @@
 
     python benches/cache_tradeoff.py [--requests 500] [--trigger 30000] [--clear-at-least 10000]
 
-The history is ``benches/generate.py``'s generated session, normalized
+The history is ``tests/support/generate.py``'s generated session, normalized
 (``normalize_for_api``). Request k sends the history up to its k-th user record
 (a prompt or tool results: the model answers each). Client-side clearing is carried
 forward: request k is the previous request *as sent* (already cleared) plus the new
@@ -23,12 +23,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-BENCH_DIR = Path(__file__).resolve().parent
-if str(BENCH_DIR) not in sys.path:
-    sys.path.insert(0, str(BENCH_DIR))
+# Run as a script: the shared support package (tests/support) is found as pytest
+# finds it (``pythonpath`` in pyproject.toml).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import generate  # noqa: E402
-import msgnorm  # noqa: E402
+import msgnorm
+from support import generate
 
 
 def request_ends(norm: list[dict[str, Any]], n: int) -> list[int]:

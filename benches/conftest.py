@@ -16,20 +16,15 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-
-BENCH_DIR = Path(__file__).resolve().parent
-if str(BENCH_DIR) not in sys.path:
-    sys.path.insert(0, str(BENCH_DIR))
-
-import generate  # noqa: E402
-import harness  # noqa: E402
+from support import (
+    generate,
+    harness,
+)
 
 SMOKE_SIZE = 1_000
 _ALIASES = {"quick": "10000", "default": "10000", "full": "100000"}
@@ -92,7 +87,7 @@ def mn() -> ModuleType:
 def reference() -> Callable[..., Any]:
     fn = harness.load_reference()
     if fn is None:
-        pytest.skip("tests/reference.py (normalize_for_api) is absent")
+        pytest.skip("tests/support/reference.py (normalize_for_api) is absent")
     return fn
 
 
@@ -121,7 +116,7 @@ def _normalized(n: int) -> list[dict[str, Any]]:
         return out
     ref = harness.load_reference()
     if ref is None:
-        pytest.skip("neither msgnorm nor tests/reference.py can normalize")
+        pytest.skip("neither msgnorm nor tests/support/reference.py can normalize")
     ref_out: list[dict[str, Any]] = ref(_records(n))
     return ref_out
 

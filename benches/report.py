@@ -24,15 +24,17 @@ from pathlib import Path
 from types import GenericAlias
 from typing import Any
 
-BENCH_DIR = Path(__file__).resolve().parent
-if str(BENCH_DIR) not in sys.path:
-    sys.path.insert(0, str(BENCH_DIR))
+# Run as a script: the shared support package (tests/support) is found as pytest
+# finds it (``pythonpath`` in pyproject.toml).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import fair_reference  # noqa: E402
-import generate  # noqa: E402
-import harness  # noqa: E402
-import msgspec  # noqa: E402
-from harness import Contender, race  # noqa: E402
+import msgspec
+from support import (
+    fair_reference,
+    generate,
+    harness,
+)
+from support.harness import Contender, race
 
 
 @dataclass
@@ -207,62 +209,54 @@ class Report:
         self.log(f"normalize_for_api, {fmt_n(n)} records")
         self.race(list(c.values()))
         why = f"msgnorm does not import: {self.mn_why}"
-        self.ratio_row(
-            f"normalize_for_api bytes vs msgspec Raw scan ({fmt_n(n)})",
-            c.get("bytes"),
-            c["raw"],
-            target=3,
-            faster=False,
-            why_missing=why,
-        )
-        self.ratio_row(
-            f"normalize_for_api dicts vs msgspec untyped decode of the input ({fmt_n(n)})",
-            c.get("dicts"),
-            c["untyped"],
-            target=0.5,
-            faster=False,
-            why_missing=why,
+        no_ref = why if mn is None else "tests/support/reference.py is absent"
+        no_lc = why if mn is None else "langchain-core is not installed"
+        Spec = tuple[str, str, str, float | None, bool, str]
+
+        def rows(specs: list[Spec]) -> None:
+            for label, ours, peer, target, faster, missing in specs:
+                self.ratio_row(
+                    f"{label} ({fmt_n(n)})",
+                    c.get(ours),
+                    c.get(peer),
+                    target=target,
+                    faster=faster,
+                    why_missing=missing,
+                )
+
+        rows(
+            [
+                ("normalize_for_api bytes vs msgspec Raw scan", "bytes", "raw", 3, False, why),
+                (
+                    "normalize_for_api dicts vs msgspec untyped decode of the input",
+                    *("dicts", "untyped", 0.5, False, why),
+                ),
+            ]
         )
         self.normalize_structs()
-        self.ratio_row(
-            f"normalize_for_api dicts vs fair pure-Python baseline, no deep copies ({fmt_n(n)})",
-            c.get("dicts"),
-            c.get("fair"),
-            target=10,
-            faster=True,
-            why_missing=why if mn is None else "tests/reference.py is absent",
-        )
-        self.ratio_row(
-            f"normalize_for_api dicts vs deep-copying pure-Python reference ({fmt_n(n)})",
-            c.get("dicts"),
-            c.get("ref"),
-            target=None,
-            faster=True,
-            why_missing=why if mn is None else "tests/reference.py is absent",
-        )
-        self.ratio_row(
-            f"normalize_for_api bytes vs pure-Python reference on dicts ({fmt_n(n)})",
-            c.get("bytes"),
-            c.get("ref"),
-            target=None,
-            faster=True,
-            why_missing=why if mn is None else "tests/reference.py is absent",
-        )
-        self.ratio_row(
-            f"normalize_for_api dicts vs LangChain merge_message_runs ({fmt_n(n)})",
-            c.get("dicts"),
-            c.get("merge"),
-            target=None,
-            faster=True,
-            why_missing=why if mn is None else "langchain-core is not installed",
-        )
-        self.ratio_row(
-            f"normalize_messages dicts vs msgspec untyped decode ({fmt_n(n)})",
-            c.get("nm"),
-            c["untyped"],
-            target=None,
-            faster=False,
-            why_missing=why,
+        rows(
+            [
+                (
+                    "normalize_for_api dicts vs fair pure-Python baseline, no deep copies",
+                    *("dicts", "fair", 10, True, no_ref),
+                ),
+                (
+                    "normalize_for_api dicts vs deep-copying pure-Python reference",
+                    *("dicts", "ref", None, True, no_ref),
+                ),
+                (
+                    "normalize_for_api bytes vs pure-Python reference on dicts",
+                    *("bytes", "ref", None, True, no_ref),
+                ),
+                (
+                    "normalize_for_api dicts vs LangChain merge_message_runs",
+                    *("dicts", "merge", None, True, no_lc),
+                ),
+                (
+                    "normalize_messages dicts vs msgspec untyped decode",
+                    *("nm", "untyped", None, False, why),
+                ),
+            ]
         )
         gc.unfreeze()
         gc.collect()
@@ -305,7 +299,7 @@ class Report:
                 measure = f"convert {p} in and out vs normalize_for_api on its records ({fmt_n(n)})"
                 self.skip(measure, "≤ 1.3×", f"msgnorm does not import: {self.mn_why}")
             return
-        from provider_history import openai_chat_history
+        from support.provider_history import openai_chat_history
 
         chat = openai_chat_history(n)
         anth = mn.convert(chat, source="openai-chat", target="anthropic")

@@ -12,9 +12,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-import generate
 import pytest
-from harness import run_bench
+from support import generate
+from support.harness import run_bench
 
 _CACHE: dict[int, list[bytes]] = {}
 

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-import generate
 import msgspec
 import pytest
-from harness import run_bench
+from support import generate
+from support.harness import run_bench
 
 _CORPUS = generate.corpus_records()
 if not _CORPUS:

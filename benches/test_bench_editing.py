@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from harness import run_bench
+from support.harness import run_bench
 
 
 def _group(size: int) -> str:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-import generate
-import harness
 import pytest
+from support import generate, harness
 
 
 @pytest.mark.parametrize("mode", ["bytes", "dicts"])

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from harness import run_bench
+from support.harness import bench_bytes, run_bench
 
 
 def _group(size: int) -> str:
@@ -40,13 +40,7 @@ def test_ours_bytes(benchmark: Any, mn: ModuleType, data: bytes, size: int) -> N
 
 
 def test_ours_jsonl(benchmark: Any, mn: ModuleType, data_jsonl: bytes, size: int) -> None:
-    out = run_bench(
-        benchmark,
-        lambda: mn.normalize_for_api(data_jsonl),
-        group=_group(size),
-        n=size,
-        nbytes=len(data_jsonl),
-    )
+    out = bench_bytes(benchmark, mn.normalize_for_api, data_jsonl, group=_group(size), n=size)
     assert isinstance(out, bytes)
 
 
@@ -95,13 +89,7 @@ def test_ours_structs(benchmark: Any, mn: ModuleType, messages_data: bytes, size
 
 
 def test_ours_decode(benchmark: Any, mn: ModuleType, messages_data: bytes, size: int) -> None:
-    out = run_bench(
-        benchmark,
-        lambda: mn.decode(messages_data),
-        group=_sgroup(size),
-        n=size,
-        nbytes=len(messages_data),
-    )
+    out = bench_bytes(benchmark, mn.decode, messages_data, group=_sgroup(size), n=size)
     assert len(out) > 0
 
 
@@ -109,13 +97,7 @@ def test_limit_msgspec_typed(
     benchmark: Any, mn: ModuleType, messages_data: bytes, size: int
 ) -> None:
     dec = msgspec.json.Decoder(GenericAlias(list, (mn.Message,)))
-    out = run_bench(
-        benchmark,
-        lambda: dec.decode(messages_data),
-        group=_sgroup(size),
-        n=size,
-        nbytes=len(messages_data),
-    )
+    out = bench_bytes(benchmark, dec.decode, messages_data, group=_sgroup(size), n=size)
     assert len(out) > 0
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from harness import load_reference, run_bench
+from support.harness import load_reference, run_bench
 
 
 def _group(size: int) -> str:
@@ -43,9 +43,9 @@ def test_limit_msgspec_untyped(benchmark: Any, data: bytes, size: int) -> None:
 
 def test_peer_reference_dicts(benchmark: Any, records: list[dict[str, Any]], size: int) -> None:
     if load_reference() is None:
-        pytest.skip("tests/reference.py is absent")
-    fn = getattr(importlib.import_module("reference"), "normalize_messages", None)
+        pytest.skip("tests/support/reference.py is absent")
+    fn = getattr(importlib.import_module("support.reference"), "normalize_messages", None)
     if fn is None:
-        pytest.skip("tests/reference.py has no normalize_messages")
+        pytest.skip("tests/support/reference.py has no normalize_messages")
     out = run_bench(benchmark, lambda: fn(records), group=_group(size), n=size)
     assert len(out) >= size * 9 // 10

@@ -12,8 +12,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from harness import run_bench
-from provider_history import openai_chat_history
+from support.harness import run_bench
+from support.provider_history import openai_chat_history
 
 
 def _group(size: int) -> str:

@@ -17,9 +17,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-import generate
 import msgspec
-from harness import run_bench
+from support import generate
+from support.harness import bench_bytes, run_bench
 
 
 def _per_record(benchmark: Any, n: int) -> None:
@@ -30,12 +30,8 @@ def _per_record(benchmark: Any, n: int) -> None:
 
 def test_ours_bytes_scaling(benchmark: Any, mn: ModuleType, scale_size: int) -> None:
     data = generate.generate_bytes(scale_size)
-    out = run_bench(
-        benchmark,
-        lambda: mn.normalize_for_api(data),
-        group="scaling bytes path",
-        n=scale_size,
-        nbytes=len(data),
+    out = bench_bytes(
+        benchmark, mn.normalize_for_api, data, group="scaling bytes path", n=scale_size
     )
     _per_record(benchmark, scale_size)
     assert isinstance(out, bytes)
@@ -44,25 +40,15 @@ def test_ours_bytes_scaling(benchmark: Any, mn: ModuleType, scale_size: int) -> 
 def test_control_msgspec_raw_scaling(benchmark: Any, scale_size: int) -> None:
     data = generate.generate_bytes(scale_size)
     dec = msgspec.json.Decoder(list[msgspec.Raw])
-    out = run_bench(
-        benchmark,
-        lambda: dec.decode(data),
-        group="scaling bytes path",
-        n=scale_size,
-        nbytes=len(data),
-    )
+    out = bench_bytes(benchmark, dec.decode, data, group="scaling bytes path", n=scale_size)
     _per_record(benchmark, scale_size)
     assert len(out) == scale_size
 
 
 def test_ours_adversarial_bytes(benchmark: Any, mn: ModuleType, scale_size: int) -> None:
     data = generate.adversarial_bytes(scale_size)
-    out = run_bench(
-        benchmark,
-        lambda: mn.normalize_for_api(data),
-        group="scaling adversarial",
-        n=scale_size,
-        nbytes=len(data),
+    out = bench_bytes(
+        benchmark, mn.normalize_for_api, data, group="scaling adversarial", n=scale_size
     )
     _per_record(benchmark, scale_size)
     assert len(msgspec.json.decode(out)) == scale_size + 1
@@ -82,12 +68,8 @@ def test_ours_interleaved_bytes(benchmark: Any, mn: ModuleType, scale_size: int)
     records join into one and the results merge into one user record (a merge
     that rebuilds the growing record each time is quadratic here)."""
     data = generate.interleaved_bytes(scale_size)
-    out = run_bench(
-        benchmark,
-        lambda: mn.normalize_for_api(data),
-        group="scaling interleaved",
-        n=scale_size,
-        nbytes=len(data),
+    out = bench_bytes(
+        benchmark, mn.normalize_for_api, data, group="scaling interleaved", n=scale_size
     )
     _per_record(benchmark, scale_size)
     recs = msgspec.json.decode(out)
@@ -97,12 +79,8 @@ def test_ours_interleaved_bytes(benchmark: Any, mn: ModuleType, scale_size: int)
 
 def test_ours_blocks_in_one_record(benchmark: Any, mn: ModuleType, scale_size: int) -> None:
     data = generate.blocks_bytes(scale_size)
-    out = run_bench(
-        benchmark,
-        lambda: mn.normalize_for_api(data),
-        group="scaling blocks in one record",
-        n=scale_size,
-        nbytes=len(data),
+    out = bench_bytes(
+        benchmark, mn.normalize_for_api, data, group="scaling blocks in one record", n=scale_size
     )
     _per_record(benchmark, scale_size)
     assert len(msgspec.json.decode(out)[0]["message"]["content"]) == (scale_size + 1) // 2

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from harness import run_bench
+from support.harness import bench_bytes, run_bench
 
 
 def _group(size: int) -> str:
@@ -47,13 +47,7 @@ def test_load_after_compaction(
 
 
 def test_normalize_same_bytes(benchmark: Any, mn: ModuleType, data_jsonl: bytes, size: int) -> None:
-    out = run_bench(
-        benchmark,
-        lambda: mn.normalize_for_api(data_jsonl),
-        group=_group(size),
-        n=size,
-        nbytes=len(data_jsonl),
-    )
+    out = bench_bytes(benchmark, mn.normalize_for_api, data_jsonl, group=_group(size), n=size)
     assert msgspec.json.decode(out)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from harness import run_bench
+from support.harness import run_bench
 
 
 def test_ours_count_tokens(

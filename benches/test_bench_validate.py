@@ -12,7 +12,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from harness import run_bench
+from support.harness import run_bench
 
 
 def _group(size: int) -> str:

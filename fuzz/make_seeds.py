@@ -3,7 +3,7 @@
 Sources: the bundled example session, windows of the example transcripts of
 examples/sessions/ (forks, sidechains, subagent files, a compaction, parallel calls,
 broken and damaged lines, kept byte for byte: BOM, CRLF), and histories drawn from
-tests/strategies.py with a fixed seed.
+tests/support/strategies.py with a fixed seed.
 Run from the project root: ``python3 fuzz/make_seeds.py``.
 """
 
@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, seed, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "fuzz" / "seeds"
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))  # a script: tests/support, as pytest finds it
 
-import strategies  # noqa: E402
+from support import strategies  # noqa: E402
 
 
 def write(name: str, data: bytes) -> None:

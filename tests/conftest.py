@@ -2,7 +2,7 @@
 
 Every test runs against each (implementation, input kind) pair:
 
-- ``("reference", "dicts")``: tests/reference.py on lists of dicts;
+- ``("reference", "dicts")``: tests/support/reference.py on lists of dicts;
 - ``("msgnorm", "dicts")``: the real package on lists of dicts;
 - ``("msgnorm", "bytes")``: the real package on ``json.dumps(records).encode()``
   (JSON bytes in, JSON bytes of an array out; decoded here for comparison);
@@ -22,9 +22,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import reference
 from hypothesis import HealthCheck, reject, settings
 from hypothesis.control import currently_in_test_context
+from support import reference
 
 # --------------------------------------------------------------------------
 # hypothesis profiles: HYPOTHESIS_PROFILE, else "ci" when CI=true, else "dev"

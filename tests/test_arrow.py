@@ -4,17 +4,13 @@ arrays and streams, pyarrow and other producers of the PyCapsule interface."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
-import external
 import msgnorm
 import msgnorm.arrow
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
-import generate
+from support import external, generate
+from support.engines import single
 
 pa = pytest.importorskip(
     "pyarrow", reason="pyarrow is not installed (pip install 'msgnorm[arrow]')"
@@ -34,20 +30,6 @@ def histories() -> list[bytes]:
     return [
         generate.generate_bytes(5 + (s * 37) % 120, seed=s, jsonl=s % 3 == 0) for s in range(300)
     ]
-
-
-def single(data: bytes, **kw: Any) -> dict[str, Any]:
-    """What the kernel's row must be: the single calls on the row's bytes."""
-    try:
-        out, report = msgnorm.normalize_for_api_report(data, **kw)
-    except msgnorm.MsgnormError as e:
-        return {"normalized": None, "repairs": None, "tokens": None, "error": str(e)}
-    return {
-        "normalized": out,
-        "repairs": report,
-        "tokens": msgnorm.count_tokens(out),
-        "error": None,
-    }
 
 
 def as_bytes(v: Any) -> Any:
@@ -237,7 +219,7 @@ def test_sliced_arrays_read_their_own_rows(histories: list[bytes], type_name: st
 
 
 def test_num_threads_is_honoured(histories: list[bytes]) -> None:
-    from engines import threads_named_msgnorm, threads_named_msgnorm_at_least
+    from support.engines import threads_named_msgnorm, threads_named_msgnorm_at_least
 
     if threads_named_msgnorm() < 0:
         pytest.skip("needs Linux /proc")

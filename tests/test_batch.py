@@ -11,12 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import external
 import msgnorm
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
-import generate
+from support import external, generate
 
 SESSIONS = external.example_sessions() + external.corpus_files(recursive=False)
 test_external_corpus = external.corpus_check

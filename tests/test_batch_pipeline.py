@@ -8,7 +8,7 @@ from typing import Any
 
 import msgnorm
 import pytest
-from engines import BROKEN, histories
+from support.engines import BROKEN, histories
 
 
 @pytest.mark.parametrize("threads", [2, 3])

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import msgnorm
 import pytest
-from engines import CORPUS_FILES, histories, write_tree
+from msgnorm.cli import directory
+from msgnorm.cli.directory import MANIFEST
+from support.engines import CORPUS_FILES, histories, write_tree
 
 
 def run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
@@ -24,46 +26,53 @@ def run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def expected(data: bytes, session: bool = True) -> bytes:
-    if session:
-        data = msgnorm.load_session(data, kind="bytes").records
+def expected(source: Path | bytes, session: bool = True) -> bytes:
+    """A session file's output (its subagent files read with it), or a flat file's."""
+    data = msgnorm.load_session(source, kind="bytes").records if session else source
     out: bytes = msgnorm.normalize_for_api(data)
     return out + b"\n"
 
 
+def sessions_of(root: Path) -> list[str]:
+    """The session files of a tree (the outputs' names): subagent files go with them."""
+    return [u.rel.as_posix() for u in directory.tree_units(root)]
+
+
 @pytest.fixture(scope="module")
-def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes]]:
-    """1,000 session files in a tree (the example transcripts among them)."""
+def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """1,000 files in a tree (the example transcripts among them, subagent files
+    too): the root and its sessions."""
     root = tmp_path_factory.mktemp("sessions")
     small = histories(60)
     items = [small[i % len(small)] for i in range(1000 - len(CORPUS_FILES))]
     files = write_tree(root, items)
     assert len(files) == 1000
     (root / "notes.txt").write_text("not a transcript")
-    return root, files
+    sessions = sessions_of(root)
+    assert len(sessions) < len(files), "the examples' subagent files go with their sessions"
+    return root, sessions
 
 
-def test_a_thousand_files_with_two_jobs(
-    tree: tuple[Path, dict[str, bytes]], tmp_path: Path
-) -> None:
-    root, files = tree
+def test_a_thousand_files_with_two_jobs(tree: tuple[Path, list[str]], tmp_path: Path) -> None:
+    root, sessions = tree
     out = tmp_path / "out"
     proc = run(["normalize", str(root), "-o", str(out), "--jobs", "2", "--progress"])
     assert proc.returncode == 0, proc.stderr
     written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    assert written == sorted(str(Path(rel).with_suffix(".json")) for rel in files)
+    want = sorted(str(Path(rel).with_suffix(".json")) for rel in sessions)
+    assert written == sorted([*want, MANIFEST])
     records = 0
-    for rel, data in files.items():
+    for rel in sessions:
         got = (out / rel).with_suffix(".json").read_bytes()
-        assert got == expected(data), rel
+        assert got == expected(root / rel), rel
         records += len(json.loads(got))
     lines = proc.stderr.splitlines()
     summary = [line for line in lines if line.startswith("msgnorm: ")]
     assert summary[0].startswith(
-        f"msgnorm: {len(files)} files, {len(files)} written, {records} records, 0 errors"
+        f"msgnorm: {len(sessions)} sessions, {len(sessions)} written, {records} records, 0 errors"
     )
     assert summary[1].startswith("msgnorm: repairs: ")
-    assert "normalizing: 100%" in proc.stderr and f"{len(files)}/{len(files)}" in proc.stderr
+    assert "normalizing: 100%" in proc.stderr and f"{len(sessions)}/{len(sessions)}" in proc.stderr
 
 
 def test_errors_are_listed_with_their_files(tmp_path: Path) -> None:
@@ -81,16 +90,17 @@ def test_errors_are_listed_with_their_files(tmp_path: Path) -> None:
         assert (out / rel).with_suffix(".json").read_bytes() == expected(data, session=False)
 
 
-def test_count_a_directory(tree: tuple[Path, dict[str, bytes]]) -> None:
-    root, files = tree
+def test_count_a_directory(tree: tuple[Path, list[str]]) -> None:
+    root, sessions = tree
     proc = run(["count", str(root), "--jobs", "2", "--top", "2"])
     assert proc.returncode == 0, proc.stderr
     total = sum(
-        msgnorm.count_tokens(msgnorm.load_session(d, kind="bytes").records) for d in files.values()
+        msgnorm.count_tokens(msgnorm.load_session(root / rel, kind="bytes").records)
+        for rel in sessions
     )
     first = proc.stdout.splitlines()[0]
-    assert first.startswith(f"total: {total} tokens in {len(files)} files (")
-    assert proc.stdout.splitlines()[1] == "biggest 2 files:"
+    assert first.startswith(f"total: {total} tokens in {len(sessions)} sessions (")
+    assert proc.stdout.splitlines()[1] == "biggest 2 sessions:"
 
 
 def test_directory_mode_arguments(tmp_path: Path) -> None:
@@ -116,7 +126,8 @@ def test_engines_write_what_the_local_run_writes(
     pytest.importorskip("pyarrow", reason="pyarrow is not installed")
     pytest.importorskip(engine, reason=f"{engine} is not installed for this Python")
     root = tmp_path / "in"
-    files = write_tree(root, histories(40))
+    write_tree(root, histories(40))
+    sessions = sessions_of(root)
     local, remote = tmp_path / "local", tmp_path / engine
     assert run(["normalize", str(root), "-o", str(local), "--jobs", "2"]).returncode == 0
     ray_dir = tmp_path_factory.mktemp("r")  # a short path: Ray's sockets live under it
@@ -127,7 +138,7 @@ def test_engines_write_what_the_local_run_writes(
     }
     proc = run(["normalize", str(root), "-o", str(remote), "--engine", engine, "-j", "2"], **env)
     assert proc.returncode == 0, proc.stderr
-    assert f"{len(files)} files, {len(files)} written" in proc.stderr
-    for rel in files:
+    assert f"{len(sessions)} sessions, {len(sessions)} written" in proc.stderr
+    for rel in sessions:
         target = Path(rel).with_suffix(".json")
         assert (remote / target).read_bytes() == (local / target).read_bytes(), rel

@@ -12,15 +12,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-import external
 import msgnorm
 import msgspec
 import pytest
-import strategies as S
-from helpers import redacted, text, thinking, tool_result, tool_use
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from reference import check_guarantees
+from support import external
+from support import strategies as S
+from support.helpers import redacted, text, thinking, tool_result, tool_use
+from support.reference import check_guarantees
 
 P = msgnorm.editing.DEFAULT_PLACEHOLDER
 Rec = dict[str, Any]
@@ -479,12 +479,7 @@ def test_properties(history: list[Rec], topts: dict[str, Any], keep_turns: Any) 
 
 def _langchain() -> Any:
     mod = pytest.importorskip("langchain.agents.middleware.context_editing")
-    import sys
-
-    bench = str(Path(__file__).resolve().parents[1] / "benches")
-    if bench not in sys.path:
-        sys.path.insert(0, bench)
-    import harness
+    from support import harness
 
     return mod, harness.to_langchain
 

@@ -8,22 +8,18 @@ from __future__ import annotations
 import json
 import pickle
 import random
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-import external
 import msgnorm
 import msgspec
 import pytest
-import strategies as S
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
-import generate
+from support import external, generate
+from support import strategies as S
 
 TRANSCRIPTS = external.example_files() + external.corpus_files()
 test_external_corpus = external.corpus_check

@@ -15,20 +15,16 @@ import copy
 import itertools
 import pickle
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
-import external
 import msgnorm
 import msgspec
 import pytest
-import strategies as S
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
-import generate
+from support import external, generate
+from support import strategies as S
 
 PLACEHOLDER = msgnorm.editing.DEFAULT_PLACEHOLDER
 THINKING = ("thinking", "redacted_thinking")

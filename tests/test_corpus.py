@@ -4,7 +4,7 @@ The well-formed records of each file normalize with all SPEC §4 guarantees
 holding, equally in the three input kinds and as the reference says; counting
 and trimming agree with the reference too. The files are the project's own
 ``examples/`` and, when ``MSGNORM_CORPUS`` names it, a corpus of real Claude
-Code transcripts (tests/external.py), never copied into the project.
+Code transcripts (tests/support/external.py), never copied into the project.
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ from typing import Any
 
 import msgnorm
 import pytest
-import reference
-import session_trees
-from external import corpus_check, corpus_files, example_files, file_id
+from support import reference, session_trees
+from support.external import corpus_check, corpus_files, example_files, file_id
 
 FILES = example_files() + corpus_files(recursive=False)
 # Files whose JSON Lines hold a line that is not a valid record, and the error it raises.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import asst, entry, meta_user, text, tool_result, tool_use, user
+from support.helpers import asst, entry, meta_user, text, tool_result, tool_use, user
 
 # With chars_per_token=1 and tokens_per_message=0 a record costs its characters.
 KW = {"chars_per_token": 1.0, "tokens_per_message": 0}

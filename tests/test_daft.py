@@ -6,7 +6,7 @@ from pathlib import Path
 
 import msgnorm
 import pytest
-from engines import BROKEN, histories, row_of, single, threads_named_msgnorm, write_tree
+from support.engines import BROKEN, histories, row_of, single, threads_named_msgnorm, write_tree
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install 'msgnorm[daft]')")
 daft = pytest.importorskip(

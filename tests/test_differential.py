@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import strategies as S
 from hypothesis import given
 from hypothesis import strategies as st
-from reference import check_guarantees
+from support import strategies as S
+from support.reference import check_guarantees
 
 
 def outcome(impl: Any, fn: str, *args: Any, **kwargs: Any) -> tuple[str, Any]:

@@ -146,15 +146,7 @@ def agentscope_history() -> list[dict[str, Any]]:
 
 def test_agentscope_records_split_a_msg_where_its_results_start() -> None:
     recs = mas.from_agentscope(agentscope_history())
-    assert [r["type"] for r in recs] == [
-        "system",
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-    ]
+    assert [r["type"] for r in recs] == ["system", *["user", "assistant"] * 3]
     assert [b["type"] for b in recs[2]["message"]["content"]] == [
         "thinking",
         "tool_use",

@@ -59,15 +59,7 @@ def lc_history() -> list[Any]:
 
 def test_langchain_records() -> None:
     recs = mlc.from_langchain(lc_history())
-    assert [r["type"] for r in recs] == [
-        "system",
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-    ]
+    assert [r["type"] for r in recs] == ["system", *["user", "assistant"] * 3]
     assert recs[0]["subtype"] == "system_prompt" and recs[0]["content"] == "be brief"
     assert recs[2]["message"]["content"] == [
         {"type": "thinking", "thinking": "hm", "signature": "sig"},

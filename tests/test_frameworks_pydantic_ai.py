@@ -51,15 +51,7 @@ def pai_history() -> list[Any]:
 
 def test_pydantic_ai_records() -> None:
     recs = mpa.from_pydantic_ai(pai_history())
-    assert [r["type"] for r in recs] == [
-        "system",
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-        "user",
-        "assistant",
-    ]
+    assert [r["type"] for r in recs] == ["system", *["user", "assistant"] * 3]
     assert recs[2]["message"]["content"][2] == {
         "type": "tool_use",
         "id": "t1",

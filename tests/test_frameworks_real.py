@@ -15,7 +15,7 @@ from typing import Any
 
 import msgnorm
 import pytest
-from provider_oracles import check
+from support.provider_oracles import check
 
 # --------------------------------------------------------------------------
 # AgentScope 2 (agentscope.message.Msg with pydantic blocks)

@@ -19,21 +19,14 @@ from typing import Any
 import msgnorm
 from hypothesis import example, given
 from hypothesis import strategies as st
+from support import reference
 
 # Set to True to tolerate UnicodeEncodeError for inputs holding a lone surrogate
 # (the bug this fuzz found first, since fixed: such strings are InvalidRecordError).
 SURROGATE_BUG = False
 
-RECORD_TYPES = [
-    "user",
-    "assistant",
-    "system",
-    "attachment",
-    "progress",
-    "tool_use_summary",
-    "tombstone",
-    "summary",
-]
+#: The record types the reference knows, and one it does not.
+RECORD_TYPES = [*reference.KNOWN_TYPES, "summary"]
 BLOCK_TYPES = [
     "text",
     "thinking",

@@ -17,11 +17,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import external
 import msgnorm
 import pytest
-import session_trees
 from msgnorm import InvalidRecordError, JSONDecodeError, MsgnormError
+from support import external, session_trees
 
 DEEP = 200_000
 test_external_corpus = external.corpus_check

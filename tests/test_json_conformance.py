@@ -1,4 +1,4 @@
-"""JSON conformance from the project's own cases (tests/json_cases.py, SPEC §1).
+"""JSON conformance from the project's own cases (tests/support/json_cases.py, SPEC §1).
 
 Each case is embedded as a ``tool_use`` block's ``input`` in a small valid history
 and read through two entry points:
@@ -24,7 +24,7 @@ import json
 
 import msgnorm
 import pytest
-from json_cases import FAMILIES, TABLE, Case, all_cases
+from support.json_cases import FAMILIES, TABLE, Case, all_cases
 
 CASES = all_cases()
 LINE_CASES = [c for c in CASES if b"\n" not in c.text and b"\r" not in c.text]

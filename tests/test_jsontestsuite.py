@@ -1,6 +1,6 @@
 """JSON conformance from outside: nst/JSONTestSuite's parsing cases through the bytes path.
 
-The project's own cases (tests/json_cases.py, tests/test_json_conformance.py)
+The project's own cases (tests/support/json_cases.py, tests/test_json_conformance.py)
 cover the same ground; these are extra validation when ``MSGNORM_JSONTESTSUITE``
 names a JSONTestSuite checkout (``.ci/run`` sets it; the module is one skip
 when it is unset).
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import external
 import msgnorm
 import pytest
+from support import external
 
 if external.JSONTESTSUITE is None:
     pytest.skip(

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgnorm
 import pytest
-from helpers import asst, text, user
+from support.helpers import asst, text, user
 
 OK_USER = user("u0", "hi")
 

@@ -1,6 +1,6 @@
 """Provider adapters: from_provider, to_provider/to_<provider>, convert (docs/PROVIDERS.md).
 
-Oracles are the providers' own SDK types, offline (tests/provider_oracles.py).
+Oracles are the providers' own SDK types, offline (tests/support/provider_oracles.py).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import external
 import msgnorm
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from provider_fixtures import HISTORIES, PDF, PNG, request
-from provider_oracles import check
-from strategies import histories
+from support import external
+from support.provider_fixtures import HISTORIES, PDF, PNG, request
+from support.provider_oracles import check
+from support.strategies import histories
 
 PROVIDERS = msgnorm.PROVIDERS
 test_external_corpus = external.corpus_check

@@ -10,7 +10,7 @@ from typing import Any
 
 import msgnorm
 import pytest
-from engines import (
+from support.engines import (
     BROKEN,
     CORPUS_FILES,
     histories,

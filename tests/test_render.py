@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import asst, attachment, date_att, reminder, text, tool_result, tool_use, user
+from support.helpers import asst, attachment, date_att, reminder, text, tool_result, tool_use, user
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from typing import Any
 import msgnorm
 import msgspec
 import pytest
-import session_trees as st
+from support import session_trees as st
 
 SID = "11111111-2222-4333-8444-555555555555"
 
@@ -275,37 +275,11 @@ def test_subagent_files_legacy_agents_and_directories(tmp_path: Path) -> None:
 
 
 def test_cycles_missing_parents_and_duplicates_never_hang() -> None:
+    links = [("a", "c", "x"), ("b", "a", "y"), ("c", "b", "z"), ("d", "gone", "w")]
+    links.append(("d", "gone", "v"))
     recs = [
-        {
-            "type": "user",
-            "uuid": "a",
-            "parentUuid": "c",
-            "message": {"role": "user", "content": "x"},
-        },
-        {
-            "type": "user",
-            "uuid": "b",
-            "parentUuid": "a",
-            "message": {"role": "user", "content": "y"},
-        },
-        {
-            "type": "user",
-            "uuid": "c",
-            "parentUuid": "b",
-            "message": {"role": "user", "content": "z"},
-        },
-        {
-            "type": "user",
-            "uuid": "d",
-            "parentUuid": "gone",
-            "message": {"role": "user", "content": "w"},
-        },
-        {
-            "type": "user",
-            "uuid": "d",
-            "parentUuid": "gone",
-            "message": {"role": "user", "content": "v"},
-        },
+        {"type": "user", "uuid": u, "parentUuid": p, "message": {"role": "user", "content": c}}
+        for u, p, c in links
     ]
     data = b"\n".join(json.dumps(r).encode() for r in recs)
     s = msgnorm.load_session(data)

@@ -4,7 +4,7 @@ The SDK reads session files the way Claude Code does
 (``get_session_messages``: pick the leaf, walk ``parentUuid``, put parallel
 tool calls back; ``get_subagent_messages``: a subagent file's chain). Here:
 
-(a) the generator's books (tests/session_trees.py) agree with the SDK on many
+(a) the generator's books (tests/support/session_trees.py) agree with the SDK on many
     seeds, so they are a second oracle (runs without load_session);
 (b) load_session's main thread is the SDK's chain, on every generated tree
     every example transcript and every file of the external corpus
@@ -39,8 +39,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import external
 import pytest
+from support import external
 
 sdk = pytest.importorskip(
     "claude_agent_sdk",
@@ -48,8 +48,8 @@ sdk = pytest.importorskip(
     "(pip install claude-agent-sdk)",
 )
 
-import session_trees as st  # noqa: E402
-from session_trees import Rec, Session, SessionBuilder  # noqa: E402
+from support import session_trees as st  # noqa: E402
+from support.session_trees import Rec, Session, SessionBuilder  # noqa: E402
 
 _sdk_sessions: ModuleType | None
 try:  # the SDK's chain builder itself, for checks finer than its public API
@@ -58,7 +58,7 @@ except ImportError:  # pragma: no cover - depends on the SDK version
     _sdk_sessions = None
 
 SEEDS = list(range(int(os.environ.get("MSGNORM_SESSION_SEEDS", "120"))))
-# The example transcripts' session files and the external corpus's (tests/external.py);
+# The example transcripts' session files and the external corpus's (tests/support/external.py);
 # not damaged.jsonl, whose BOM and doubled line §8.1 repairs where the SDK drops the lines.
 SESSION_FILES = [e.path for e in st.EXAMPLES if not e.repaired] + external.corpus_sessions()
 test_external_corpus = external.corpus_check
@@ -196,18 +196,10 @@ def sdk_full_chain(data: bytes) -> list[str]:
 def sdk_chain_from_leaf(data: bytes, leaf: str) -> list[str]:
     """The SDK's chain as if ``leaf`` were the chosen leaf: its parentUuid walk
     (same rules as _build_conversation_chain) and its parallel-call recovery."""
-    by_uuid: dict[str, Rec] = {}
-    for e in sdk_entries(data):
-        by_uuid[e["uuid"]] = e
-    chain: list[Rec] = []
-    seen: set[str] = set()
-    cur = by_uuid.get(leaf)
-    while cur is not None and cur["uuid"] not in seen:
-        seen.add(cur["uuid"])
-        chain.append(cur)
-        parent = cur.get("parentUuid")
-        cur = by_uuid.get(parent) if parent else None
-    chain.reverse()
+    entries = list(sdk_entries(data))
+    by_uuid = {e["uuid"]: e for e in entries}
+    chain = st.naive_walk(entries, leaf)
+    seen = {e["uuid"] for e in chain}
     out = internal()._recover_orphaned_parallel_tool_results(by_uuid, chain, seen)
     return [e["uuid"] for e in out]
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import msgnorm
 import pytest
-import strategies as S
 from hypothesis import given, settings
+from support import strategies as S
 
 
 def user(text: Any, uuid: str) -> dict[str, Any]:

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from helpers import asst, attachment, entry, image, local_command, text, thinking, tool_use, user
+from support.helpers import (
+    asst,
+    attachment,
+    entry,
+    image,
+    local_command,
+    text,
+    thinking,
+    tool_use,
+    user,
+)
 
 UA = "550e8400-e29b-41d4-a716-446655440000"
 UB = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import (
+from support.helpers import (
     asst,
     mcp_tool_use,
     meta_user,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import asst, text, user
+from support.helpers import asst, text, user
 
 
 def test_empty_assistant_not_last(impl):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import asst, redacted, text, thinking, tool_use, user
+from support.helpers import asst, redacted, text, thinking, tool_use, user
 
 
 def test_trailing_thinking_dropped_and_text_stripped(impl):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import asst, document, image, text, tool_result, tool_use, user
+from support.helpers import asst, document, image, text, tool_result, tool_use, user
 
 
 def img_omitted(n: int) -> dict:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import asst, entry, local_command, text, tombstone, tool_result, tool_use, user
+from support.helpers import asst, entry, local_command, text, tombstone, tool_result, tool_use, user
 
 
 def test_tombstone_drops_its_target_and_itself(impl):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import (
+from support.helpers import (
     asst,
     entry,
     meta_user,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import asst, first_user_uuid, meta_user, progress, text, user
+from support.helpers import asst, first_user_uuid, meta_user, progress, text, user
 
 
 def test_first_user_uuid_vector():

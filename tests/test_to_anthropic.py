@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import asst, image, progress, raises_invalid, text, tool_result, tool_use, user
+from support.helpers import asst, image, progress, raises_invalid, text, tool_result, tool_use, user
 
 
 def test_maps_role_and_content(impl):

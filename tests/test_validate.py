@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from msgnorm import ProviderRuleError, Violation
 from msgnorm.cli import main as cli_main
-from strategies import histories
+from support.strategies import histories
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import (
+from support.helpers import (
     asst,
     attachment,
     local_command,

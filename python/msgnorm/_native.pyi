@@ -172,6 +172,7 @@ def load_session(
     thread: str,
     after_compaction: bool,
     raise_errors: bool,
+    fit: tuple[int, int] | None = None,
 ) -> tuple[bytes, list[dict[str, Any]], int, dict[str, Any], list[tuple[int, int] | None]]: ...
 def normalize_batch(
     items: list[bytes | str],

@@ -141,6 +141,11 @@ class Conversation:
                 data = encode(records) if _has_structs(records) else _encode(records)
             except (TypeError, msgspec.EncodeError) as e:
                 raise MsgnormError(f"records: cannot be written as JSON: {e}") from None
+            except RecursionError:
+                raise MsgnormError(
+                    "records: a value is nested too deeply to be written as JSON "
+                    "(Python's recursion limit); nothing was appended"
+                ) from None
         else:
             raise MsgnormError(
                 f"records: expected a list of records, JSON bytes or a JSON str, "
@@ -157,7 +162,13 @@ class Conversation:
             return data.decode()
         if kind == "structs":
             return _decode_own(data)
-        return msgspec.json.decode(data)
+        try:
+            return msgspec.json.decode(data)
+        except (RecursionError, msgspec.DecodeError, msgspec.ValidationError) as e:
+            why = "nested too deeply" if isinstance(e, RecursionError) else str(e)
+            raise MsgnormError(
+                f"the output cannot become Python objects ({why}); ask for kind='bytes' or 'str'"
+            ) from None
 
     def for_api(self) -> Any:
         """What :func:`msgnorm.normalize_for_api` gives on the whole history so far."""

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import Any, Literal
 
 import msgspec
@@ -26,6 +28,8 @@ __all__ = ["LineIssue", "LoadReport", "Session", "Thread", "load_session", "sess
 Kind = Literal["dicts", "structs", "bytes"]
 _KINDS = ("dicts", "structs", "bytes")
 _READ_CHUNK = 1 << 22
+#: Recursion kept free for the decoders' own calls and the caller's.
+_FIT_MARGIN = 50
 
 
 class LineIssue(msgspec.Struct, frozen=True, kw_only=True):
@@ -118,18 +122,15 @@ class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
             parts.append(f"skipped {len(self.skipped)} broken line(s) ({lines}{more})")
         if self.repaired:
             parts.append(f"split {len(self.repaired)} line(s) holding several records")
-        if self.duplicate_uuids:
-            parts.append(f"{self.duplicate_uuids} repeated uuid(s) kept once")
-        if self.missing_parents:
-            parts.append(f"{self.missing_parents} missing parent(s)")
-        if self.cycles:
-            parts.append(f"{self.cycles} parentUuid cycle(s) cut")
-        if self.recovered:
-            parts.append(f"{self.recovered} parallel tool record(s) put back")
-        if self.preserved:
-            parts.append(f"{self.preserved} preserved record(s) relinked after their summary")
-        if self.unlinked_segments:
-            parts.append(f"{self.unlinked_segments} preserved segment(s) left as written")
+        counted = (
+            (self.duplicate_uuids, "repeated uuid(s) kept once"),
+            (self.missing_parents, "missing parent(s)"),
+            (self.cycles, "parentUuid cycle(s) cut"),
+            (self.recovered, "parallel tool record(s) put back"),
+            (self.preserved, "preserved record(s) relinked after their summary"),
+            (self.unlinked_segments, "preserved segment(s) left as written"),
+        )
+        parts += [f"{n} {what}" for n, what in counted if n]
         if self.cleared_results:
             parts.append(
                 f"{len(self.cleared_results)} result(s) cleared by "
@@ -317,6 +318,21 @@ def _read_back(records: list[Any], origins: list[tuple[str | None, int]]) -> tup
     return read, missing
 
 
+def _python_fit() -> tuple[int, int]:
+    """How deeply nested, and how long an integer, a record may be to become
+    Python objects from here: the recursion left below this frame (msgspec
+    recurses once a level), and ``sys.get_int_max_str_digits()`` (0: any)."""
+    frames = 0
+    frame: FrameType | None = sys._getframe()
+    while frame is not None:
+        frames += 1
+        frame = frame.f_back
+    # From 3.12 C code such as msgspec's decoder has its own recursion budget.
+    limit = sys.getrecursionlimit() if sys.version_info < (3, 12) else 1000
+    digits = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    return max(limit - frames - _FIT_MARGIN, 1), digits
+
+
 def _read(path: Path, progress: Callable[[int], None] | None) -> bytes:
     try:
         if progress is None:
@@ -359,7 +375,11 @@ def load_session(
 
     ``errors``: ``"skip"`` leaves broken lines and invalid records out and lists
     them in ``report.skipped``; ``"raise"`` raises :class:`msgnorm.JSONDecodeError`
-    (line, column) or :class:`msgnorm.InvalidRecordError`.
+    (line, column) or :class:`msgnorm.InvalidRecordError`.  For ``"dicts"`` and
+    ``"structs"``, a record that cannot become Python objects (nested past the
+    recursion limit, a float beyond a double, an integer longer than
+    ``sys.get_int_max_str_digits()``) counts as invalid: skipped with its line
+    and reason, or :class:`msgnorm.MsgnormError` naming its line.
 
     ``kind``: the records as ``"dicts"``, msgnorm ``"structs"`` or JSON ``"bytes"``.
     ``progress``, if given, is called with the number of bytes read as files are read.
@@ -391,8 +411,9 @@ def load_session(
         raise MsgnormError(
             f"source must be a path or the file's bytes, not {type(source).__name__}"
         )
+    fit = None if kind == "bytes" else _python_fit()
     out, threads, chosen, rep, where = _native.load_session(
-        files, thread, bool(after_compaction), errors == "raise"
+        files, thread, bool(after_compaction), errors == "raise", fit
     )
 
     def name(i: int | None) -> str | None:

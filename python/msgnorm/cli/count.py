@@ -23,10 +23,11 @@ def _count_tree(args: argparse.Namespace) -> int:
         chars_per_token=args.chars_per_token,
     )
     lines = [
-        f"total: {summary.tokens} tokens in {summary.written} files ({summary.records} records)"
+        f"total: {summary.tokens} tokens in {summary.written} {summary.unit} "
+        f"({summary.records} records)"
     ]
     if biggest:
-        lines.append(f"biggest {len(biggest)} files:")
+        lines.append(f"biggest {len(biggest)} {summary.unit}:")
         lines += [f"  {path}: {n}" for n, path in biggest]
     sys.stdout.write("\n".join(lines) + "\n")
     directory.print_lines(summary.lines("counted"))
@@ -61,8 +62,10 @@ def add_parser(sub: Any) -> None:
     c = sub.add_parser("count", help="approximate tokens (SPEC §6): total, per type, biggest")
     c.add_argument("path", help="transcript file, directory tree, or - for standard input")
     c.add_argument("--chars-per-token", type=float, default=_api._CHARS_PER_TOKEN)
-    c.add_argument("--top", type=int, default=5, help="how many of the biggest records (files)")
-    g = c.add_argument_group("directory (each *.jsonl file: its session's main thread)")
+    c.add_argument("--top", type=int, default=5, help="how many of the biggest records (sessions)")
+    g = c.add_argument_group(
+        "directory (each session, a *.jsonl file with its subagent files: its main thread)"
+    )
     g.add_argument("--flat", action="store_true", help="count each file as a flat list")
     g.add_argument(
         "--progress",

@@ -106,7 +106,8 @@ def _clear(out: bytes, args: argparse.Namespace) -> tuple[bytes, dict[str, int]]
 
 
 def _tree_only_defaults(args: argparse.Namespace) -> None:
-    """Options the directory mode does not take (each file: main thread, broken lines skipped)."""
+    """Options the directory mode does not take (each session: main thread, broken lines
+    skipped)."""
     given = [
         flag
         for flag, on in (
@@ -140,6 +141,7 @@ def _normalize_tree(args: argparse.Namespace) -> int:
             "max_media": None if args.max_media < 0 else args.max_media,
             "short_ids": args.short_ids,
         },
+        force=args.force,
     )
     directory.print_lines(summary.lines("written"))
     return 1 if summary.errors else 0
@@ -184,10 +186,16 @@ def add_parser(sub: Any) -> None:
     )
     d = n.add_argument_group(
         "directory mode (PATH a directory, and --jobs, --engine or an -o directory)",
-        "each *.jsonl file under PATH is normalized on its own (a session file: its main "
-        "thread; --flat: a flat list) into OUTDIR/<relative path>.json, on every core",
+        "each session under PATH (a *.jsonl file with its subagent files, as load_session "
+        "reads it: its main thread; --flat: each file, a flat list) is normalized into "
+        "OUTDIR/<relative path>.json, on every core; each output is written atomically, and "
+        "a rerun skips those whose inputs (size and mtime) and options are unchanged "
+        "(OUTDIR/.msgnorm-manifest.json)",
     )
     tree_options(d)
+    d.add_argument(
+        "--force", action="store_true", help="rewrite every output, even those up to date"
+    )
     d.add_argument(
         "--engine",
         choices=["ray", "daft"],

@@ -4,7 +4,7 @@
 
 use crate::{guard, to_pyerr, Failure};
 use msgnorm_core::error::Error;
-use msgnorm_core::session::{self, codex, LineIssue, Options, Report, SourceFile, Thread};
+use msgnorm_core::session::{self, codex, Fit, LineIssue, Options, Report, SourceFile, Thread};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -57,16 +57,19 @@ fn report_dict<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, PyD
 
 /// `files`: `(name, data, agent id from the file name)`, in any order; a
 /// Codex rollout is read on its own (`session::codex`).
+/// `fit`: `(max_depth, max_int_digits)` of the Python objects the records
+/// become (a record of the thread beyond them is skipped), or `None`.
 /// Returns `(thread records as a JSON array, threads, chosen index, report,
 /// (file index, line) of each record)`.
 #[pyfunction]
-#[pyo3(signature = (files, thread, after_compaction, raise_errors))]
+#[pyo3(signature = (files, thread, after_compaction, raise_errors, fit=None))]
 pub fn load_session<'py>(
     py: Python<'py>,
     files: Vec<(String, Bound<'py, PyBytes>, Option<String>)>,
     thread: &str,
     after_compaction: bool,
     raise_errors: bool,
+    fit: Option<(usize, usize)>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let sources: Vec<SourceFile<'_>> = files
         .iter()
@@ -80,6 +83,10 @@ pub fn load_session<'py>(
         thread,
         after_compaction,
         raise: raise_errors,
+        fit: fit.map(|(max_depth, max_int_digits)| Fit {
+            max_depth,
+            max_int_digits,
+        }),
     };
     let rollouts: Vec<usize> = sources
         .iter()

@@ -12,8 +12,11 @@
 
 pub mod codex;
 pub mod compact;
+pub mod fit;
 pub mod lines;
 pub mod tree;
+
+pub use fit::Fit;
 
 use crate::error::{Error, Result};
 use crate::json::Raw;
@@ -136,6 +139,9 @@ pub struct Options<'t> {
     pub after_compaction: bool,
     /// Raise on the first broken line instead of skipping it.
     pub raise: bool,
+    /// The records returned become Python objects of these limits: a record of
+    /// the thread that cannot is left out like a broken line ([`fit`]).
+    pub fit: Option<Fit>,
 }
 
 impl Default for Options<'_> {
@@ -144,6 +150,7 @@ impl Default for Options<'_> {
             thread: "main",
             after_compaction: true,
             raise: false,
+            fit: None,
         }
     }
 }
@@ -259,7 +266,56 @@ pub fn load<'a>(files: &[SourceFile<'a>], opts: &Options<'_>) -> Result<Loaded<'
         }
     }
     report.records = records.len();
-    let (chain, threads, chosen) = tree::choose(&records, &origin, &file_agent, opts, &mut report)?;
+    let read = report.clone();
+    let (mut chain, mut threads, mut chosen) =
+        tree::choose(&records, &origin, &file_agent, opts, &mut report)?;
+    if let Some(limits) = opts.fit {
+        // The chosen thread first; should leaving its unfit records out bring
+        // others onto it, every record: at most three choices in all.
+        let mut dropped: Vec<LineIssue> = Vec::new();
+        for round in 0..2 {
+            let check = |i: usize| fit::unfit(raw_text(&records[i]), limits).map(|w| (i, w));
+            let mut unfit: Vec<(usize, String)> = chain.iter().filter_map(|&i| check(i)).collect();
+            if unfit.is_empty() {
+                break;
+            }
+            if round > 0 {
+                unfit = (0..records.len()).filter_map(check).collect();
+            }
+            unfit.sort_by_key(|u| u.0);
+            let mut keep = vec![true; records.len()];
+            for (i, reason) in unfit {
+                let (file, line) = origin[i];
+                if opts.raise {
+                    return Err(Error::value(format!(
+                        "line {line} of {}: {reason}",
+                        files[file].name
+                    )));
+                }
+                keep[i] = false;
+                dropped.push(LineIssue {
+                    file,
+                    line,
+                    column: None,
+                    reason,
+                });
+            }
+            let mut k = keep.iter();
+            records.retain(|_| *k.next().unwrap_or(&true));
+            let mut k = keep.iter();
+            origin.retain(|_| *k.next().unwrap_or(&true));
+            let mut k = keep.iter();
+            file_agent.retain(|_| *k.next().unwrap_or(&true));
+            report = read.clone();
+            report.records = records.len();
+            report.skipped.extend(dropped.iter().cloned());
+            (chain, threads, chosen) =
+                tree::choose(&records, &origin, &file_agent, opts, &mut report)?;
+        }
+        if !dropped.is_empty() {
+            report.skipped.sort_by_key(|i| (i.file, i.line));
+        }
+    }
     Ok(Loaded {
         records,
         origin,

@@ -1,6 +1,6 @@
 """A fair pure-Python baseline for ``normalize_for_api`` on dicts.
 
-``tests/reference.py`` is the test oracle: written for obvious correctness, it
+``tests/support/reference.py`` is the test oracle: written for obvious correctness, it
 returns a deep copy of its output, which a user writing the same pipeline by
 hand would not do.
 This module runs the reference's own steps — the same SPEC §4 rules, one pass
@@ -15,25 +15,13 @@ old figure) and against this baseline (the fair one).
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
-
-TESTS_DIR = Path(__file__).resolve().parents[1] / "tests"
 
 
 def load() -> Callable[..., list[Any]] | None:
-    """The fair ``normalize_for_api``, or ``None`` when ``tests/reference.py`` is absent."""
-    if not (TESTS_DIR / "reference.py").is_file():
-        return None
-    if str(TESTS_DIR) not in sys.path:
-        sys.path.insert(0, str(TESTS_DIR))
-    try:
-        ref = importlib.import_module("reference")
-    except ImportError:
-        return None
+    """The fair ``normalize_for_api`` (the reference is in this package: never ``None``)."""
+    from . import reference as ref
 
     def normalize_for_api(
         records: Sequence[Any],

@@ -1,6 +1,6 @@
 """The suite's data: the project's own, and the optional external copies.
 
-The project carries its own data (``examples/``, ``tests/json_cases.py``), so a
+The project carries its own data (``examples/``, ``tests/support/json_cases.py``), so a
 clone runs the whole suite. Two external collections add validation when an
 environment variable names them (a relative path is read from the repository
 root; ``.ci/run`` sets both):
@@ -22,9 +22,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import session_trees
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import session_trees
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env_dir(var: str) -> Path | None:

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import external
 import msgnorm
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benches"))
-import generate
+from . import external, generate
 
 # Real-shaped transcripts: the examples, and the external corpus when MSGNORM_CORPUS names it.
 CORPUS_FILES = external.example_files() + external.corpus_files()

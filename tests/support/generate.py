@@ -22,7 +22,7 @@ API:
   adjacent assistant records with distinct ``message.id``
 * ``load_corpus()`` / ``corpus_records()``: the real transcripts in ``$MSGNORM_CORPUS``
 
-Run ``python benches/generate.py 100000`` to print the size and the record mix.
+Run ``python tests/support/generate.py 100000`` to print the size and the record mix.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import msgspec
 
 Record = dict[str, Any]
 
-BENCH_DIR = Path(__file__).resolve().parent
+BENCH_DIR = Path(__file__).resolve().parents[2] / "benches"
 CACHE_DIR = BENCH_DIR / ".cache"
 
 

@@ -4,10 +4,10 @@ Everything optional is loaded lazily and reported as ``None`` when absent, so th
 benchmarks skip (pytest) or print ``n/a`` (report.py) instead of failing:
 
 * ``load_msgnorm()``: the library under test;
-* ``load_reference()``: the pure-Python reference ``tests/reference.py``;
+* ``load_reference()``: the pure-Python reference ``tests/support/reference.py``;
 * ``load_langchain()``: ``langchain_core`` (a bench-only extra).
 
-``python benches/harness.py memprobe MODE PATH`` is the memory probe run in a
+``python tests/support/harness.py memprobe MODE PATH`` is the memory probe run in a
 subprocess by ``peak_memory()``.
 """
 
@@ -25,10 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-
-BENCH_DIR = Path(__file__).resolve().parent
-ROOT = BENCH_DIR.parent
-TESTS_DIR = ROOT / "tests"
 
 Record = dict[str, Any]
 
@@ -54,17 +50,11 @@ def msgnorm_error() -> str:
 
 
 def load_reference() -> Callable[..., Any] | None:
-    """``normalize_for_api`` of the pure-Python reference ``tests/reference.py``."""
-    if not (TESTS_DIR / "reference.py").is_file():
-        return None
-    if str(TESTS_DIR) not in sys.path:
-        sys.path.insert(0, str(TESTS_DIR))
-    try:
-        mod = importlib.import_module("reference")
-    except ImportError:
-        return None
-    fn = getattr(mod, "normalize_for_api", None)
-    return fn if callable(fn) else None
+    """``normalize_for_api`` of the pure-Python reference ``tests/support/reference.py``
+    (in this package: never ``None``)."""
+    from . import reference
+
+    return reference.normalize_for_api
 
 
 def load_langchain() -> ModuleType | None:
@@ -233,6 +223,11 @@ def run_bench(
     if nbytes is not None:
         benchmark.extra_info["input_bytes"] = nbytes
     return benchmark.pedantic(fn, rounds=rounds_for(n), warmup_rounds=1 if n <= 100_000 else 0)
+
+
+def bench_bytes(benchmark: Any, fn: Callable[[Any], Any], data: Any, *, group: str, n: int) -> Any:
+    """:func:`run_bench` of ``fn(data)``, with the input's size in bytes."""
+    return run_bench(benchmark, lambda: fn(data), group=group, n=n, nbytes=len(data))
 
 
 # -- memory --------------------------------------------------------------------------

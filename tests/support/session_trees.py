@@ -1540,7 +1540,7 @@ ALL_FEATURES = frozenset(
 # The hand-written example transcripts of examples/sessions/
 # --------------------------------------------------------------------------
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples" / "sessions"
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples" / "sessions"
 
 
 @dataclass(frozen=True)

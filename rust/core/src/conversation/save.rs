@@ -1,0 +1,278 @@
+//! The saved form of a [`Conversation`] ([`Conversation::to_bytes`],
+//! [`Conversation::from_bytes`]): a versioned binary format of the
+//! conversation's plain data. Little-endian, length-prefixed fields after a
+//! header line naming the version, and a CRC-32 at the end; version 1 (saved
+//! before context-editing policies) still loads, as having no policy.
+
+use super::{policy, Conversation, Settings, Texts};
+use crate::error::{Error, Result};
+use crate::CountParams;
+
+const MAGIC: &[u8] = b"msgnorm-conversation/2\n";
+/// Conversations saved before context-editing policies: read as having none.
+const MAGIC_V1: &[u8] = b"msgnorm-conversation/1\n";
+
+/// Little-endian, length-prefixed fields: the conversation's plain data.
+pub(super) struct Writer(pub(super) Vec<u8>);
+
+impl Writer {
+    pub(super) fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    pub(super) fn usize(&mut self, v: usize) {
+        self.u64(v as u64);
+    }
+    pub(super) fn bytes(&mut self, b: &[u8]) {
+        self.usize(b.len());
+        self.0.extend_from_slice(b);
+    }
+    pub(super) fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => {
+                self.u64(1);
+                self.bytes(s.as_bytes());
+            }
+            None => self.u64(0),
+        }
+    }
+    pub(super) fn texts(&mut self, t: &Texts) {
+        self.bytes(t.sealed().as_bytes());
+        self.usize(t.starts.len());
+        for &s in &t.starts {
+            self.usize(s);
+        }
+    }
+    pub(super) fn strings<'x>(&mut self, items: impl ExactSizeIterator<Item = &'x String>) {
+        self.usize(items.len());
+        for s in items {
+            self.bytes(s.as_bytes());
+        }
+    }
+}
+
+pub(super) struct Reader<'b> {
+    b: &'b [u8],
+    pos: usize,
+}
+
+pub(super) fn corrupt(what: &str) -> Error {
+    Error::value(format!(
+        "not a saved msgnorm conversation (or a damaged one): {what}"
+    ))
+}
+
+impl<'b> Reader<'b> {
+    pub(super) fn u64(&mut self) -> Result<u64> {
+        let end = self.pos.checked_add(8).ok_or_else(|| corrupt("length"))?;
+        let raw = self
+            .b
+            .get(self.pos..end)
+            .ok_or_else(|| corrupt("truncated"))?;
+        self.pos = end;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(raw);
+        Ok(u64::from_le_bytes(a))
+    }
+    pub(super) fn usize(&mut self) -> Result<usize> {
+        usize::try_from(self.u64()?).map_err(|_| corrupt("a number out of range"))
+    }
+    pub(super) fn flag(&mut self) -> Result<bool> {
+        match self.u64()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(corrupt("a flag")),
+        }
+    }
+    pub(super) fn bytes(&mut self) -> Result<&'b [u8]> {
+        let n = self.usize()?;
+        let end = self.pos.checked_add(n).ok_or_else(|| corrupt("length"))?;
+        let raw = self
+            .b
+            .get(self.pos..end)
+            .ok_or_else(|| corrupt("truncated"))?;
+        self.pos = end;
+        Ok(raw)
+    }
+    pub(super) fn string(&mut self) -> Result<String> {
+        String::from_utf8(self.bytes()?.to_vec()).map_err(|_| corrupt("text is not UTF-8"))
+    }
+    pub(super) fn opt_str(&mut self) -> Result<Option<String>> {
+        if self.flag()? {
+            Ok(Some(self.string()?))
+        } else {
+            Ok(None)
+        }
+    }
+    pub(super) fn count(&mut self, each: usize) -> Result<usize> {
+        let n = self.usize()?;
+        if n.saturating_mul(each) > self.b.len() - self.pos.min(self.b.len()) {
+            return Err(corrupt("a count larger than the data"));
+        }
+        Ok(n)
+    }
+    pub(super) fn texts(&mut self, sep: char) -> Result<Texts> {
+        let text = self.string()?;
+        let n = self.count(8)?;
+        let mut starts = Vec::with_capacity(n);
+        for _ in 0..n {
+            starts.push(self.usize()?);
+        }
+        let b = text.as_bytes();
+        let lead = usize::from(sep == ',');
+        let ok = starts.first() == Some(&lead)
+            && text.get(..lead) == Some(if lead == 1 { "[" } else { "" })
+            && starts.last() == Some(&text.len())
+            && starts
+                .windows(2)
+                .all(|w| w[0] < w[1] && b.get(w[1] - 1) == Some(&(sep as u8)))
+            && starts.iter().all(|&s| text.is_char_boundary(s));
+        if !ok {
+            return Err(corrupt("record offsets"));
+        }
+        Ok(Texts { text, starts, sep })
+    }
+    pub(super) fn strings(&mut self) -> Result<Vec<String>> {
+        let n = self.count(8)?;
+        (0..n).map(|_| self.string()).collect()
+    }
+}
+
+impl Conversation {
+    /// The conversation as plain data, for [`Conversation::from_bytes`] (a server
+    /// can keep it between requests). The open tail is normalized again on load.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer(MAGIC.to_vec());
+        let s = &self.settings;
+        w.u64(u64::from(s.strict));
+        match s.max_media {
+            Some(m) => {
+                w.u64(1);
+                w.usize(m);
+            }
+            None => w.u64(0),
+        }
+        w.u64(u64::from(s.short_ids));
+        w.u64(u64::from(s.ensure_user_first));
+        w.usize(s.templates.len());
+        for (k, v) in &s.templates {
+            w.bytes(k.as_bytes());
+            w.opt_str(v.as_deref());
+        }
+        w.u64(s.count.chars_per_token.to_bits());
+        w.u64(s.count.tokens_per_message);
+        w.u64(s.count.tokens_per_image);
+        w.u64(s.count.tokens_per_document);
+        w.texts(&self.input);
+        w.usize(self.settled_in);
+        w.texts(&self.out);
+        for &c in &self.costs {
+            w.u64(c);
+        }
+        for &t in &self.turn {
+            w.u64(u64::from(t));
+        }
+        w.usize(self.media_before_last);
+        w.usize(self.media_last);
+        w.strings(self.tool_use_ids.iter());
+        w.strings(self.uuids.iter());
+        w.strings(self.point_uuids.iter());
+        w.strings(self.tombstoned.iter());
+        w.usize(self.marks.len());
+        for &m in &self.marks {
+            w.usize(m);
+        }
+        w.usize(self.rewrites);
+        policy::write(&mut w, self.edited.as_deref());
+        let crc = crc32fast::hash(&w.0[MAGIC.len()..]);
+        w.u64(u64::from(crc));
+        w.0
+    }
+
+    /// A conversation saved by [`Conversation::to_bytes`]; damaged data is an error.
+    pub fn from_bytes(data: &[u8]) -> Result<Conversation> {
+        let (body, v1) = match data.strip_prefix(MAGIC) {
+            Some(b) => (b, false),
+            None => (
+                data.strip_prefix(MAGIC_V1)
+                    .ok_or_else(|| corrupt("it does not start with the msgnorm header"))?,
+                true,
+            ),
+        };
+        let (body, crc) = body
+            .split_at_checked(body.len().saturating_sub(8))
+            .ok_or_else(|| corrupt("truncated"))?;
+        let mut sum = [0u8; 8];
+        sum.copy_from_slice(crc.get(..8).ok_or_else(|| corrupt("truncated"))?);
+        if u64::from_le_bytes(sum) != u64::from(crc32fast::hash(body)) {
+            return Err(corrupt("the checksum does not match"));
+        }
+        let mut r = Reader { b: body, pos: 0 };
+        let strict = r.flag()?;
+        let max_media = if r.flag()? { Some(r.usize()?) } else { None };
+        let short_ids = r.flag()?;
+        let ensure_user_first = r.flag()?;
+        let nt = r.count(16)?;
+        let mut templates = Vec::with_capacity(nt);
+        for _ in 0..nt {
+            templates.push((r.string()?, r.opt_str()?));
+        }
+        let count = CountParams {
+            chars_per_token: f64::from_bits(r.u64()?),
+            tokens_per_message: r.u64()?,
+            tokens_per_image: r.u64()?,
+            tokens_per_document: r.u64()?,
+        };
+        let settings = Settings {
+            strict,
+            max_media,
+            short_ids,
+            ensure_user_first,
+            templates,
+            count,
+        };
+        let mut c = Conversation::new(settings)?;
+        c.input = if v1 {
+            // Saved as JSON Lines: each record on its own line.
+            let lines = r.texts('\n')?;
+            let mut t = Texts::array();
+            for i in 0..lines.len() {
+                t.push(lines.get(i));
+            }
+            t
+        } else {
+            r.texts(',')?
+        };
+        c.settled_in = r.usize()?;
+        c.out = r.texts(',')?;
+        let n = c.out.len();
+        if c.settled_in > c.input.len() || n > 0 && c.settled_in == 0 {
+            return Err(corrupt("the settled part"));
+        }
+        if n.saturating_mul(16) > body.len() {
+            return Err(corrupt("a count larger than the data"));
+        }
+        c.costs = (0..n).map(|_| r.u64()).collect::<Result<_>>()?;
+        c.turn = (0..n).map(|_| r.flag()).collect::<Result<_>>()?;
+        c.media_before_last = r.usize()?;
+        c.media_last = r.usize()?;
+        c.tool_use_ids = r.strings()?.into_iter().collect();
+        c.uuids = r.strings()?.into_iter().collect();
+        if !v1 {
+            c.point_uuids = r.strings()?;
+        }
+        c.tombstoned = r.strings()?;
+        let nm = r.count(8)?;
+        c.marks = (0..nm).map(|_| r.usize()).collect::<Result<_>>()?;
+        if c.marks.iter().any(|&m| m > n) {
+            return Err(corrupt("the settled marks"));
+        }
+        c.rewrites = r.usize()?;
+        if !v1 {
+            c.edited = policy::read(&mut r, n, c.marks.len(), c.rewrites)?;
+        }
+        if r.pos != body.len() {
+            return Err(corrupt("data after the end"));
+        }
+        Ok(c)
+    }
+}
