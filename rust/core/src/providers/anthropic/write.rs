@@ -8,8 +8,11 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
     let ids = Ids::new(recs, usize::MAX);
     let mut messages = Vec::with_capacity(recs.len());
     write_each(recs, ids, counts, &mut messages, record);
+    final_thinking_dropped(&mut messages, counts);
+    let mut system = system_value(system);
+    cache_control_last_four(system.as_mut(), &mut messages, counts);
     let mut out = Map::new();
-    if let Some(s) = system_value(system) {
+    if let Some(s) = system {
         out.push("system", s);
     }
     out.push("messages", Value::Arr(messages));
@@ -22,7 +25,23 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, messages: &mut Vec<Va
         Some(t) => Value::from(t),
         None => {
             let mut out = Vec::with_capacity(r.blocks.len());
+            // server tool uses of this message: a server result needs one before it
+            let mut server_uses: Vec<&str> = Vec::new();
             for b in r.blocks.iter().filter_map(Value::as_obj) {
+                let t = b.str("type").unwrap_or("");
+                if matches!(t, "server_tool_use" | "mcp_tool_use") {
+                    server_uses.extend(b.str("id"));
+                } else if r.assistant && rules::is_server_result(t) {
+                    let id = b.str("tool_use_id").unwrap_or("");
+                    if !server_uses.contains(&id) {
+                        count(counts, "server_results_removed");
+                        continue;
+                    }
+                } else if t == "compaction" && b.get("content").is_none_or(Value::is_null) {
+                    // a failed compaction: nothing to echo
+                    count(counts, "compaction_dropped");
+                    continue;
+                }
                 if let Some(b) = block(b, Provider::Anthropic, ids, counts) {
                     out.push(b);
                 }
@@ -113,4 +132,130 @@ pub(crate) fn block(
         }
     }
     Some(Value::Obj(m))
+}
+
+fn is_thinking(v: &Value) -> bool {
+    matches!(
+        v.as_obj().and_then(|b| b.str("type")),
+        Some("thinking" | "redacted_thinking")
+    )
+}
+
+/// An assistant message in the final position cannot end with thinking (a
+/// thinking block is no prefill): its trailing thinking blocks are dropped,
+/// and the text then final loses its trailing white space (SPEC §4 step 8).
+fn final_thinking_dropped(messages: &mut Vec<Value>, counts: &mut Counts) {
+    let Some(Value::Obj(m)) = messages.last_mut() else {
+        return;
+    };
+    if m.str("role") != Some("assistant") {
+        return;
+    }
+    let Some(Value::Arr(content)) = m.get_mut("content") else {
+        return;
+    };
+    if !content.last().is_some_and(is_thinking) {
+        return;
+    }
+    while content.last().is_some_and(is_thinking) {
+        content.pop();
+        count(counts, "thinking_dropped");
+    }
+    if let Some(Value::Obj(b)) = content.last_mut() {
+        if b.str("type") == Some("text") {
+            let t = b.str("text").unwrap_or("");
+            let trimmed = t.trim_end();
+            if trimmed.is_empty() {
+                content.pop();
+                count(counts, "blank_text_dropped");
+            } else if trimmed.len() != t.len() {
+                let trimmed = trimmed.to_string();
+                b.set("text", trimmed);
+            }
+        }
+    }
+    if content.is_empty() {
+        messages.pop();
+        count(counts, "empty_dropped");
+    }
+}
+
+/// The API takes at most this many `cache_control` markers in a request.
+pub const CACHE_CONTROL_MAX: usize = 4;
+
+/// Keeps the last [`CACHE_CONTROL_MAX`] `cache_control` markers (system, then
+/// messages, in request order; blocks inside a tool result after the result)
+/// and removes the earlier ones, counted as `cache_control_dropped`.
+fn cache_control_last_four(
+    system: Option<&mut Value>,
+    messages: &mut [Value],
+    counts: &mut Counts,
+) {
+    fn marked(v: &Value) -> bool {
+        v.as_obj().is_some_and(|b| b.get("cache_control").is_some())
+    }
+    fn n_in(blocks: &[Value]) -> usize {
+        blocks
+            .iter()
+            .map(|b| {
+                let inner = b
+                    .as_obj()
+                    .and_then(|b| b.get("content"))
+                    .and_then(Value::as_arr)
+                    .map_or(0, |a| a.iter().filter(|x| marked(x)).count());
+                usize::from(marked(b)) + inner
+            })
+            .sum()
+    }
+    let content = |m: &Value| -> usize {
+        m.as_obj()
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_arr)
+            .map_or(0, n_in)
+    };
+    let sys_n = system.as_deref().and_then(Value::as_arr).map_or(0, n_in);
+    let total = sys_n + messages.iter().map(content).sum::<usize>();
+    if total <= CACHE_CONTROL_MAX {
+        return;
+    }
+    // the first `total - 4` markers in request order are removed
+    let mut remove = total - CACHE_CONTROL_MAX;
+    let mut strip = |blocks: &mut Vec<Value>, remove: &mut usize| {
+        for b in blocks.iter_mut() {
+            if *remove == 0 {
+                return;
+            }
+            let Value::Obj(b) = b else { continue };
+            if b.remove("cache_control").is_some() {
+                *remove -= 1;
+                count(counts, "cache_control_dropped");
+            }
+            if let Some(Value::Arr(inner)) = b.get_mut("content") {
+                for x in inner.iter_mut() {
+                    if *remove == 0 {
+                        return;
+                    }
+                    if let Value::Obj(x) = x {
+                        if x.remove("cache_control").is_some() {
+                            *remove -= 1;
+                            count(counts, "cache_control_dropped");
+                        }
+                    }
+                }
+            }
+        }
+    };
+    if let Some(Value::Arr(s)) = system {
+        strip(s, &mut remove);
+    }
+    for m in messages.iter_mut() {
+        if remove == 0 {
+            break;
+        }
+        if let Value::Obj(m) = m {
+            if let Some(Value::Arr(c)) = m.get_mut("content") {
+                strip(c, &mut remove);
+            }
+        }
+    }
 }
