@@ -11,6 +11,7 @@ from .._api import _is_structs, _max_media
 from ..errors import InvalidRecordError, ProviderRuleError
 from ..model import _gc_paused, to_builtins
 from ._registry import PROVIDERS, _plain, framework, is_framework
+from ._thinking import ForeignThinking, set_model, switch_model
 
 __all__ = [
     "PROVIDERS",
@@ -75,7 +76,7 @@ def _bridge_system(prompts: list[Any]) -> Any:
 
 
 def from_provider(
-    messages: Sequence[Any], source: str, *, system: Any = None
+    messages: Sequence[Any], source: str, *, system: Any = None, model: str | None = None
 ) -> list[dict[str, Any]]:
     """A provider's messages as msgnorm records.
 
@@ -86,12 +87,17 @@ def from_provider(
     Uuids are derived from each message's position and the history up to it, so
     repeated calls agree. ``source`` may also be a framework of
     :data:`msgnorm.frameworks.FRAMEWORKS` (its message objects, system prompts
-    among them).
+    among them). ``model`` is the model that wrote the assistant messages: it
+    becomes their records' ``message.model``, which
+    ``to_provider(..., model=...)`` reads to keep or drop their thinking.
     """
     messages, source, system = _from_framework(messages, source, system)
     items = _messages(messages, source)
     with _gc_paused():
-        return _native.from_provider(items, source, _plain(system))
+        records = _native.from_provider(items, source, _plain(system))
+    if model is not None:
+        set_model(records, model)
+    return records
 
 
 def to_provider_report(
@@ -102,14 +108,18 @@ def to_provider_report(
     normalize: bool = True,
     strict: bool = False,
     max_media: int | None = 100,
+    model: str | None = None,
+    foreign_thinking: ForeignThinking = "drop",
 ) -> tuple[Any, dict[str, int]]:
     """:func:`to_provider` and a count of what was repaired, converted or dropped, by name.
 
     The counts include :func:`msgnorm.normalize_for_api_report`'s rules and the
     adapter's own: ``thinking_dropped`` (reasoning the target cannot verify),
-    ``parts_dropped`` (blocks with no shape in the target), ``ids_rewritten``,
-    ``tool_names_rewritten``, ``messages_merged``, ``media_moved``,
-    ``blank_text_dropped``, ``empty_filled``.
+    ``thinking_as_text``, ``parts_dropped`` (blocks with no shape in the
+    target), ``ids_rewritten``, ``tool_names_rewritten``, ``messages_merged``,
+    ``media_moved``, ``blank_text_dropped``, ``empty_filled``,
+    ``cache_control_dropped``, ``server_results_removed``,
+    ``server_tools_as_text``.
     """
     if strict:
         _refuse_repairs(records, "anthropic", None)
@@ -121,6 +131,8 @@ def to_provider_report(
             normalize=normalize,
             strict=strict,
             max_media=max_media,
+            model=model,
+            foreign_thinking=foreign_thinking,
         )
         return framework(target)._from_anthropic(shape), report
     data = to_builtins(records) if _is_structs(records) else records
@@ -128,11 +140,16 @@ def to_provider_report(
         raise InvalidRecordError(
             f"records: expected a list of records, not {type(data).__name__}", None, "records"
         )
+    switched: dict[str, int] = {}
+    if model is not None:
+        data, switched = switch_model(data, model, foreign_thinking)
     media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.to_provider(
             data, target, _plain(system), bool(normalize), bool(strict), media
         )
+    for k, n in switched.items():
+        report[k] = report.get(k, 0) + n
     return out, report
 
 
@@ -144,6 +161,8 @@ def to_provider(
     normalize: bool = True,
     strict: bool = False,
     max_media: int | None = 100,
+    model: str | None = None,
+    foreign_thinking: ForeignThinking = "drop",
 ) -> Any:
     """Records in ``target``'s request shape, after :func:`msgnorm.normalize_for_api`.
 
@@ -152,9 +171,21 @@ def to_provider(
     ``{"system_instruction"?, "contents"}``; ``bedrock`` ``{"system"?, "messages"}``.
     System prompts are the history's ``system_prompt`` records, then ``system``.
     ``normalize=False`` is for records that are already normalize_for_api's output.
+
+    ``model`` is the model the request goes to: thinking (and other providers'
+    reasoning) that a known different model produced (the record's
+    ``message.model``) is dropped, or with ``foreign_thinking="text"`` kept as
+    text; thinking of a record with no model is kept.
     """
     return to_provider_report(
-        records, target, system=system, normalize=normalize, strict=strict, max_media=max_media
+        records,
+        target,
+        system=system,
+        normalize=normalize,
+        strict=strict,
+        max_media=max_media,
+        model=model,
+        foreign_thinking=foreign_thinking,
     )[0]
 
 

@@ -24,6 +24,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod rec;
 pub mod records;
+pub mod server_tools;
 pub mod value;
 
 use crate::error::{Error, Result};
@@ -271,6 +272,8 @@ pub fn normalize_to_provider(
     let carried = prompts.len();
     prompts.extend(extra_system);
     let Some(api) = api else {
+        let mut records = records;
+        server_tools::as_text(p, &mut records, counts);
         return to_provider(p, &records, &prompts, counts);
     };
     let mut records = records;

@@ -2,6 +2,7 @@
 //! msgnorm records (`{"type": "user"|"assistant", "message": {...}}`) are read
 //! as `to_anthropic` would send them (other record types are not messages).
 
+use crate::providers::server_tools::is_result as is_server_result;
 use crate::providers::Provider;
 use crate::validate::{blank, id_like, Ctx, Hit, Msg, Params, PathBase, Rule, Value};
 use ahash::AHashSet;
@@ -76,7 +77,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic/thinking-final-block",
         text: "messages.{i}: The final block in an assistant message cannot be `thinking`.",
-        repair: "to_anthropic drops the trailing thinking blocks of an assistant message in the final position (a thinking block cannot be a prefill), counted as `thinking_dropped`; SPEC §4 step 5 drops an assistant message of nothing but thinking",
+        repair: "SPEC §4 step 8 (final assistant) drops the trailing thinking blocks of a final assistant record (a thinking block is no prefill), the blocks before them kept byte-identical",
         check: thinking_final_block,
     },
     Rule {
@@ -106,7 +107,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic/server-tool-result-without-use",
         text: "{p}: unexpected `tool_use_id` found in `{t}` blocks: {x}. Each `{t}` block must have a corresponding `server_tool_use` block before it.",
-        repair: "to_anthropic removes a server tool result (`*_tool_result` other than `tool_result`) with no `server_tool_use`/`mcp_tool_use` of its id before it in the assistant message, counted as `server_results_removed`",
+        repair: "to_provider removes a server tool result (`*_tool_result` other than `tool_result`) with no `server_tool_use`/`mcp_tool_use` of its id before it in its message, counted as `server_results_removed`, then SPEC §4 step 5 removes a use left without its result (for other targets an answered pair becomes text, `server_tools_as_text`)",
         check: server_result_without_use,
     },
     Rule {
@@ -462,11 +463,6 @@ fn thinking_final_block(c: &Ctx, out: &mut Vec<Hit>) {
             last.type_().unwrap_or(""),
         ));
     }
-}
-
-/// A server tool's result: `*_tool_result` other than `tool_result`.
-pub fn is_server_result(t: &str) -> bool {
-    t != "tool_result" && t.ends_with("_tool_result")
 }
 
 fn server_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {

@@ -8,7 +8,6 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
     let ids = Ids::new(recs, usize::MAX);
     let mut messages = Vec::with_capacity(recs.len());
     write_each(recs, ids, counts, &mut messages, record);
-    final_thinking_dropped(&mut messages, counts);
     let mut system = system_value(system);
     cache_control_last_four(system.as_mut(), &mut messages, counts);
     let mut out = Map::new();
@@ -25,23 +24,7 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, messages: &mut Vec<Va
         Some(t) => Value::from(t),
         None => {
             let mut out = Vec::with_capacity(r.blocks.len());
-            // server tool uses of this message: a server result needs one before it
-            let mut server_uses: Vec<&str> = Vec::new();
             for b in r.blocks.iter().filter_map(Value::as_obj) {
-                let t = b.str("type").unwrap_or("");
-                if matches!(t, "server_tool_use" | "mcp_tool_use") {
-                    server_uses.extend(b.str("id"));
-                } else if r.assistant && rules::is_server_result(t) {
-                    let id = b.str("tool_use_id").unwrap_or("");
-                    if !server_uses.contains(&id) {
-                        count(counts, "server_results_removed");
-                        continue;
-                    }
-                } else if t == "compaction" && b.get("content").is_none_or(Value::is_null) {
-                    // a failed compaction: nothing to echo
-                    count(counts, "compaction_dropped");
-                    continue;
-                }
                 if let Some(b) = block(b, Provider::Anthropic, ids, counts) {
                     out.push(b);
                 }
@@ -132,52 +115,6 @@ pub(crate) fn block(
         }
     }
     Some(Value::Obj(m))
-}
-
-fn is_thinking(v: &Value) -> bool {
-    matches!(
-        v.as_obj().and_then(|b| b.str("type")),
-        Some("thinking" | "redacted_thinking")
-    )
-}
-
-/// An assistant message in the final position cannot end with thinking (a
-/// thinking block is no prefill): its trailing thinking blocks are dropped,
-/// and the text then final loses its trailing white space (SPEC §4 step 8).
-fn final_thinking_dropped(messages: &mut Vec<Value>, counts: &mut Counts) {
-    let Some(Value::Obj(m)) = messages.last_mut() else {
-        return;
-    };
-    if m.str("role") != Some("assistant") {
-        return;
-    }
-    let Some(Value::Arr(content)) = m.get_mut("content") else {
-        return;
-    };
-    if !content.last().is_some_and(is_thinking) {
-        return;
-    }
-    while content.last().is_some_and(is_thinking) {
-        content.pop();
-        count(counts, "thinking_dropped");
-    }
-    if let Some(Value::Obj(b)) = content.last_mut() {
-        if b.str("type") == Some("text") {
-            let t = b.str("text").unwrap_or("");
-            let trimmed = t.trim_end();
-            if trimmed.is_empty() {
-                content.pop();
-                count(counts, "blank_text_dropped");
-            } else if trimmed.len() != t.len() {
-                let trimmed = trimmed.to_string();
-                b.set("text", trimmed);
-            }
-        }
-    }
-    if content.is_empty() {
-        messages.pop();
-        count(counts, "empty_dropped");
-    }
 }
 
 /// The API takes at most this many `cache_control` markers in a request.
