@@ -355,3 +355,91 @@ def test_the_message_limit_is_named_not_repaired() -> None:
     ]
     assert found[0].message.endswith("not 100001")
     assert "trim_to_budget" in found[0].repair and found[0].repair.startswith("none")
+
+
+# --------------------------------------------------------------------------
+# stateless Responses replay (store=False)
+# --------------------------------------------------------------------------
+
+
+def _responses_turns() -> list[dict[str, Any]]:
+    return [
+        {"type": "message", "role": "user", "content": "weather in Oslo?"},
+        {"type": "reasoning", "id": "rs_bare", "summary": []},
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "get_weather",
+            "arguments": '{"city":"Oslo"}',
+        },
+        {"type": "function_call_output", "call_id": "call_1", "output": "rain"},
+        {
+            "type": "reasoning",
+            "id": "rs_enc",
+            "summary": [{"type": "summary_text", "text": "It rains."}],
+            "encrypted_content": "gAAAAenc",
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_1",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Rain.", "annotations": []}],
+        },
+        {"type": "message", "role": "user", "content": "and tomorrow?"},
+    ]
+
+
+def test_store_false_replays_without_server_state() -> None:
+    items = _responses_turns()
+    before = copy.deepcopy(items)
+    out, report = msgnorm.convert_report(
+        items, source="openai-responses", target="openai-responses", store=False
+    )
+    assert items == before
+    text = json.dumps(out)
+    # no bare reasoning, no server-side msg_/fc_ ids
+    assert "rs_bare" not in text and "fc_1" not in text and "msg_1" not in text
+    # encrypted reasoning kept, with the id its encrypted_content is bound to
+    (rs,) = [i for i in out if i.get("type") == "reasoning"]
+    assert rs["id"] == "rs_enc" and rs["encrypted_content"] == "gAAAAenc"
+    # calls still paired by call_id
+    assert [i.get("call_id") for i in out if "call_id" in i] == ["call_1", "call_1"]
+    assert report["reasoning_dropped"] == 1
+    assert report["item_ids_dropped"] == 2
+    assert [v for v in msgnorm.validate(out, "openai-responses")] == []
+    # the SDK's input types take it
+    import pydantic
+    from openai.types.responses import ResponseInputParam
+
+    pydantic.TypeAdapter(ResponseInputParam).validate_python(out)
+
+
+def test_store_true_keeps_the_stored_items() -> None:
+    out = msgnorm.convert(_responses_turns(), source="openai-responses", target="openai-responses")
+    text = json.dumps(out)
+    assert "rs_bare" in text and "msg_1" in text
+
+
+def test_store_false_from_records() -> None:
+    records = msgnorm.from_provider(_responses_turns(), "openai-responses")
+    out, report = msgnorm.to_provider_report(records, "openai-responses", store=False)
+    assert "msg_1" not in json.dumps(out) and report["reasoning_dropped"] == 1
+    # other targets have no stored items: store changes nothing there
+    assert msgnorm.to_provider(records, "openai-chat", store=False) == msgnorm.to_provider(
+        records, "openai-chat"
+    )
+
+
+def test_store_false_with_continuation_is_refused() -> None:
+    with pytest.raises(ValueError, match="continuation"):
+        msgnorm.convert(
+            _responses_turns(),
+            source="openai-responses",
+            target="openai-responses",
+            store=False,
+            continuation=True,
+        )
+    with pytest.raises(ValueError, match="continuation"):
+        msgnorm.to_provider([], "openai-responses", store=False, continuation=True)

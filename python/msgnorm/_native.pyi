@@ -137,6 +137,7 @@ def to_provider(
     normalize: bool,
     strict: bool,
     max_media: int | None,
+    store: bool = True,
 ) -> tuple[Any, dict[str, int]]: ...
 def convert(
     messages: list[Any],
@@ -145,6 +146,7 @@ def convert(
     system: Any,
     strict: bool,
     max_media: int | None,
+    store: bool = True,
 ) -> tuple[Any, dict[str, int]]: ...
 def tool_name(name: str, provider_name: str) -> str: ...
 def clear_context(

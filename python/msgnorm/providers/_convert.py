@@ -67,6 +67,14 @@ def _refuse_repairs(messages: Any, provider: str, system: Any) -> None:
         raise ProviderRuleError(found)
 
 
+def _check_store(store: bool, continuation: bool) -> None:
+    if continuation and not store:
+        raise ValueError(
+            "store=False with continuation=True: a continuation needs the stored "
+            "responses it continues (store=True)"
+        )
+
+
 def _bridge_system(prompts: list[Any]) -> Any:
     if not prompts:
         return None
@@ -110,6 +118,8 @@ def to_provider_report(
     max_media: int | None = 100,
     model: str | None = None,
     foreign_thinking: ForeignThinking = "drop",
+    store: bool = True,
+    continuation: bool = False,
 ) -> tuple[Any, dict[str, int]]:
     """:func:`to_provider` and a count of what was repaired, converted or dropped, by name.
 
@@ -119,8 +129,9 @@ def to_provider_report(
     target), ``ids_rewritten``, ``tool_names_rewritten``, ``messages_merged``,
     ``media_moved``, ``blank_text_dropped``, ``empty_filled``,
     ``cache_control_dropped``, ``server_results_removed``,
-    ``server_tools_as_text``.
+    ``server_tools_as_text``, ``reasoning_dropped``, ``item_ids_dropped``.
     """
+    _check_store(store, continuation)
     if strict:
         _refuse_repairs(records, "anthropic", None)
     if is_framework(target):
@@ -133,6 +144,7 @@ def to_provider_report(
             max_media=max_media,
             model=model,
             foreign_thinking=foreign_thinking,
+            continuation=continuation,
         )
         return framework(target)._from_anthropic(shape), report
     data = to_builtins(records) if _is_structs(records) else records
@@ -146,7 +158,7 @@ def to_provider_report(
     media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.to_provider(
-            data, target, _plain(system), bool(normalize), bool(strict), media
+            data, target, _plain(system), bool(normalize), bool(strict), media, bool(store)
         )
     for k, n in switched.items():
         report[k] = report.get(k, 0) + n
@@ -163,6 +175,8 @@ def to_provider(
     max_media: int | None = 100,
     model: str | None = None,
     foreign_thinking: ForeignThinking = "drop",
+    store: bool = True,
+    continuation: bool = False,
 ) -> Any:
     """Records in ``target``'s request shape, after :func:`msgnorm.normalize_for_api`.
 
@@ -176,6 +190,13 @@ def to_provider(
     reasoning) that a known different model produced (the record's
     ``message.model``) is dropped, or with ``foreign_thinking="text"`` kept as
     text; thinking of a record with no model is kept.
+
+    ``store=False`` makes an ``openai-responses`` input for a stateless request
+    (the Responses ``store`` parameter): reasoning items without
+    ``encrypted_content`` are dropped and messages and calls carry no
+    server-side id (a reasoning item keeps the id its ``encrypted_content`` is
+    bound to). ``continuation=True`` says the request continues a stored
+    response, which ``store=False`` cannot: the two together raise ValueError.
     """
     return to_provider_report(
         records,
@@ -186,6 +207,8 @@ def to_provider(
         max_media=max_media,
         model=model,
         foreign_thinking=foreign_thinking,
+        store=store,
+        continuation=continuation,
     )[0]
 
 
@@ -221,15 +244,25 @@ def convert(
     system: Any = None,
     strict: bool = False,
     max_media: int | None = 100,
+    store: bool = True,
+    continuation: bool = False,
 ) -> Any:
     """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call.
 
     With the same format in and out, the messages no step changed are the
     input's own objects (shared, like slicing); repaired or made ones are new.
-    The input is never mutated.
+    The input is never mutated. ``store`` and ``continuation`` are
+    :func:`to_provider`'s.
     """
     return convert_report(
-        messages, source=source, target=target, system=system, strict=strict, max_media=max_media
+        messages,
+        source=source,
+        target=target,
+        system=system,
+        strict=strict,
+        max_media=max_media,
+        store=store,
+        continuation=continuation,
     )[0]
 
 
@@ -241,8 +274,11 @@ def convert_report(
     system: Any = None,
     strict: bool = False,
     max_media: int | None = 100,
+    store: bool = True,
+    continuation: bool = False,
 ) -> tuple[Any, dict[str, int]]:
     """:func:`convert` and the counts of :func:`to_provider_report`."""
+    _check_store(store, continuation)
     # a framework's own objects in, the same framework's objects out
     objects = (
         source == target
@@ -270,5 +306,7 @@ def convert_report(
     items = _messages(messages, source)
     media = _max_media(max_media)
     with _gc_paused():
-        out, report = _native.convert(items, source, target, _plain(system), bool(strict), media)
+        out, report = _native.convert(
+            items, source, target, _plain(system), bool(strict), media, bool(store)
+        )
     return out, report
