@@ -12,6 +12,8 @@ from typing import Any
 
 import msgnorm
 import pytest
+from hypothesis import HealthCheck, given, settings
+from strategies import histories
 
 SIG = "EqQBCkgIARAC"
 
@@ -443,3 +445,25 @@ def test_store_false_with_continuation_is_refused() -> None:
         )
     with pytest.raises(ValueError, match="continuation"):
         msgnorm.to_provider([], "openai-responses", store=False, continuation=True)
+
+
+# --------------------------------------------------------------------------
+# every output passes its target's rules (those msgnorm repairs)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", msgnorm.PROVIDERS)
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(records=histories())
+def test_every_output_passes_validate_for_its_target(target: str, records: list[Any]) -> None:
+    """Generated histories (server tools, thinking, cache_control among them):
+    ``to_provider``'s output breaks no rule of its target whose repair is
+    msgnorm's; rules whose repair is "none" are named, not repaired."""
+    shape = msgnorm.to_provider(records, target, model="claude-sonnet-4-5")
+    assert _repaired_violations(target, shape) == []
+    if target == "openai-responses":
+        stateless = msgnorm.to_provider(records, target, store=False)
+        assert _repaired_violations(target, stateless) == []
+        assert not any(
+            i.get("type") == "reasoning" and not i.get("encrypted_content") for i in stateless
+        )
