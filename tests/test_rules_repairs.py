@@ -159,6 +159,21 @@ def test_other_providers_reasoning_follows_the_same_rule() -> None:
     assert "reasoning_content" not in text[1]
 
 
+def test_gemini_thought_parts_follow_the_same_rule() -> None:
+    thought = {"text": "pondering", "thought": True, "thoughtSignature": "c2ln"}
+    contents = [
+        {"role": "user", "parts": [{"text": "q"}]},
+        {"role": "model", "parts": [thought, {"text": "a"}]},
+        {"role": "user", "parts": [{"text": "n"}]},
+    ]
+    records = msgnorm.from_provider(contents, "gemini", model="gemini-2.5-pro")
+    own = msgnorm.to_provider(records, "gemini", model="gemini-2.5-pro")
+    assert own["contents"][1]["parts"] == [thought, {"text": "a"}]
+    other, report = msgnorm.to_provider_report(records, "gemini", model="gemini-3-pro")
+    assert other["contents"][1]["parts"] == [{"text": "a"}]
+    assert report["thinking_dropped"] == 1
+
+
 def test_model_switch_arguments_are_checked() -> None:
     with pytest.raises(ValueError, match="foreign_thinking"):
         msgnorm.to_provider(_switch_history(), "anthropic", model="m", foreign_thinking="keep")  # type: ignore[arg-type]
