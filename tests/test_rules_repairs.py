@@ -482,3 +482,22 @@ def test_every_output_passes_validate_for_its_target(target: str, records: list[
         assert not any(
             i.get("type") == "reasoning" and not i.get("encrypted_content") for i in stateless
         )
+
+
+@pytest.mark.parametrize("store", [True, False])
+def test_a_program_fingerprint_round_trips(store: bool) -> None:
+    program = {
+        "type": "program",
+        "id": "prg_1",
+        "call_id": "call_p",
+        "code": "print(sum(range(11)))",
+        "fingerprint": "fp_abc",
+    }
+    output = {"type": "program_output", "id": "prgo_1", "call_id": "call_p", "result": "55"}
+    items = [{"type": "message", "role": "user", "content": "sum 1..10"}, program, output]
+    out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=store)
+    assert out[1:] == [program, output]
+    import pydantic
+    from openai.types.responses import ResponseInputParam
+
+    pydantic.TypeAdapter(ResponseInputParam).validate_python(out)
