@@ -493,7 +493,13 @@ def test_a_program_fingerprint_round_trips(store: bool) -> None:
         "code": "print(sum(range(11)))",
         "fingerprint": "fp_abc",
     }
-    output = {"type": "program_output", "id": "prgo_1", "call_id": "call_p", "result": "55"}
+    output = {
+        "type": "program_output",
+        "id": "prgo_1",
+        "call_id": "call_p",
+        "result": "55",
+        "status": "completed",
+    }
     items = [{"type": "message", "role": "user", "content": "sum 1..10"}, program, output]
     out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=store)
     assert out[1:] == [program, output]
