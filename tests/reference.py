@@ -298,7 +298,10 @@ def is_meta(rec: Record) -> bool:
 
 
 def content_of(rec: Record) -> Any:
-    """The content of a user/assistant record (str, list or None)."""
+    """The content of a user/assistant record (str, list or None); a kept
+    system prompt record has none (no step looks into it)."""
+    if rec["type"] == "system":
+        return []
     return rec["message"]["content"]
 
 
@@ -667,7 +670,8 @@ def is_dropped_in_step3(rec: Record) -> bool:
     if t not in KNOWN_TYPES:  # an entry
         return True
     if t == "system":
-        return bool(rec["subtype"] != "local_command")
+        # amended: a provider's system prompt (from_provider's records) is kept in place
+        return bool(rec["subtype"] not in ("local_command", "system_prompt"))
     if t in MESSAGE_TYPES and is_true(rec.get("isVirtual")):
         return True
     return is_synthetic_error(rec)
@@ -809,7 +813,11 @@ def step4_fold(items: list[Item], templates: Mapping[str, str | None] | None) ->
 
     for index, rec in items:
         t = rec["type"]
-        if t == "system":  # only local_command records survive step 3
+        if t == "system" and rec["subtype"] == "system_prompt":
+            # kept as it is; nothing joins across it
+            result.append((index, rec))
+            last_stop = len(result) - 1
+        elif t == "system":  # only local_command records survive step 3
             fold_user(result, (index, local_command_to_user(rec)), seam=True)
         elif t == "user":
             fold_user(result, (index, rec), seam=True)
@@ -1152,12 +1160,16 @@ def first_user_uuid(assistant_uuid: str) -> str:
 def step10_user_first(recs: list[Record]) -> list[Record]:
     """§4.10: if the first record is an assistant, a meta user record
     (no content) is put before it (A12, A16)."""
-    if not recs or recs[0]["type"] != "assistant":
+    # system prompts kept by step 3 stay before the first turn
+    at = 0
+    while at < len(recs) and recs[at]["type"] == "system":
+        at += 1
+    if at == len(recs) or recs[at]["type"] != "assistant":
         return recs
     first = inserted_user(
-        first_user_uuid(recs[0]["uuid"]), [text_block(NO_CONTENT)], source=recs[0], meta=True
+        first_user_uuid(recs[at]["uuid"]), [text_block(NO_CONTENT)], source=recs[at], meta=True
     )
-    return [first, *recs]
+    return [*recs[:at], first, *recs[at:]]
 
 
 def short_id_of(index: int, rec: Record) -> str:

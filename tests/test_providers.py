@@ -119,8 +119,15 @@ def _pieces(source: str) -> list[list[Any]]:
     ]
     if source == "openai-chat":
         return chats
+    # the legacy calls' ids are made from a message's position in its piece: made
+    # unique across pieces, as a tool id reused in a later turn is read as a new call
     return [
-        request(source, msgnorm.convert(c, source="openai-chat", target=source))[0] for c in chats
+        json.loads(
+            json.dumps(
+                request(source, msgnorm.convert(c, source="openai-chat", target=source))[0]
+            ).replace("call_legacy_", f"call_legacy_p{k}_")
+        )
+        for k, c in enumerate(chats)
     ]
 
 
@@ -926,7 +933,9 @@ def test_structs_and_normalize_false() -> None:
     norm = msgnorm.normalize_for_api(recs)
     a = msgnorm.to_openai_chat(recs)
     b = msgnorm.to_openai_chat(norm, normalize=False)
-    assert a[1:] == b  # without the history's system records, no system message
+    # normalize_for_api keeps from_provider's system_prompt records (SPEC §4 step 3,
+    # amended): the system message survives the natural path
+    assert a == b and a[0] == {"role": "system", "content": "You are terse."}
     structs = msgnorm.from_builtins(norm)
     assert msgnorm.to_openai_chat(structs, normalize=False) == b
 
@@ -1159,8 +1168,9 @@ def _prompts(records: list[Any]) -> list[Any]:
 
 
 def _normalized_then_out(records: list[Any], target: str) -> Any:
+    # normalize_for_api keeps the system_prompt records (SPEC §4 step 3, amended)
     normalized = msgnorm.normalize_for_api(records)
-    return msgnorm.to_provider(_prompts(records) + normalized, target, normalize=False)
+    return msgnorm.to_provider(normalized, target, normalize=False)
 
 
 def _chat_history(turns: int) -> list[dict[str, Any]]:

@@ -94,3 +94,39 @@ def test_everything_dropped_gives_nothing(impl):
 def test_empty_input(impl):
     # §4: "Returns only user and assistant records" (none here)
     assert impl.normalize_for_api([]) == []
+
+
+def _prompt(uuid: str, content: str) -> dict[str, object]:
+    return {
+        "type": "system",
+        "subtype": "system_prompt",
+        "uuid": uuid,
+        "role": "system",
+        "content": content,
+    }
+
+
+def test_system_prompt_records_are_kept_in_place(impl):
+    # §4.3, amended: "system records other than subtype == "local_command"" are
+    # dropped, except a provider's system prompt (subtype == "system_prompt", the
+    # records from_provider makes): it is the request's system text, kept where it
+    # is; nothing joins across it (§4.4), and §4.10 puts the first user after it
+    records = [
+        _prompt("p0", "Be brief."),
+        user("u0", "hi"),
+        asst("a1", "ok"),
+        _prompt("p1", "Now in French."),
+        user("u1", "more"),
+        user("u2", "still more"),
+        system("s3", "info"),
+    ]
+    out = impl.normalize_for_api(records)
+    assert [r["type"] for r in out] == ["system", "user", "assistant", "system", "user"]
+    assert out[0] == _prompt("p0", "Be brief.") and out[3] == _prompt("p1", "Now in French.")
+    first = impl.normalize_for_api([_prompt("p0", "Be brief."), asst("a1", "ok")])
+    assert [r["type"] for r in first] == ["system", "user", "assistant"]
+
+
+def test_claude_code_system_records_are_still_dropped(impl):
+    records = [user("u0", "hi"), system("s1", "x", subtype="informational"), asst("a1", "ok")]
+    assert impl.normalize_for_api(records) == [user("u0", "hi"), asst("a1", [text("ok")])]

@@ -470,6 +470,16 @@ CASES: list[Case] = [
         {},
     ),
     (
+        # a Codex rollout's client-only item, replayed as if it were input
+        "openai-responses/client-only-item",
+        [RU(), {"type": "ghost_snapshot", "ghost_commit": {"id": "abc", "parent": None}}],
+        {},
+        1,
+        "input[1].type",
+        [RU()],
+        {},
+    ),
+    (
         "openai-responses/function-name-pattern",
         [RU(), {**FC("c1"), "name": "get weather"}, FCO("c1")],
         {},
@@ -709,6 +719,7 @@ TYPE_LEVEL = {
     "openai-chat/invalid-role",
     "openai-chat/tool-call-id-missing",
     "openai-responses/invalid-role",
+    "openai-responses/client-only-item",
     "anthropic/invalid-role",
     "anthropic/tool-use-input-object",
 }

@@ -111,10 +111,9 @@ def _normalize(args: argparse.Namespace) -> int:
         return _normalize_tree(args)
     if args.jobs is not None or args.engine is not None:
         raise MsgnormError("--jobs and --engine take a directory (and -o an output directory)")
-    system: list[Any] = []
     loaded: session.Session | None = None
     if args.source != "records":
-        data, system = _from_provider(_read(args.path), args.source)
+        data = _from_provider(_read(args.path), args.source)
     else:
         loaded, data = _load(args)
     out, report = _api.normalize_for_api_report(
@@ -133,7 +132,8 @@ def _normalize(args: argparse.Namespace) -> int:
         out = _api.to_anthropic(out)
     elif args.format != "records":
         # the provider's request shape (docs/PROVIDERS.md); bytes are written as base64
-        shaped = providers.to_provider(system + msgspec.json.decode(out), args.format)
+        # (normalize_for_api kept the system prompt records in place)
+        shaped = providers.to_provider(msgspec.json.decode(out), args.format)
         out = msgspec.json.encode(shaped)
     _write(out, args.output)
     line = _summary(_count_records(data), n_out, report)
@@ -149,9 +149,8 @@ def _normalize(args: argparse.Namespace) -> int:
     return 0
 
 
-def _from_provider(data: bytes, source: str) -> tuple[bytes, list[Any]]:
-    """A provider's messages (a JSON list, or its request object) as records, and
-    their system-prompt records."""
+def _from_provider(data: bytes, source: str) -> bytes:
+    """A provider's messages (a JSON list, or its request object) as records."""
     try:
         value = msgspec.json.decode(data)
     except msgspec.DecodeError as e:
@@ -168,9 +167,7 @@ def _from_provider(data: bytes, source: str) -> tuple[bytes, list[Any]]:
         raise MsgnormError(
             f"--source {source}: expected a JSON list of messages or a request object"
         )
-    records = providers.from_provider(value, source, system=system)
-    prompts = [r for r in records if r.get("type") == "system"]
-    return msgspec.json.encode(records), prompts
+    return msgspec.json.encode(providers.from_provider(value, source, system=system))
 
 
 def _clear(out: bytes, args: argparse.Namespace) -> tuple[bytes, dict[str, int]]:

@@ -103,6 +103,11 @@ pub fn normalize_after<'a, H: Clone>(
 pub fn check_anthropic_messages<H>(recs: &[Record<'_, H>]) -> Result<()> {
     match recs.iter().find(|r| !r.kind.is_message()) {
         None => Ok(()),
+        Some(r) if r.system_prompt => Err(Error::invalid(
+            r.index,
+            format!("records[{}].type", r.index),
+            "a system prompt record is the request's system text, which to_anthropic does not write: use to_provider(records, \"anthropic\"), which writes it, or leave the record out",
+        )),
         Some(r) => Err(Error::invalid(
             r.index,
             format!("records[{}].type", r.index),

@@ -240,6 +240,9 @@ pub struct Record<'a, H> {
     pub message_id: Option<Str<'a>>,
     /// `system` with `subtype == "local_command"`.
     pub local_command: bool,
+    /// `system` with `subtype == "system_prompt"` (a provider's system prompt,
+    /// as `from_provider` makes it): kept in place by `normalize_for_api`.
+    pub system_prompt: bool,
     /// `tombstone`: `message.uuid`.
     pub tombstone_of: Option<Str<'a>>,
     /// `attachment`: its top-level fields.
@@ -291,6 +294,7 @@ impl<'a, H> Record<'a, H> {
             synthetic_error: false,
             message_id: None,
             local_command: false,
+            system_prompt: false,
             tombstone_of: None,
             attachment: Vec::new(),
             content: Content::Str(Cow::Borrowed("")),

@@ -94,9 +94,7 @@ pub fn write_each<'v>(
         },
     );
     out.extend(more);
-    for (k, n) in more_counts {
-        *counts.entry(k).or_insert(0) += n;
-    }
+    crate::providers::add_counts(counts, more_counts);
 }
 
 /// `f(i, item)` for every item, in order; with many items and a second core,

@@ -271,11 +271,15 @@ fn read_messages(
     p: Provider,
     system: Option<&Value>,
     uuids: bool,
-) -> PyResult<(Values, Vec<Value>)> {
+) -> PyResult<(Values, Vec<Value>, providers::Counts)> {
     let at_once = || {
         let msgs = list_values(py, messages, "messages")?;
-        let recs = run(py, || FromProvider::read(p, &msgs.values, system, uuids))?;
-        Ok((msgs, recs))
+        let (recs, counts) = run(py, || {
+            let mut f = FromProvider::new(p, system, uuids)?;
+            f.feed(&msgs.values)?;
+            Ok(f.finish_counted())
+        })?;
+        Ok((msgs, recs, counts))
     };
     if messages.len() <= SLICE {
         return at_once();
@@ -306,7 +310,7 @@ fn read_messages(
                     f.feed(&slice).map_err(Failure::Core)?;
                     slices.push(slice);
                 }
-                Ok(f.finish())
+                Ok(f.finish_counted())
             });
             (slices, read)
         },
@@ -320,9 +324,9 @@ fn read_messages(
         (Vec::new(), Err(Failure::Core(e)))
     });
     converted?;
-    let recs = read.map_err(|e| to_pyerr(py, e))?;
+    let (recs, counts) = read.map_err(|e| to_pyerr(py, e))?;
     msgs.values = slices.into_iter().flatten().collect();
-    Ok((msgs, recs))
+    Ok((msgs, recs, counts))
 }
 
 fn one_value(py: Python<'_>, v: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
@@ -393,7 +397,7 @@ pub fn from_provider<'py>(
         Some(s) if !s.is_none() => Some(one_value(py, s, "system")?),
         _ => None,
     };
-    let (msgs, out) = read_messages(py, messages, p, sys.as_ref(), true)?;
+    let (msgs, out, _) = read_messages(py, messages, p, sys.as_ref(), true)?;
     let mut conv = ToPy::new(py);
     let items = out
         .iter()
@@ -511,11 +515,11 @@ pub fn convert<'py>(
         _ => None,
     };
     // the records are converted on: no output shows their uuids
-    let (msgs, recs) = read_messages(py, messages, src, sys.as_ref(), false)?;
+    let (msgs, recs, read) = read_messages(py, messages, src, sys.as_ref(), false)?;
     let api = api_options(strict, max_media);
     let (out, same, report, counts) = run(py, || {
         let mut report = msgnorm_core::Report::default();
-        let mut counts = providers::Counts::new();
+        let mut counts = read;
         // stable messages make stable records
         let mut out = providers::normalize_to_provider(
             dst,

@@ -13,6 +13,8 @@ pub struct Builder {
     name: String,
     /// Whether uuids are derived ([`FromProvider::new`]).
     pub(crate) uuids: bool,
+    /// What the reader left out, by rule (`client_only_dropped`).
+    pub counts: super::Counts,
 }
 
 impl Builder {
@@ -23,6 +25,7 @@ impl Builder {
             hasher: crc32fast::Hasher::new(),
             name: String::new(),
             uuids: true,
+            counts: super::Counts::new(),
         }
     }
 
@@ -58,6 +61,15 @@ impl Builder {
         r.push("role", role);
         r.push("content", content);
         self.out.push(Value::Obj(r));
+    }
+
+    /// A system prompt that sat among the messages (Anthropic `role:
+    /// "system"`): `in_messages` keeps it there, even before the first turn.
+    pub fn system_in_messages(&mut self, role: &str, content: Value) {
+        self.system(role, content);
+        if let Some(Value::Obj(r)) = self.out.last_mut() {
+            r.push("in_messages", true);
+        }
     }
 
     /// A user or assistant record; `data` becomes its `provider_data`.

@@ -103,6 +103,72 @@ impl Ids {
     }
 }
 
+/// Tool ids reused in a later turn (OpenAI Chat `tool_call_id`, Responses
+/// `call_id`), read as the API pairs them: a result answers the latest call
+/// with its id. The first call with an id keeps it; the n-th (n ≥ 2) gets
+/// `<id>_<n-1>` in the records, so that every call and result stays paired
+/// for a target that wants unique ids (Anthropic, Bedrock, Gemini). The
+/// rewrite depends only on the history before it, so a longer history keeps
+/// the ids of its prefix (and the prompt cache). The original id is kept in
+/// the block's `provider_data` (`call_id`), which the source's own writer
+/// writes back.
+#[derive(Default)]
+pub struct Reused {
+    /// How many calls so far used each id (by its hash).
+    calls: AHashMap<u64, u32>,
+}
+
+fn id_hash(id: &str) -> u64 {
+    static STATE: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+    STATE
+        .get_or_init(|| ahash::RandomState::with_seeds(1, 2, 3, 4))
+        .hash_one(id)
+}
+
+impl Reused {
+    /// The record id of a call with `id`: `None` for the first call with it.
+    pub fn call(&mut self, id: &str) -> Option<SmolStr> {
+        let n = self.calls.entry(id_hash(id)).or_insert(0);
+        *n += 1;
+        (*n > 1).then(|| SmolStr::from(format!("{id}_{}", *n - 1)))
+    }
+
+    /// The record id of a result answering `id` (the latest call with it):
+    /// `None` when that call kept its id.
+    pub fn result(&self, id: &str) -> Option<SmolStr> {
+        match self.calls.get(&id_hash(id)) {
+            Some(&n) if n > 1 => Some(SmolStr::from(format!("{id}_{}", n - 1))),
+            _ => None,
+        }
+    }
+}
+
+/// `blk` (an object) with its id at `key` replaced by `new`, the original
+/// kept in its `provider_data` as `call_id` (made for `b`'s provider when
+/// the block has none).
+pub fn reuse_id(b: &super::Builder, blk: &mut super::Map, key: &'static str, new: SmolStr) {
+    let Some(orig) = blk.get(key).cloned() else {
+        return;
+    };
+    blk.set(key, new);
+    match blk.get_mut("provider_data") {
+        Some(Value::Obj(d)) => d.push("call_id", orig),
+        _ => {
+            let d = b.data(super::Map(vec![("call_id".into(), orig)]));
+            blk.push("provider_data", d);
+        }
+    }
+}
+
+/// The id a source's own writer writes for a call or result block: the
+/// original id kept by [`reuse_id`], else the block's `key`.
+pub fn own_id<'b>(b: &'b super::Map, key: &str, p: Provider) -> &'b str {
+    super::data_from(b, p)
+        .and_then(|d| d.str("call_id"))
+        .or_else(|| b.str(key))
+        .unwrap_or("")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +192,19 @@ mod tests {
         assert!(id_ok(&a, 40));
         assert_eq!(Ids::new(&recs, 40).get(&long, &mut counts), a);
         assert_eq!(ids.get("ok_id", &mut counts), "ok_id");
+    }
+
+    #[test]
+    fn a_reused_id_is_renamed_by_its_use_and_results_follow_the_latest_call() {
+        let mut r = Reused::default();
+        assert_eq!(r.result("a"), None, "a result with no call keeps its id");
+        assert_eq!(r.call("a"), None);
+        assert_eq!(r.result("a"), None);
+        assert_eq!(r.call("b"), None);
+        assert_eq!(r.call("a").as_deref(), Some("a_1"));
+        assert_eq!(r.result("a").as_deref(), Some("a_1"));
+        assert_eq!(r.call("a").as_deref(), Some("a_2"));
+        assert_eq!(r.result("a").as_deref(), Some("a_2"));
+        assert_eq!(r.result("b"), None);
     }
 }

@@ -20,6 +20,7 @@ pub mod blocks;
 pub mod builder;
 pub mod gemini;
 pub mod ids;
+pub mod input_items;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod rec;
@@ -41,6 +42,13 @@ pub type Counts = BTreeMap<&'static str, u64>;
 
 pub fn count(c: &mut Counts, k: &'static str) {
     *c.entry(k).or_insert(0) += 1;
+}
+
+/// `more` added into `c`.
+pub fn add_counts(c: &mut Counts, more: Counts) {
+    for (k, n) in more {
+        *c.entry(k).or_insert(0) += n;
+    }
 }
 
 /// The model APIs msgnorm reads and writes besides its own records (Claude Code
@@ -171,6 +179,8 @@ pub struct Carry {
     pending: Vec<Value>,
     /// Gemini: calls of the last model turn still waiting for a response: (name, id).
     open: Vec<(String, String)>,
+    /// OpenAI Chat and Responses: tool ids reused in a later turn.
+    reused: Reused,
 }
 
 /// [`from_provider`] fed the messages in order, a slice at a time (so that
@@ -244,9 +254,15 @@ impl FromProvider {
     }
 
     /// The records of every message fed.
-    pub fn finish(mut self) -> Vec<Value> {
+    pub fn finish(self) -> Vec<Value> {
+        self.finish_counted().0
+    }
+
+    /// The records of every message fed, and what reading left out, by rule
+    /// (`client_only_dropped`).
+    pub fn finish_counted(mut self) -> (Vec<Value>, Counts) {
         openai_responses::flush(&mut self.b, &mut self.carry.pending);
-        self.b.out
+        (self.b.out, self.b.counts)
     }
 }
 
@@ -268,8 +284,9 @@ pub fn normalize_to_provider(
     report: &mut crate::Report,
     counts: &mut Counts,
 ) -> Result<Value> {
+    // the system prompts before the first turn are the request's system
+    // parameter; later ones stay in place (normalize_for_api keeps them)
     let mut prompts = system_prompts(&records);
-    let carried = prompts.len();
     prompts.extend(extra_system);
     let Some(api) = api else {
         let mut records = records;
@@ -278,8 +295,6 @@ pub fn normalize_to_provider(
     };
     let mut records = records;
     let mut recs = records::normalize(&mut records, stable, api, report)?;
-    // normalize_for_api drops the system-prompt records; they are carried, not lost
-    report.dropped = report.dropped.saturating_sub(carried);
     let read = read_records(&recs, p)?;
     let (out, unpruned) = if read.iter().any(|r| r.drops) {
         drop(read);
@@ -345,7 +360,10 @@ pub fn convert(
     report: &mut crate::Report,
     counts: &mut Counts,
 ) -> Result<Value> {
-    let recs = FromProvider::read(source, messages, system, false)?;
+    let mut f = FromProvider::new(source, system, false)?;
+    f.feed(messages)?;
+    let (recs, read) = f.finish_counted();
+    add_counts(counts, read);
     normalize_to_provider(target, recs, false, None, Some(api), report, counts)
 }
 
@@ -359,13 +377,30 @@ pub fn to_provider(
     write(p, &read_records(records, p)?, system, counts)
 }
 
-/// Records read by [`read_records`] → the provider's request shape.
+/// Records read by [`read_records`] → the provider's request shape. Gemini
+/// and Bedrock have no system message: a system prompt between turns joins
+/// the system parameter (counted `system_moved`).
 fn write(
     p: Provider,
     recs: &[Rec<'_>],
     system: &[SystemPrompt],
     counts: &mut Counts,
 ) -> Result<Value> {
+    if matches!(p, Provider::Gemini | Provider::Bedrock) && recs.iter().any(|r| r.prompt.is_some())
+    {
+        let mut system = system.to_vec();
+        let mut rest = Vec::with_capacity(recs.len());
+        for r in recs {
+            match &r.prompt {
+                Some(s) => {
+                    count(counts, "system_moved");
+                    system.push(s.clone());
+                }
+                None => rest.push(r.clone()),
+            }
+        }
+        return write(p, &rest, &system, counts);
+    }
     match p {
         Provider::Anthropic => anthropic::to(recs, system, counts),
         Provider::OpenAIChat => openai_chat::to(recs, system, counts),
@@ -375,19 +410,35 @@ fn write(
     }
 }
 
-/// The `system`/`system_prompt` records of a history (before normalize drops them).
+/// The `system`/`system_prompt` records before a history's first turn: the
+/// request's system parameter.
 pub fn system_prompts(records: &[Value]) -> Vec<SystemPrompt> {
     records
         .iter()
         .filter_map(Value::as_obj)
-        .filter(|r| r.str("type") == Some("system") && r.str("subtype") == Some("system_prompt"))
-        .filter_map(|r| {
-            Some(SystemPrompt {
-                role: r.str("role").unwrap_or("system").to_string(),
-                content: r.get("content")?.clone(),
-            })
-        })
+        .take_while(|r| leads(r))
+        .filter_map(prompt_of)
         .collect()
+}
+
+/// Whether a record is a system prompt that, before the first turn, is the
+/// request's system parameter (not one that sat among the messages).
+pub fn leads(r: &Map) -> bool {
+    prompt_of(r).is_some() && r.get("in_messages").is_none()
+}
+
+/// The system prompt a `system`/`system_prompt` record holds.
+pub fn prompt_of(r: &Map) -> Option<SystemPrompt> {
+    if r.str("type") != Some("system") || r.str("subtype") != Some("system_prompt") {
+        return None;
+    }
+    Some(SystemPrompt {
+        role: r.str("role").unwrap_or("system").to_string(),
+        content: r
+            .get("content")
+            .cloned()
+            .unwrap_or(Value::Str(SmolStr::default())),
+    })
 }
 
 #[cfg(test)]

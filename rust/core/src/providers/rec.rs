@@ -1,11 +1,12 @@
 //! Normalized records as every writer reads them ([`Rec`]).
 
 use super::value::{Map, SmolStr, Value};
-use super::{dropped_by, id_ok, server_tools, Provider};
+use super::{dropped_by, id_ok, leads, prompt_of, server_tools, Provider, SystemPrompt};
 use crate::error::{Error, Result};
 use crate::parallel::split_map;
 
 /// One record as the output adapters read it.
+#[derive(Clone)]
 pub struct Rec<'v> {
     pub index: usize,
     pub assistant: bool,
@@ -20,16 +21,23 @@ pub struct Rec<'v> {
     pub longest_id: usize,
     /// Whether the target has no shape for one of its blocks ([`dropped_by`]).
     pub drops: bool,
+    /// A system prompt between turns (a `system`/`system_prompt` record),
+    /// written in place where the target has a system message.
+    pub prompt: Option<SystemPrompt>,
 }
 
-/// The records as `target`'s writer reads them (a record that is a system
-/// prompt is left out).
+/// The records as `target`'s writer reads them (the system prompts before
+/// the first turn are left out: they are the request's system parameter).
 pub fn read_records(records: &[Value], target: Provider) -> Result<Vec<Rec<'_>>> {
     let read = split_map(records, |i, r| read_record(i, r, target))?;
-    Ok(read.into_iter().flatten().collect())
+    let lead = records
+        .iter()
+        .take_while(|r| r.as_obj().is_some_and(leads))
+        .count();
+    Ok(read.into_iter().skip(lead).collect())
 }
 
-fn read_record(i: usize, r: &Value, target: Provider) -> Result<Option<Rec<'_>>> {
+fn read_record(i: usize, r: &Value, target: Provider) -> Result<Rec<'_>> {
     let inv = |path: &str, msg: &str| Error::invalid(i, format!("records[{i}]{path}"), msg);
     let Some(r) = r.as_obj() else {
         return Err(inv("", "a record must be an object"));
@@ -37,7 +45,18 @@ fn read_record(i: usize, r: &Value, target: Provider) -> Result<Option<Rec<'_>>>
     let assistant = match r.str("type") {
         Some("user") => false,
         Some("assistant") => true,
-        Some("system") if r.str("subtype") == Some("system_prompt") => return Ok(None),
+        Some("system") if r.str("subtype") == Some("system_prompt") => {
+            return Ok(Rec {
+                index: i,
+                assistant: false,
+                text: None,
+                blocks: &[],
+                data: None,
+                longest_id: 0,
+                drops: false,
+                prompt: prompt_of(r),
+            })
+        }
         _ => return Err(inv(
             ".type",
             "provider output takes user and assistant records only (normalize_for_api's output)",
@@ -88,7 +107,7 @@ fn read_record(i: usize, r: &Value, target: Provider) -> Result<Option<Rec<'_>>>
             drops |= !server_uses.contains(&b.str("tool_use_id").unwrap_or(""));
         }
     }
-    Ok(Some(Rec {
+    Ok(Rec {
         index: i,
         assistant,
         text,
@@ -96,5 +115,6 @@ fn read_record(i: usize, r: &Value, target: Provider) -> Result<Option<Rec<'_>>>
         data: r.get("provider_data").and_then(Value::as_obj),
         longest_id,
         drops,
-    }))
+        prompt: None,
+    })
 }

@@ -182,10 +182,17 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
             RecordKey::IsVirtual => rec.is_virtual = src.is_true(v)?,
             RecordKey::IsApiErrorMessage => self.api_error = src.is_true(v)?,
             RecordKey::Subtype => {
-                let sub = src.peek_str(v, |s| (s == "local_command", s == "compact_boundary"))?;
+                let sub = src.peek_str(v, |s| {
+                    (
+                        s == "local_command",
+                        s == "compact_boundary",
+                        s == "system_prompt",
+                    )
+                })?;
                 self.seen.subtype = if sub.is_some() { Seen::Ok } else { Seen::Bad };
-                if let Some((local, boundary)) = sub {
+                if let Some((local, boundary, prompt)) = sub {
                     rec.local_command = local;
+                    rec.system_prompt = prompt;
                     if let Some(l) = self.links.as_mut() {
                         l.compact_boundary = boundary;
                     }

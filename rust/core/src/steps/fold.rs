@@ -120,6 +120,18 @@ pub fn run<'a, H>(
     let mut open: Option<Open<'a, H>> = None;
     for mut r in recs {
         match r.kind {
+            Kind::System if r.system_prompt => {
+                // kept as it is, between the turns it sat between
+                if let Some(u) = open.take() {
+                    out.push(u.run.finish());
+                }
+                out.push(r);
+                barrier = Some(out.len() - 1);
+                if !latest.is_empty() {
+                    latest = HashMap::new();
+                }
+                continue;
+            }
             Kind::System => {
                 let content = std::mem::replace(&mut r.content, Content::Str(Str::Borrowed("")));
                 let u =

@@ -6,7 +6,12 @@ use crate::model::{Block, Content, Kind, Record, Str};
 use crate::report::Report;
 
 pub fn run<'a, H: Clone>(recs: &mut Vec<Record<'a, H>>, report: &mut Report) {
-    let Some(first) = recs.first() else { return };
+    // system prompts kept by step 3 stay before the first turn
+    let at = recs
+        .iter()
+        .position(|r| !(r.kind == Kind::System && r.system_prompt))
+        .unwrap_or(recs.len());
+    let Some(first) = recs.get(at) else { return };
     if first.kind != Kind::Assistant {
         return;
     }
@@ -18,6 +23,6 @@ pub fn run<'a, H: Clone>(recs: &mut Vec<Record<'a, H>>, report: &mut Report) {
         true,
         Content::Blocks(vec![Block::new_text(NO_CONTENT)]),
     );
-    recs.insert(0, u);
+    recs.insert(at, u);
     report.first_user_inserted += 1;
 }

@@ -39,7 +39,23 @@ pub(crate) fn from(b: &mut Builder, at: usize, messages: &[Value]) -> Result<()>
         let assistant = match m.str("role") {
             Some("user") => false,
             Some("assistant") => true,
-            _ => return Err(bad(i, ".role", "must be 'user' or 'assistant'")),
+            Some("system") => {
+                // a system message in the conversation: kept where it is
+                match m.get("content") {
+                    Some(c @ (Value::Str(_) | Value::Arr(_))) => {
+                        b.system_in_messages("system", c.clone())
+                    }
+                    _ => {
+                        return Err(bad(
+                            i,
+                            ".content",
+                            "must be a string or a list of text blocks",
+                        ))
+                    }
+                }
+                continue;
+            }
+            _ => return Err(bad(i, ".role", "must be 'user', 'assistant' or 'system'")),
         };
         let content = match m.get("content") {
             Some(c @ Value::Str(_)) => c.clone(),

@@ -20,6 +20,14 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
 
 /// One record's message.
 fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, messages: &mut Vec<Value>) {
+    if let Some(s) = &r.prompt {
+        // a system prompt between turns stays there
+        messages.push(obj([
+            ("role", "system".into()),
+            ("content", s.content.clone()),
+        ]));
+        return;
+    }
     let content = match r.text {
         Some(t) => Value::from(t),
         None => {

@@ -110,7 +110,7 @@ fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
 }
 
 pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]) -> Result<()> {
-    let legacy = &mut c.legacy;
+    let (legacy, reused) = (&mut c.legacy, &mut c.reused);
     for (i, m) in (at..).zip(messages) {
         let Some(m) = m.as_obj() else {
             return Err(bad(i, "", "a message must be an object"));
@@ -182,7 +182,13 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
                     None | Some(Value::Null) => {}
                     Some(Value::Arr(calls)) => {
                         for (j, c) in calls.iter().enumerate() {
-                            blocks.push(tool_call(b, i, j, c)?);
+                            let mut blk = tool_call(b, i, j, c)?;
+                            if let Value::Obj(o) = &mut blk {
+                                if let Some(new) = o.str("id").and_then(|id| reused.call(id)) {
+                                    reuse_id(b, o, "id", new);
+                                }
+                            }
+                            blocks.push(blk);
                         }
                     }
                     Some(_) => return Err(bad(i, ".tool_calls", "must be a list")),
@@ -223,11 +229,14 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
                 };
                 let content =
                     text_of_parts(i, "content", m.get("content").unwrap_or(&Value::Null))?;
-                let r = obj([
+                let mut r = obj([
                     ("type", "tool_result".into()),
                     ("tool_use_id", id.into()),
                     ("content", content),
                 ]);
+                if let (Some(new), Value::Obj(o)) = (reused.result(id), &mut r) {
+                    reuse_id(b, o, "tool_use_id", new);
+                }
                 b.message(
                     false,
                     Value::Arr(vec![r]),

@@ -56,7 +56,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-chat/duplicate-tool-response",
         text: "Invalid parameter: Duplicate value for 'tool_call_id' of {x} and messages[{i}].",
-        repair: "SPEC §4 step 6 (tool pairing) removes repeated results for an id",
+        repair: "SPEC §4 step 6 (tool pairing) removes repeated results for an id; an id reused by a later assistant message is a new call (from_provider gives it a unique id in the records, and to_openai_chat writes the original back)",
         check: duplicate_call_id,
     },
     Rule {
@@ -199,11 +199,18 @@ fn tool_call_id_length(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn duplicate_call_id(c: &Ctx, out: &mut Vec<Hit>) {
-    // Tool messages answering the same id (the first one's index is named).
+    // Tool messages answering the same pending call: two in one run after
+    // the same assistant message (the first one's index is named). An id
+    // reused by a later assistant message is a new call, answered anew.
     let mut seen = ahash::AHashMap::new();
-    for m in &c.msgs {
+    let mut run_of = None;
+    for (m, a) in c.msgs.iter().zip(answered_calls(c)) {
         if m.role != Some("tool") {
             continue;
+        }
+        if run_of != Some(a) {
+            seen.clear();
+            run_of = Some(a);
         }
         if let Some(id) = m.raw.str_at("tool_call_id") {
             if let Some(first) = seen.get(id) {

@@ -77,28 +77,32 @@ fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
     let ids = Ids::new(recs, ID_LIMIT);
     let mut out = Vec::with_capacity(recs.len() + system.len());
-    for s in system {
-        let content = match &s.content {
-            Value::Arr(a) => Value::Arr(
-                a.iter()
-                    .filter_map(Value::as_obj)
-                    .map(|b| part_text(b.text("text").clone()))
-                    .collect(),
-            ),
-            other => other.clone(),
-        };
-        out.push(obj([
-            ("role", s.role.as_str().into()),
-            ("content", content),
-        ]));
-    }
+    out.extend(system.iter().map(system_message));
     write_each(recs, ids, counts, &mut out, record);
     Ok(Value::Arr(out))
 }
 
+/// A system or developer message.
+fn system_message(s: &SystemPrompt) -> Value {
+    let content = match &s.content {
+        Value::Arr(a) => Value::Arr(
+            a.iter()
+                .filter_map(Value::as_obj)
+                .map(|b| part_text(b.text("text").clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    obj([("role", s.role.as_str().into()), ("content", content)])
+}
+
 /// One record's messages: an assistant message, or a user message and the
-/// tool messages of its results.
+/// tool messages of its results, or a system message between turns.
 fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {
+    if let Some(s) = &r.prompt {
+        out.push(system_message(s));
+        return;
+    }
     if r.assistant {
         out.push(assistant(r, ids, counts));
         return;
@@ -118,7 +122,7 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>)
     let before = out.len();
     for b in r.blocks.iter().filter_map(Value::as_obj) {
         if b.str("type") == Some("tool_result") {
-            let id = ids.get(b.str("tool_use_id").unwrap_or(""), counts);
+            let id = ids.get(own_id(b, "tool_use_id", ME), counts);
             let content = match b.get("content") {
                 Some(Value::Str(s)) => Value::Str(s.clone()),
                 Some(Value::Arr(a)) => {
@@ -173,7 +177,7 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts) -> Value {
         match b.str("type").unwrap_or("") {
             "text" => parts.push(part_text(b.text("text").clone())),
             "tool_use" => {
-                let id = ids.get(b.str("id").unwrap_or(""), counts);
+                let id = ids.get(own_id(b, "id", ME), counts);
                 let args = match data_from(b, ME).and_then(|d| d.str("arguments")) {
                     Some(a) => a.to_string(),
                     None => args_json(b.get("input")),

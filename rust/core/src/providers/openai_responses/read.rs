@@ -1,6 +1,7 @@
 //! Messages → records.
 
 use super::*;
+use crate::providers::input_items::is_api_input_item;
 
 /// `{"type": "provider_part", "provider": ..., "item": item}`: a whole item.
 fn item_part(item: &Value) -> Value {
@@ -89,7 +90,7 @@ pub(crate) fn flush(b: &mut Builder, pending: &mut Vec<Value>) {
 }
 
 pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, items: &[Value]) -> Result<()> {
-    let pending = &mut c.pending;
+    let (pending, reused) = (&mut c.pending, &mut c.reused);
     for (i, it) in (at..).zip(items) {
         let Some(m) = it.as_obj() else {
             return Err(bad(i, "", "an input item must be an object"));
@@ -205,6 +206,9 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, items: &[Value]) -
                 blk.push("name", name);
                 blk.push("input", input);
                 blk.push("provider_data", b.data(d));
+                if let Some(new) = reused.call(call_id) {
+                    reuse_id(b, &mut blk, "id", new);
+                }
                 pending.push(Value::Obj(blk));
             }
             "function_call_output" => {
@@ -237,6 +241,9 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, items: &[Value]) -
                     "provider_data",
                     b.data(Map(vec![("item".into(), Value::Obj(rest))])),
                 );
+                if let Some(new) = reused.result(call_id) {
+                    reuse_id(b, &mut blk, "tool_use_id", new);
+                }
                 b.message(false, Value::Arr(vec![Value::Obj(blk)]), None);
             }
             "reasoning" => {
@@ -259,6 +266,8 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, items: &[Value]) -
                 );
                 pending.push(Value::Obj(blk));
             }
+            // a client's own item (Codex `ghost_snapshot`): never sent
+            t if !is_api_input_item(t) => count(&mut b.counts, "client_only_dropped"),
             t if t.ends_with("_output") => {
                 flush(b, pending);
                 b.message(false, Value::Arr(vec![item_part(it)]), None);

@@ -42,6 +42,12 @@ pub static RULES: &[Rule] = &[
         check: duplicate_item_id,
     },
     Rule {
+        id: "openai-responses/client-only-item",
+        text: "Invalid value: '{x}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning', and the other input item types.",
+        repair: "from_provider and to_openai_responses never send an item that is not a Responses input item type (a client's own, such as Codex's ghost_snapshot), counted client_only_dropped",
+        check: client_only_item,
+    },
+    Rule {
         id: "openai-responses/function-name-pattern",
         text: "Invalid '{p}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
         repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
@@ -121,6 +127,15 @@ fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
     }
 }
 
+fn client_only_item(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        let t = item_type(m);
+        if !t.is_empty() && !crate::providers::input_items::is_api_input_item(t) {
+            out.push(Hit::at(m, ".type", t));
+        }
+    }
+}
+
 fn id_of<'v>(m: &Msg<'v, '_>) -> &'v str {
     m.raw.str_at("id").unwrap_or("")
 }
@@ -145,12 +160,16 @@ fn call_without_reasoning(c: &Ctx, out: &mut Vec<Hit>) {
     if !c.msgs.iter().any(|m| item_type(m) == "reasoning") {
         return;
     }
-    // A response is a run of output items; a function_call with an item id
-    // (`fc_…`, i.e. replayed from a response) needs a reasoning item in its run.
+    // A function_call with an item id (`fc_…`, i.e. replayed from a
+    // response) needs a reasoning item before it in its turn: since the last
+    // input that is not a call's output (clients put each output right after
+    // its call, so one response's items may sit between outputs).
     let mut reasoned = false;
     for m in &c.msgs {
         if !is_output(m) {
-            reasoned = false;
+            if item_type(m) != "function_call_output" {
+                reasoned = false;
+            }
             continue;
         }
         match item_type(m) {

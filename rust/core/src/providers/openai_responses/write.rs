@@ -75,23 +75,7 @@ fn message(role: &str, content: Value, template: Option<&Map>) -> Value {
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
     let ids = Ids::new(recs, ID_LIMIT);
     let mut out = Vec::with_capacity(recs.len() + system.len());
-    for s in system {
-        let content = match &s.content {
-            Value::Arr(a) => Value::Arr(
-                a.iter()
-                    .filter_map(Value::as_obj)
-                    .map(|b| {
-                        obj([
-                            ("type", "input_text".into()),
-                            ("text", b.str("text").unwrap_or("").into()),
-                        ])
-                    })
-                    .collect(),
-            ),
-            other => other.clone(),
-        };
-        out.push(message(&s.role, content, None));
-    }
+    out.extend(system.iter().map(system_message));
     write_each(recs, ids, counts, &mut out, record);
     drop_unsendable_ids(&mut out, counts);
     compaction_trigger_last(&mut out, counts);
@@ -119,8 +103,47 @@ fn compaction_trigger_last(out: &mut Vec<Value>, counts: &mut Counts) {
     out.extend(trigger);
 }
 
-/// One record's input items.
+/// A kept item, unless it is client-only (not a Responses input item type:
+/// never sent, counted `client_only_dropped`).
+fn sendable(item: Option<&Value>, counts: &mut Counts) -> Option<Value> {
+    let item = item?;
+    let t = item
+        .as_obj()
+        .and_then(|m| m.str("type"))
+        .unwrap_or("message");
+    if crate::providers::input_items::is_api_input_item(t) {
+        Some(item.clone())
+    } else {
+        count(counts, "client_only_dropped");
+        None
+    }
+}
+
+/// A system or developer message item.
+fn system_message(s: &SystemPrompt) -> Value {
+    let content = match &s.content {
+        Value::Arr(a) => Value::Arr(
+            a.iter()
+                .filter_map(Value::as_obj)
+                .map(|b| {
+                    obj([
+                        ("type", "input_text".into()),
+                        ("text", b.str("text").unwrap_or("").into()),
+                    ])
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    message(&s.role, content, None)
+}
+
+/// One record's input items (a system message between turns stays there).
 fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {
+    if let Some(s) = &r.prompt {
+        out.push(system_message(s));
+        return;
+    }
     if r.assistant {
         assistant(r, ids, counts, out);
         return;
@@ -139,7 +162,7 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>)
     for b in r.blocks.iter().filter_map(Value::as_obj) {
         match b.str("type") {
             Some("tool_result") => {
-                let id = ids.get(b.str("tool_use_id").unwrap_or(""), counts);
+                let id = ids.get(own_id(b, "tool_use_id", ME), counts);
                 let output = match b.get("content") {
                     Some(Value::Str(s)) => Value::Str(s.clone()),
                     Some(Value::Arr(a)) => Value::Arr(
@@ -162,7 +185,7 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>)
                 out.push(Value::Obj(m));
             }
             Some("provider_part") if origin(b) == Some(ME.name()) && b.get("item").is_some() => {
-                out.extend(b.get("item").cloned());
+                out.extend(sendable(b.get("item"), counts));
             }
             _ => parts.extend(user_part_out(b, counts)),
         }
@@ -285,7 +308,7 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Valu
                     Some(t) => t.clone(),
                     None => Map(vec![("type".into(), "function_call".into())]),
                 };
-                m.set("call_id", ids.get(b.str("id").unwrap_or(""), counts));
+                m.set("call_id", ids.get(own_id(b, "id", ME), counts));
                 m.set("name", tool_name(b.str("name").unwrap_or(""), ME, counts));
                 let args = match data.and_then(|d| d.str("arguments")) {
                     Some(a) => a.to_string(),
@@ -304,7 +327,7 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Valu
             "provider_part" => {
                 close(&mut open, out);
                 if origin(b) == Some(ME.name()) {
-                    out.extend(b.get("item").cloned());
+                    out.extend(sendable(b.get("item"), counts));
                 } else {
                     count(counts, "parts_dropped");
                 }

@@ -1,0 +1,225 @@
+"""Nothing lost: requests the providers accepted come back from
+``convert(x, source=p, target=p)`` unchanged, every target keeps every call,
+result, signature, cache breakpoint and system text, and ``validate`` names
+nothing on them (docs/PROVIDERS.md, "What is kept")."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import msgnorm
+import pytest
+
+TARGETS = ("anthropic", "openai-chat", "openai-responses", "gemini", "bedrock")
+
+
+def _calls_and_results(out: Any) -> tuple[list[str], list[str]]:
+    """The tool call ids and result ids of any target's output, in order."""
+    calls: list[str] = []
+    results: list[str] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, dict):
+            t = x.get("type")
+            if t == "tool_use" or t == "function_call":
+                calls.append(x.get("id") if t == "tool_use" else x["call_id"])
+            elif t == "tool_result":
+                results.append(x["tool_use_id"])
+            elif t == "function_call_output":
+                results.append(x["call_id"])
+            elif x.get("role") == "tool":
+                results.append(x["tool_call_id"])
+            for k, v in x.items():
+                if k == "tool_calls":
+                    calls.extend(c["id"] for c in v)
+                elif k in ("toolUse", "function_call", "functionCall") and isinstance(v, dict):
+                    calls.append(v.get("toolUseId") or v.get("id"))
+                elif k in ("toolResult", "function_response", "functionResponse"):
+                    results.append(v.get("toolUseId") or v.get("id"))
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(out)
+    return calls, results
+
+
+# --------------------------------------------------------------------------
+# tool ids reused in a later turn
+# --------------------------------------------------------------------------
+
+
+def _chat_call(id_: str, args: str = "{}") -> dict[str, Any]:
+    return {"id": id_, "type": "function", "function": {"name": "lookup", "arguments": args}}
+
+
+CHAT_REUSED: list[dict[str, Any]] = [
+    {"role": "system", "content": "You look things up."},
+    {"role": "user", "content": "Find a."},
+    {"role": "assistant", "content": None, "tool_calls": [_chat_call("call_0", '{"q":"a"}')]},
+    {"role": "tool", "tool_call_id": "call_0", "content": "A"},
+    {"role": "assistant", "content": "Found a."},
+    {"role": "user", "content": "Find b."},
+    # the same id again in a later turn: the API pairs the tool message with the call right before it
+    {"role": "assistant", "content": None, "tool_calls": [_chat_call("call_0", '{"q":"b"}')]},
+    {"role": "tool", "tool_call_id": "call_0", "content": "B"},
+    {"role": "assistant", "content": "Found b."},
+]
+
+RESPONSES_REUSED: list[dict[str, Any]] = [
+    {"type": "message", "role": "user", "content": "Find a."},
+    {"type": "function_call", "call_id": "call_0", "name": "lookup", "arguments": '{"q":"a"}'},
+    {"type": "function_call_output", "call_id": "call_0", "output": "A"},
+    {"type": "message", "role": "assistant", "content": "Found a."},
+    {"type": "message", "role": "user", "content": "Find b."},
+    {"type": "function_call", "call_id": "call_0", "name": "lookup", "arguments": '{"q":"b"}'},
+    {"type": "function_call_output", "call_id": "call_0", "output": "B"},
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "history"),
+    [("openai-chat", CHAT_REUSED), ("openai-responses", RESPONSES_REUSED)],
+)
+def test_a_reused_tool_id_comes_back_unchanged(source: str, history: list[Any]) -> None:
+    before = copy.deepcopy(history)
+    out, report = msgnorm.convert_report(history, source=source, target=source)
+    assert out == before
+    assert history == before, "the input is not mutated"
+    assert report["missing_results_inserted"] == 0
+    assert report["orphan_results_removed"] == 0
+    assert msgnorm.validate(history, source) == []
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    ("source", "history"),
+    [("openai-chat", CHAT_REUSED), ("openai-responses", RESPONSES_REUSED)],
+)
+def test_a_reused_tool_id_keeps_both_calls_and_results(
+    source: str, history: list[Any], target: str
+) -> None:
+    out = msgnorm.convert(history, source=source, target=target)
+    text = json.dumps(out, default=str)
+    for kept in ('\\"q\\": \\"a\\"', '\\"q\\": \\"b\\"'):
+        assert kept.replace("\\", "").replace(" ", "") in text.replace("\\", "").replace(" ", "")
+    assert "A" in text and "B" in text
+    assert "interrupted" not in text.lower() and "(no content)" not in text
+    calls, results = _calls_and_results(out)
+    assert len(calls) == 2 and len(results) == 2, (calls, results)
+    assert calls == results, "each result answers its own call"
+    if target in ("anthropic", "bedrock", "gemini"):
+        # these targets want unique ids: the later call is renamed, deterministically
+        assert calls[0] != calls[1]
+        again = msgnorm.convert(history, source=source, target=target)
+        assert _calls_and_results(again) == (calls, results)
+        # stable as the history grows: the prefix keeps its ids (and the prompt cache)
+        longer = msgnorm.convert(history[:-1], source=source, target=target)
+        assert _calls_and_results(longer)[0] == calls
+
+
+@pytest.mark.parametrize("target", ["anthropic", "bedrock", "gemini"])
+def test_unique_ids_pass_the_targets_rules(target: str) -> None:
+    out = msgnorm.convert(CHAT_REUSED, source="openai-chat", target=target)
+    if target == "gemini":
+        found = msgnorm.validate(out["contents"], target, system=out.get("system_instruction"))
+    else:
+        tools = [{"toolSpec": {"name": "lookup", "inputSchema": {"json": {"type": "object"}}}}]
+        found = msgnorm.validate(
+            out["messages"],
+            target,
+            system=out.get("system"),
+            tools=tools if target == "bedrock" else None,
+        )
+    assert found == []
+
+
+def test_a_second_response_to_the_same_pending_call_is_still_named() -> None:
+    bad = [*CHAT_REUSED[:4], {"role": "tool", "tool_call_id": "call_0", "content": "again"}]
+    found = msgnorm.validate(bad, "openai-chat")
+    assert [v.rule for v in found] == ["openai-chat/duplicate-tool-response"]
+    assert found[0].index == 4
+
+
+# --------------------------------------------------------------------------
+# system messages in the middle of a conversation
+# --------------------------------------------------------------------------
+
+MID_SYSTEM: list[dict[str, Any]] = [
+    {"role": "user", "content": "Summarise the file."},
+    {"role": "assistant", "content": [{"type": "text", "text": "It defines two classes."}]},
+    {"role": "system", "content": "From now on, answer in French."},
+    {"role": "user", "content": "And the tests?"},
+]
+
+
+def test_a_system_message_between_turns_comes_back_in_place() -> None:
+    out, report = msgnorm.convert_report(
+        MID_SYSTEM, source="anthropic", target="anthropic", system="Be terse."
+    )
+    assert out == {"system": "Be terse.", "messages": MID_SYSTEM}
+    assert report["dropped"] == 0
+    assert msgnorm.validate(MID_SYSTEM, "anthropic", system="Be terse.") == []
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "openai-responses"])
+def test_openai_targets_keep_it_in_place(target: str) -> None:
+    out = msgnorm.convert(MID_SYSTEM, source="anthropic", target=target, system="Be terse.")
+    roles = [m["role"] for m in out]
+    assert roles == ["system", "user", "assistant", "system", "user"]
+    assert "answer in French" in json.dumps(out[3])
+
+
+@pytest.mark.parametrize(
+    ("target", "key"), [("gemini", "system_instruction"), ("bedrock", "system")]
+)
+def test_gemini_and_bedrock_move_it_to_the_system_parameter(target: str, key: str) -> None:
+    out, report = msgnorm.convert_report(
+        MID_SYSTEM, source="anthropic", target=target, system="Be terse."
+    )
+    text = json.dumps(out[key])
+    assert "Be terse." in text and "answer in French" in text
+    assert text.index("Be terse.") < text.index("answer in French")
+    assert report["system_moved"] == 1
+    turns = out["contents"] if target == "gemini" else out["messages"]
+    assert len(turns) == 3
+
+
+def test_normalize_for_api_keeps_the_system_prompt_on_the_natural_path() -> None:
+    # to_openai_chat(normalize_for_api(from_provider(x))) keeps the system text
+    chat = [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "hi"}]
+    records = msgnorm.normalize_for_api(msgnorm.from_provider(chat, "openai-chat"))
+    assert msgnorm.to_openai_chat(records, normalize=False) == chat
+    with pytest.raises(msgnorm.InvalidRecordError, match="system prompt record"):
+        msgnorm.to_anthropic(records)
+
+
+# --------------------------------------------------------------------------
+# client-only items (Codex rollouts)
+# --------------------------------------------------------------------------
+
+GHOST = {
+    "type": "ghost_snapshot",
+    "ghost_commit": {"id": "9f2c", "parent": "77aa", "preexisting_untracked_files": []},
+}
+
+
+def test_client_only_items_are_never_sent_and_are_counted() -> None:
+    history = [
+        {"type": "message", "role": "user", "content": "Fix the bug."},
+        GHOST,
+        {"type": "message", "role": "assistant", "content": "Done."},
+    ]
+    for target in TARGETS:
+        out, report = msgnorm.convert_report(history, source="openai-responses", target=target)
+        assert "ghost_snapshot" not in json.dumps(out, default=str)
+        assert report["client_only_dropped"] == 1, target
+    out = msgnorm.convert(history, source="openai-responses", target="openai-responses")
+    assert out == [history[0], history[2]]
+    assert "(no content)" not in json.dumps(out)
+    found = msgnorm.validate(history, "openai-responses")
+    assert [(v.rule, v.index) for v in found] == [("openai-responses/client-only-item", 1)]
+    assert msgnorm.validate(out, "openai-responses") == []
