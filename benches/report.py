@@ -297,30 +297,41 @@ class Report:
             )
 
     def providers(self) -> None:
-        """convert() on an OpenAI Chat history in and out vs normalize_for_api on its records."""
+        """convert() on an OpenAI Chat and an Anthropic history in and out vs
+        normalize_for_api on its records."""
         n, mn = self.plan.size, self.mn
-        measure = f"convert openai-chat in and out vs normalize_for_api on its records ({fmt_n(n)})"
         if mn is None or not hasattr(mn, "convert"):
-            self.skip(measure, "≤ 1.5×", f"msgnorm does not import: {self.mn_why}")
+            for p in ("openai-chat", "anthropic"):
+                measure = f"convert {p} in and out vs normalize_for_api on its records ({fmt_n(n)})"
+                self.skip(measure, "≤ 1.3×", f"msgnorm does not import: {self.mn_why}")
             return
         from provider_history import openai_chat_history
 
         chat = openai_chat_history(n)
-        records = mn.from_provider(chat, "openai-chat")
-        c = {
-            "convert": Contender(
-                "ours convert openai-chat",
-                lambda: mn.convert(chat, source="openai-chat", target="openai-chat"),
-            ),
-            "normalize": Contender("ours normalize_for_api", lambda: mn.normalize_for_api(records)),
+        anth = mn.convert(chat, source="openai-chat", target="anthropic")
+        histories = {
+            "openai-chat": (chat, None),
+            "anthropic": (anth["messages"], anth.get("system")),
         }
-        gc.collect()
-        gc.freeze()
-        self.log(f"providers, {fmt_n(n)} messages")
-        self.race(list(c.values()))
-        self.ratio_row(measure, c["convert"], c["normalize"], target=1.5, faster=False)
-        gc.unfreeze()
-        gc.collect()
+        for p, (messages, system) in histories.items():
+            measure = f"convert {p} in and out vs normalize_for_api on its records ({fmt_n(n)})"
+            records = mn.from_provider(messages, p, system=system)
+            c = {
+                "convert": Contender(
+                    f"ours convert {p}",
+                    lambda m=messages, p=p, s=system: mn.convert(m, source=p, target=p, system=s),
+                ),
+                "normalize": Contender(
+                    "ours normalize_for_api", lambda r=records: mn.normalize_for_api(r)
+                ),
+            }
+            gc.collect()
+            gc.freeze()
+            self.log(f"providers {p}, {fmt_n(n)} messages")
+            self.race(list(c.values()))
+            self.ratio_row(measure, c["convert"], c["normalize"], target=1.3, faster=False)
+            gc.unfreeze()
+            gc.collect()
 
     def normalize_structs(self) -> None:
         n = self.plan.size

@@ -867,15 +867,28 @@ def step5_assistant_cleanup(items: list[Item], *, strict: bool) -> list[Item]:
     """§4.5 Assistant clean-up, record by record in order (A10 for strict)."""
     seen_tool_use_ids: set[str] = set()
     out: list[Item] = []
-    for index, rec in items:
+    for position, (index, rec) in enumerate(items):
         if rec["type"] != "assistant":
             out.append((index, rec))
             continue
         blocks = content_of(rec)
         answered = {blk["tool_use_id"] for blk in blocks if is_server_result(blk)}
+        # amended: the history's last record ending in unanswered server/mcp uses
+        # is a paused turn (pause_turn) or a call in flight, which the API
+        # resumes: those trailing uses are kept
+        paused_from = len(blocks)
+        if position == len(items) - 1:
+            while paused_from > 0 and (
+                blocks[paused_from - 1]["type"] in ("server_tool_use", "mcp_tool_use")
+                and blocks[paused_from - 1]["id"] not in answered
+            ):
+                paused_from -= 1
         kept: list[Block] = []
         removed_ids: list[str] = []
-        for blk in blocks:
+        for j, blk in enumerate(blocks):
+            if j >= paused_from:
+                kept.append(blk)
+                continue
             if blk["type"] == "tool_use":
                 # rule 1: a repeated tool_use id is removed, the first wins
                 if blk["id"] in seen_tool_use_ids:

@@ -223,3 +223,86 @@ def test_client_only_items_are_never_sent_and_are_counted() -> None:
     found = msgnorm.validate(history, "openai-responses")
     assert [(v.rule, v.index) for v in found] == [("openai-responses/client-only-item", 1)]
     assert msgnorm.validate(out, "openai-responses") == []
+
+
+# --------------------------------------------------------------------------
+# SWE-agent trajectories
+# --------------------------------------------------------------------------
+
+
+def _swe(ids: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {"role": "system", "content": "You are a software engineer."},
+        {"role": "user", "content": "Fix the failing test."},
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "tool_calls": [_chat_call("call_ls")],
+        },
+        {"role": "tool", "content": "setup.py tests/", "tool_call_ids": ids},
+    ]
+
+
+def test_a_swe_agent_tool_message_with_one_id_is_read_as_that_id() -> None:
+    out = msgnorm.convert(_swe(["call_ls"]), source="openai-chat", target="anthropic")
+    result = out["messages"][-1]["content"][0]
+    assert result == {"type": "tool_result", "tool_use_id": "call_ls", "content": "setup.py tests/"}
+    chat = msgnorm.convert(_swe(["call_ls"]), source="openai-chat", target="openai-chat")
+    assert chat[-1] == {"role": "tool", "tool_call_id": "call_ls", "content": "setup.py tests/"}
+
+
+def test_a_swe_agent_tool_message_with_more_ids_is_refused_naming_the_shape() -> None:
+    with pytest.raises(msgnorm.InvalidRecordError, match=r"messages\[3\]\.tool_call_ids.*one id"):
+        msgnorm.convert(_swe(["call_ls", "call_cat"]), source="openai-chat", target="anthropic")
+
+
+# --------------------------------------------------------------------------
+# a paused turn, a call in flight
+# --------------------------------------------------------------------------
+
+PAUSED: list[dict[str, Any]] = [
+    {"role": "user", "content": "What changed in the latest msgspec release?"},
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Let me search for that."},
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_01Ab",
+                "name": "web_search",
+                "input": {"query": "msgspec release notes"},
+            },
+        ],
+    },
+]
+
+IN_FLIGHT: list[dict[str, Any]] = [
+    {"role": "user", "content": "List my repositories."},
+    {
+        "role": "assistant",
+        "content": [
+            {
+                "type": "mcp_tool_use",
+                "id": "mcptoolu_01Cd",
+                "name": "list_repos",
+                "server_name": "github",
+                "input": {},
+            }
+        ],
+    },
+]
+
+
+@pytest.mark.parametrize("history", [PAUSED, IN_FLIGHT], ids=["pause_turn", "mcp"])
+def test_a_paused_turn_comes_back_unchanged(history: list[Any]) -> None:
+    out, report = msgnorm.convert_report(history, source="anthropic", target="anthropic")
+    assert out == {"messages": history}
+    assert report["unanswered_server_tool_uses_removed"] == 0
+    assert msgnorm.validate(history, "anthropic") == []
+
+
+def test_an_unanswered_server_use_before_the_end_is_removed_and_counted() -> None:
+    history = [*PAUSED, {"role": "user", "content": "Never mind."}]
+    out, report = msgnorm.convert_report(history, source="anthropic", target="anthropic")
+    assert "server_tool_use" not in json.dumps(out)
+    assert report["unanswered_server_tool_uses_removed"] == 1

@@ -32,9 +32,10 @@ pub fn run_after<'a, H>(
     // The last user record, open to merges while dropped assistants make the
     // next user record adjacent to it.
     let mut open: Option<UserRun<'a, H>> = None;
-    for mut r in recs {
+    let last = recs.len().saturating_sub(1);
+    for (k, mut r) in recs.into_iter().enumerate() {
         if r.kind == Kind::Assistant {
-            if !clean(&mut r, &mut seen, strict, report)? {
+            if !clean(&mut r, &mut seen, strict, k == last, report)? {
                 report.thinking_only_dropped += 1;
                 continue;
             }
@@ -63,11 +64,15 @@ pub fn run_after<'a, H>(
     Ok(out)
 }
 
-/// Cleans one assistant record; `false` when it is to be dropped.
+/// Cleans one assistant record; `false` when it is to be dropped. `paused`:
+/// the record ends the history, so server and MCP tool uses at its end
+/// without a result are a paused turn (`pause_turn`) or a call in flight,
+/// which the API resumes: they are kept.
 fn clean<'a, H>(
     r: &mut Record<'a, H>,
     seen: &mut Seen<'a, '_>,
     strict: bool,
+    paused: bool,
     report: &mut Report,
 ) -> Result<bool> {
     if fast_path(r, seen) {
@@ -86,10 +91,27 @@ fn clean<'a, H>(
     } else {
         HashSet::new()
     };
+    // the unanswered server uses that end a paused turn: from here on
+    let tail = if paused {
+        blocks.len()
+            - blocks
+                .iter()
+                .rev()
+                .take_while(|b| {
+                    matches!(b.kind, BlockKind::ServerToolUse | BlockKind::McpToolUse)
+                        && !b
+                            .id
+                            .as_deref()
+                            .is_some_and(|id| server_results.contains(id))
+                })
+                .count()
+    } else {
+        blocks.len()
+    };
     let mut keep = Vec::with_capacity(blocks.len());
     let mut removed: Vec<String> = Vec::new();
     let mut dup = false;
-    for b in blocks {
+    for (j, b) in blocks.iter().enumerate() {
         let ok = match b.kind {
             BlockKind::ToolUse => {
                 let id = b.id.clone().unwrap_or_default();
@@ -103,8 +125,14 @@ fn clean<'a, H>(
                 }
             }
             BlockKind::ServerToolUse | BlockKind::McpToolUse => {
-                b.id.as_deref()
-                    .is_some_and(|id| server_results.contains(id))
+                let ok = j >= tail
+                    || b.id
+                        .as_deref()
+                        .is_some_and(|id| server_results.contains(id));
+                if !ok {
+                    report.unanswered_server_tool_uses_removed += 1;
+                }
+                ok
             }
             _ => true,
         };

@@ -224,7 +224,10 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
                 );
             }
             Some("tool") => {
-                let Some(id) = m.str("tool_call_id") else {
+                let Some(id) = m
+                    .str("tool_call_id")
+                    .map_or_else(|| swe_agent_id(i, m), |s| Ok(Some(s)))?
+                else {
                     return Err(bad(i, ".tool_call_id", "missing required field (a string)"));
                 };
                 let content =
@@ -240,7 +243,7 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
                 b.message(
                     false,
                     Value::Arr(vec![r]),
-                    extras(m, &["role", "content", "tool_call_id"]),
+                    extras(m, &["role", "content", "tool_call_id", "tool_call_ids"]),
                 );
             }
             Some("function") => {
@@ -266,6 +269,28 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
         }
     }
     Ok(())
+}
+
+/// SWE-agent trajectories name a tool message's call in a `tool_call_ids`
+/// list: one id is that id; more are refused (a tool message answers one call).
+fn swe_agent_id(i: usize, m: &Map) -> Result<Option<&str>> {
+    let Some(Value::Arr(ids)) = m.get("tool_call_ids") else {
+        return Ok(None);
+    };
+    match ids.as_slice() {
+        [one] => match one.as_str() {
+            Some(id) => Ok(Some(id)),
+            None => Err(bad(i, ".tool_call_ids[0]", "must be a string")),
+        },
+        _ => Err(bad(
+            i,
+            ".tool_call_ids",
+            format!(
+                "a tool message answers one call: SWE-agent's tool_call_ids list is read when it holds one id, not {}",
+                ids.len()
+            ),
+        )),
+    }
 }
 
 fn tool_call(b: &Builder, i: usize, j: usize, c: &Value) -> Result<Value> {
