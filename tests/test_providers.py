@@ -1148,7 +1148,15 @@ def test_arbitrary_messages_give_records_or_a_clear_error(
 # the Python objects followed by to_provider(normalize=False)
 # --------------------------------------------------------------------------
 
-_PRUNED = ("parts_dropped", "thinking_dropped", "invalid_media_dropped", "blank_text_dropped")
+_PRUNED = (
+    "parts_dropped",
+    "thinking_dropped",
+    "invalid_media_dropped",
+    "blank_text_dropped",
+    "compaction_dropped",
+    "server_results_removed",
+    "server_tools_as_text",
+)
 
 
 def _prompts(records: list[Any]) -> list[Any]:

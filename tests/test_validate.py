@@ -100,6 +100,24 @@ def RA(id_: str = "msg_1") -> dict[str, Any]:
     }
 
 
+def STU(id_: str = "srvtoolu_01", name: str = "web_search") -> dict[str, Any]:
+    return {"type": "server_tool_use", "id": id_, "name": name, "input": {"query": "weather"}}
+
+
+def WSR(id_: str = "srvtoolu_01") -> dict[str, Any]:
+    result = {"type": "web_search_result", "url": "https://example.com", "title": "Weather"}
+    result["encrypted_content"] = "Eq0"
+    return {"type": "web_search_tool_result", "tool_use_id": id_, "content": [result]}
+
+
+def _alternating(n: int) -> list[dict[str, Any]]:
+    return [U("q") if i % 2 == 0 else A("a") for i in range(n)]
+
+
+MANY = _alternating(100_000)  # the API's limit: accepted
+TOO_MANY = [*MANY, U("one more")]
+
+
 def GU(*parts: Any) -> dict[str, Any]:
     return {"role": "user", "parts": list(parts) or [{"text": "hi"}]}
 
@@ -239,6 +257,16 @@ CASES: list[Case] = [
         {},
     ),
     (
+        "anthropic/thinking-final-block",
+        [U("q"), A([THINK(), T("a"), THINK()])],
+        {},
+        1,
+        "messages[1].content[2]",
+        # a thinking-only turn that is not the final message is accepted
+        [U("q"), A([THINK()]), U("go on"), A([THINK(), T("a")])],
+        {},
+    ),
+    (
         "anthropic/tool-use-id-pattern",
         [U("q"), A([TU("call.1")]), U([TR("call.1")])],
         {},
@@ -274,6 +302,26 @@ CASES: list[Case] = [
         [U([T(c, **CC) for c in "abcd"] + [T("e")])],
         {},
     ),
+    (
+        "anthropic/server-tool-result-without-use",
+        [U("q"), A([WSR(), T("found it")]), U("n")],
+        {},
+        1,
+        "messages[1].content[0]",
+        # the use in the adjacent assistant message before it: one turn for the API
+        [U("q"), A([STU()]), A([WSR(), T("found it")]), U("n")],
+        {},
+    ),
+    (
+        "anthropic/server-tool-use-id-pattern",
+        [U("q"), A([STU("toolu_01"), WSR("toolu_01"), T("found it")]), U("n")],
+        {},
+        1,
+        "messages[1].content[0].server_tool_use.id",
+        [U("q"), A([STU("srvtoolu_0_1"), WSR("srvtoolu_0_1"), T("found it")]), U("n")],
+        {},
+    ),
+    ("anthropic/too-many-messages", TOO_MANY, {}, None, "messages", MANY, {}),
     # OpenAI Chat Completions
     ("openai-chat/empty-messages", [], {}, None, "messages", [OU()], {}),
     (
@@ -438,6 +486,15 @@ CASES: list[Case] = [
         1,
         "input[1].name",
         [RU(), FC("c1"), FCO("c1")],
+        {},
+    ),
+    (
+        "openai-responses/compaction-trigger-last",
+        [RU(), {"type": "compaction_trigger"}, RU("b")],
+        {},
+        1,
+        "input[1]",
+        [RU(), RU("b"), {"type": "compaction_trigger"}],
         {},
     ),
     # Gemini

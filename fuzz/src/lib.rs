@@ -17,6 +17,8 @@
 //! The same functions back the libFuzzer targets (`fuzz_targets/`), the seeded
 //! random driver (`src/bin/smoke.rs`) and the seed replay test (`tests/replay.rs`).
 
+pub mod rules;
+
 use msgnorm_core::json::{read_records, utf8, ReadOpts};
 use msgnorm_core::model::{BlockKind, Content, Kind, Record};
 use msgnorm_core::providers::Provider;
@@ -811,6 +813,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("session", session),
     ("conversation", conversation),
     ("providers", providers),
+    ("rules", rules::rules),
 ];
 
 #[cfg(test)]

@@ -138,6 +138,7 @@ def to_provider(
     normalize: bool,
     strict: bool,
     max_media: int | None,
+    store: bool = True,
 ) -> tuple[Any, dict[str, int]]: ...
 def convert(
     messages: list[Any],
@@ -146,6 +147,7 @@ def convert(
     system: Any,
     strict: bool,
     max_media: int | None,
+    store: bool = True,
 ) -> tuple[Any, dict[str, int]]: ...
 def tool_name(name: str, provider_name: str) -> str: ...
 def clear_context(

@@ -11,6 +11,7 @@ from .._api import _is_structs, _max_media
 from ..errors import InvalidRecordError, MsgnormError, ProviderRuleError
 from ..model import _gc_paused, to_builtins
 from ._registry import PROVIDERS, _plain, framework, is_framework
+from ._thinking import ForeignThinking, set_model, switch_model
 
 __all__ = [
     "PROVIDERS",
@@ -66,6 +67,14 @@ def _refuse_repairs(messages: Any, provider: str, system: Any) -> None:
         raise ProviderRuleError(found)
 
 
+def _check_store(store: bool, continuation: bool) -> None:
+    if continuation and not store:
+        raise ValueError(
+            "store=False with continuation=True: a continuation needs the stored "
+            "responses it continues (store=True)"
+        )
+
+
 def _bridge_system(prompts: list[Any]) -> Any:
     if not prompts:
         return None
@@ -75,7 +84,7 @@ def _bridge_system(prompts: list[Any]) -> Any:
 
 
 def from_provider(
-    messages: Sequence[Any], source: str, *, system: Any = None
+    messages: Sequence[Any], source: str, *, system: Any = None, model: str | None = None
 ) -> list[dict[str, Any]]:
     """A provider's messages as msgnorm records.
 
@@ -86,12 +95,17 @@ def from_provider(
     Uuids are derived from each message's position and the history up to it, so
     repeated calls agree. ``source`` may also be a framework of
     :data:`msgnorm.frameworks.FRAMEWORKS` (its message objects, system prompts
-    among them).
+    among them). ``model`` is the model that wrote the assistant messages: it
+    becomes their records' ``message.model``, which
+    ``to_provider(..., model=...)`` reads to keep or drop their thinking.
     """
     messages, source, system = _from_framework(messages, source, system)
     items = _messages(messages, source)
     with _gc_paused():
-        return _native.from_provider(items, source, _plain(system))
+        records = _native.from_provider(items, source, _plain(system))
+    if model is not None:
+        set_model(records, model)
+    return records
 
 
 def to_provider_report(
@@ -103,6 +117,10 @@ def to_provider_report(
     strict: bool = _api._STRICT,
     max_media: int | None = _api._MAX_MEDIA,
     source_map: bool = False,
+    model: str | None = None,
+    foreign_thinking: ForeignThinking = "drop",
+    store: bool = True,
+    continuation: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
     """:func:`to_provider` and a count of what was repaired, converted or dropped, by name.
 
@@ -112,10 +130,13 @@ def to_provider_report(
 
     The counts include :func:`msgnorm.normalize_for_api_report`'s rules and the
     adapter's own: ``thinking_dropped`` (reasoning the target cannot verify),
-    ``parts_dropped`` (blocks with no shape in the target), ``ids_rewritten``,
-    ``tool_names_rewritten``, ``messages_merged``, ``media_moved``,
-    ``blank_text_dropped``, ``empty_filled``.
+    ``thinking_as_text``, ``parts_dropped`` (blocks with no shape in the
+    target), ``ids_rewritten``, ``tool_names_rewritten``, ``messages_merged``,
+    ``media_moved``, ``blank_text_dropped``, ``empty_filled``,
+    ``cache_control_dropped``, ``server_results_removed``,
+    ``server_tools_as_text``, ``reasoning_dropped``, ``item_ids_dropped``.
     """
+    _check_store(store, continuation)
     if strict:
         _refuse_repairs(records, "anthropic", None)
     if is_framework(target):
@@ -128,6 +149,9 @@ def to_provider_report(
             normalize=normalize,
             strict=strict,
             max_media=max_media,
+            model=model,
+            foreign_thinking=foreign_thinking,
+            continuation=continuation,
         )
         return framework(target)._from_anthropic(shape), report
     data = to_builtins(records) if _is_structs(records) else records
@@ -135,11 +159,16 @@ def to_provider_report(
         raise InvalidRecordError(
             f"records: expected a list of records, not {type(data).__name__}", None, "records"
         )
+    switched: dict[str, int] = {}
+    if model is not None:
+        data, switched = switch_model(data, model, foreign_thinking)
     media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.to_provider(
-            data, target, _plain(system), bool(normalize), bool(strict), media
+            data, target, _plain(system), bool(normalize), bool(strict), media, bool(store)
         )
+    for k, n in switched.items():
+        report[k] = report.get(k, 0) + n
     if source_map:
         from ._source_map import provider_source_map
 
@@ -159,6 +188,10 @@ def to_provider(
     normalize: bool = True,
     strict: bool = _api._STRICT,
     max_media: int | None = _api._MAX_MEDIA,
+    model: str | None = None,
+    foreign_thinking: ForeignThinking = "drop",
+    store: bool = True,
+    continuation: bool = False,
 ) -> Any:
     """Records in ``target``'s request shape, after :func:`msgnorm.normalize_for_api`.
 
@@ -167,9 +200,30 @@ def to_provider(
     ``{"system_instruction"?, "contents"}``; ``bedrock`` ``{"system"?, "messages"}``.
     System prompts are the history's ``system_prompt`` records, then ``system``.
     ``normalize=False`` is for records that are already normalize_for_api's output.
+
+    ``model`` is the model the request goes to: thinking (and other providers'
+    reasoning) that a known different model produced (the record's
+    ``message.model``) is dropped, or with ``foreign_thinking="text"`` kept as
+    text; thinking of a record with no model is kept.
+
+    ``store=False`` makes an ``openai-responses`` input for a stateless request
+    (the Responses ``store`` parameter): reasoning items without
+    ``encrypted_content`` are dropped and messages and calls carry no
+    server-side id (a reasoning item keeps the id its ``encrypted_content`` is
+    bound to). ``continuation=True`` says the request continues a stored
+    response, which ``store=False`` cannot: the two together raise ValueError.
     """
     return to_provider_report(
-        records, target, system=system, normalize=normalize, strict=strict, max_media=max_media
+        records,
+        target,
+        system=system,
+        normalize=normalize,
+        strict=strict,
+        max_media=max_media,
+        model=model,
+        foreign_thinking=foreign_thinking,
+        store=store,
+        continuation=continuation,
     )[0]
 
 
@@ -205,15 +259,25 @@ def convert(
     system: Any = None,
     strict: bool = _api._STRICT,
     max_media: int | None = _api._MAX_MEDIA,
+    store: bool = True,
+    continuation: bool = False,
 ) -> Any:
     """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call.
 
     With the same format in and out, the messages no step changed are the
     input's own objects (shared, like slicing); repaired or made ones are new.
-    The input is never mutated.
+    The input is never mutated. ``store`` and ``continuation`` are
+    :func:`to_provider`'s.
     """
     return convert_report(
-        messages, source=source, target=target, system=system, strict=strict, max_media=max_media
+        messages,
+        source=source,
+        target=target,
+        system=system,
+        strict=strict,
+        max_media=max_media,
+        store=store,
+        continuation=continuation,
     )[0]
 
 
@@ -225,8 +289,11 @@ def convert_report(
     system: Any = None,
     strict: bool = _api._STRICT,
     max_media: int | None = _api._MAX_MEDIA,
+    store: bool = True,
+    continuation: bool = False,
 ) -> tuple[Any, dict[str, int]]:
     """:func:`convert` and the counts of :func:`to_provider_report`."""
+    _check_store(store, continuation)
     # a framework's own objects in, the same framework's objects out
     objects = (
         source == target
@@ -254,5 +321,7 @@ def convert_report(
     items = _messages(messages, source)
     media = _max_media(max_media)
     with _gc_paused():
-        out, report = _native.convert(items, source, target, _plain(system), bool(strict), media)
+        out, report = _native.convert(
+            items, source, target, _plain(system), bool(strict), media, bool(store)
+        )
     return out, report

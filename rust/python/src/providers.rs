@@ -439,7 +439,8 @@ fn api_options(strict: bool, max_media: Option<usize>) -> ApiOptions {
 /// written in `target`'s request shape. The system prompts are the records'
 /// `system_prompt` records, then `system`.
 #[pyfunction]
-#[pyo3(signature = (records, target, system, normalize, strict, max_media))]
+#[pyo3(signature = (records, target, system, normalize, strict, max_media, store=true))]
+#[allow(clippy::too_many_arguments)]
 pub fn to_provider<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyList>,
@@ -448,6 +449,7 @@ pub fn to_provider<'py>(
     normalize: bool,
     strict: bool,
     max_media: Option<usize>,
+    store: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let p = provider(py, target, "target")?;
     let recs = list_values(py, records, "records")?;
@@ -479,7 +481,12 @@ pub fn to_provider<'py>(
             &mut report,
             &mut counts,
         )
-        .map(|o| (o, report, counts))
+        .map(|mut o| {
+            if !store && p == Provider::OpenAIResponses {
+                providers::openai_responses::stateless::stateless(&mut o, &mut counts);
+            }
+            (o, report, counts)
+        })
     })?;
     let rep = report_dict(py, &report, &counts, normalize)?;
     let obj = to_py(py, &out)?;
@@ -489,7 +496,8 @@ pub fn to_provider<'py>(
 
 /// `(output, report)`: provider messages → records → normalize_for_api → `target`.
 #[pyfunction]
-#[pyo3(signature = (messages, source, target, system, strict, max_media))]
+#[pyo3(signature = (messages, source, target, system, strict, max_media, store=true))]
+#[allow(clippy::too_many_arguments)]
 pub fn convert<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyList>,
@@ -498,6 +506,7 @@ pub fn convert<'py>(
     system: Option<&Bound<'py, PyAny>>,
     strict: bool,
     max_media: Option<usize>,
+    store: bool,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let src = provider(py, source, "source")?;
     let dst = provider(py, target, "target")?;
@@ -512,7 +521,7 @@ pub fn convert<'py>(
         let mut report = msgnorm_core::Report::default();
         let mut counts = read;
         // stable messages make stable records
-        let out = providers::normalize_to_provider(
+        let mut out = providers::normalize_to_provider(
             dst,
             recs,
             msgs.stable,
@@ -521,6 +530,9 @@ pub fn convert<'py>(
             &mut report,
             &mut counts,
         )?;
+        if !store && dst == Provider::OpenAIResponses {
+            providers::openai_responses::stateless::stateless(&mut out, &mut counts);
+        }
         // the same format in and out: a message no step changed is the input's own
         let same = if src == dst {
             providers::unchanged_messages(&msgs.values, &msgs.exact, &out)

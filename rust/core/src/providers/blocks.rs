@@ -184,6 +184,10 @@ pub fn dropped_by(target: Provider, b: &Map, assistant: bool) -> Option<&'static
             });
         }
     }
+    if t == "compaction" && b.get("content").is_none_or(Value::is_null) {
+        // a failed compaction: nothing to echo
+        return Some("compaction_dropped");
+    }
     match t {
         "text" | "tool_use" | "tool_result" => None,
         "thinking" | "redacted_thinking" => {
@@ -235,6 +239,7 @@ fn model_blank(s: &str) -> bool {
 /// nothing but thinking, trailing whitespace now final, an empty user
 /// record), so the caller normalizes the pruned records again.
 pub fn prune(target: Provider, records: &mut [Value], counts: &mut Counts) {
+    super::server_tools::as_text(target, records, counts);
     for v in records.iter_mut() {
         let Value::Obj(r) = v else { continue };
         let assistant = r.str("type") == Some("assistant");

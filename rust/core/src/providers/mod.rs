@@ -25,6 +25,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod rec;
 pub mod records;
+pub mod server_tools;
 pub mod value;
 
 use crate::error::{Error, Result};
@@ -288,6 +289,8 @@ pub fn normalize_to_provider(
     let mut prompts = system_prompts(&records);
     prompts.extend(extra_system);
     let Some(api) = api else {
+        let mut records = records;
+        server_tools::as_text(p, &mut records, counts);
         return to_provider(p, &records, &prompts, counts);
     };
     let mut records = records;

@@ -1,7 +1,7 @@
 //! Normalized records as every writer reads them ([`Rec`]).
 
 use super::value::{Map, SmolStr, Value};
-use super::{dropped_by, id_ok, leads, prompt_of, Provider, SystemPrompt};
+use super::{dropped_by, id_ok, leads, prompt_of, server_tools, Provider, SystemPrompt};
 use crate::error::{Error, Result};
 use crate::parallel::split_map;
 
@@ -78,6 +78,8 @@ fn read_record(i: usize, r: &Value, target: Provider) -> Result<Rec<'_>> {
         }
     };
     let (mut longest_id, mut drops) = (0, false);
+    // server tool uses so far: a server result needs its use before it
+    let mut server_uses: Vec<&str> = Vec::new();
     for (j, b) in blocks.iter().enumerate() {
         let Some((b, t)) = b.as_obj().and_then(|o| Some((o, o.str("type")?))) else {
             return Err(inv(
@@ -99,6 +101,11 @@ fn read_record(i: usize, r: &Value, target: Provider) -> Result<Rec<'_>> {
             longest_id = usize::MAX;
         }
         drops |= dropped_by(target, b, assistant).is_some();
+        if assistant && server_tools::is_use(t) {
+            server_uses.extend(b.str("id"));
+        } else if assistant && server_tools::is_result(t) {
+            drops |= !server_uses.contains(&b.str("tool_use_id").unwrap_or(""));
+        }
     }
     Ok(Rec {
         index: i,

@@ -2,6 +2,7 @@
 //! msgnorm records (`{"type": "user"|"assistant", "message": {...}}`) are read
 //! as `to_anthropic` would send them (other record types are not messages).
 
+use crate::providers::server_tools::is_result as is_server_result;
 use crate::providers::Provider;
 use crate::validate::{blank, id_like, Ctx, Hit, Msg, Params, PathBase, Rule, Value};
 use ahash::AHashSet;
@@ -70,8 +71,14 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic/thinking-first",
         text: "messages.{i}.content.0.type: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking (found `{x}`)",
-        repair: "none: signed thinking blocks are kept byte-identical and in place (SPEC §4 step 4 keeps the streamed block order)",
+        repair: "none: signed thinking blocks are kept byte-identical and in place (SPEC §4 step 4 keeps the streamed block order); only the latest assistant message is checked (the API accepts earlier turns in any order)",
         check: thinking_first,
+    },
+    Rule {
+        id: "anthropic/thinking-final-block",
+        text: "messages.{i}: The final block in an assistant message cannot be `thinking`.",
+        repair: "SPEC §4 step 8 (final assistant) drops the trailing thinking blocks of a final assistant record (a thinking block is no prefill), the blocks before them kept byte-identical",
+        check: thinking_final_block,
     },
     Rule {
         id: "anthropic/tool-use-id-pattern",
@@ -94,10 +101,31 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic/cache-control-limit",
         text: "A maximum of 4 blocks with cache_control may be provided. Found {x}.",
-        repair: "none: msgnorm adds no cache_control (Conversation.cache_breakpoints() proposes at most 4)",
+        repair: "to_anthropic keeps the last four `cache_control` markers of the system prompt and the messages and removes the earlier ones, counted as `cache_control_dropped` (a request with more is refused, so nothing the API accepted is lost; Conversation.cache_breakpoints() proposes at most 4)",
         check: cache_control_limit,
     },
+    Rule {
+        id: "anthropic/server-tool-result-without-use",
+        text: "{p}: unexpected `tool_use_id` found in `{t}` blocks: {x}. Each `{t}` block must have a corresponding `server_tool_use` block before it.",
+        repair: "to_provider removes a server tool result (`*_tool_result` other than `tool_result`) with no `server_tool_use`/`mcp_tool_use` of its id before it in its message, counted as `server_results_removed`, then SPEC §4 step 5 removes a use left without its result (for other targets an answered pair becomes text, `server_tools_as_text`)",
+        check: server_result_without_use,
+    },
+    Rule {
+        id: "anthropic/server-tool-use-id-pattern",
+        text: "{p}: String should match pattern '^srvtoolu_[a-zA-Z0-9_]+$'",
+        repair: "none: server tool ids are made by the API; a `server_tool_use` with another id was not, and cannot be replayed",
+        check: server_id_pattern,
+    },
+    Rule {
+        id: "anthropic/too-many-messages",
+        text: "messages: List should have at most 100000 items after validation, not {x}",
+        repair: "none: shorten the history (`msgnorm.trim_to_budget` keeps each tool call with its result, `msgnorm.split_for_summary` gives the head to summarise)",
+        check: too_many_messages,
+    },
 ];
+
+/// The API's limit on the number of messages in one request.
+pub const MAX_MESSAGES: usize = 100_000;
 
 /// Messages from `{"role", "content"}` objects or msgnorm records.
 pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v, 'a> {
@@ -409,19 +437,94 @@ fn is_thinking(b: &Value) -> bool {
     matches!(b.type_(), Some("thinking" | "redacted_thinking"))
 }
 
+/// The latest assistant message (the only one whose thinking the API checks).
+fn latest_assistant<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>) -> Option<&'c Msg<'v, 'a>> {
+    c.msgs.iter().rev().find(|m| m.role == Some("assistant"))
+}
+
 fn thinking_first(c: &Ctx, out: &mut Vec<Hit>) {
-    for m in &c.msgs {
-        if !m.may_have(Msg::THINKING) {
-            continue;
-        }
-        if m.role != Some("assistant") {
-            continue;
-        }
+    if let Some(m) = latest_assistant(c).filter(|m| m.may_have(Msg::THINKING)) {
         if let Some(first) = m.blocks.first() {
             if !is_thinking(first) && m.blocks.iter().any(is_thinking) {
                 out.push(Hit::at(m, ".content[0]", first.type_().unwrap_or("")));
             }
         }
+    }
+}
+
+fn thinking_final_block(c: &Ctx, out: &mut Vec<Hit>) {
+    let Some(m) = c.msgs.last().filter(|m| m.role == Some("assistant")) else {
+        return;
+    };
+    if let Some(last) = m.blocks.last().filter(|b| is_thinking(b)) {
+        out.push(Hit::at(
+            m,
+            format_args!(".content[{}]", m.blocks.len() - 1),
+            last.type_().unwrap_or(""),
+        ));
+    }
+}
+
+fn server_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
+    // ids of the server tool uses since the last user message (the API joins
+    // adjacent assistant messages into one turn)
+    let mut open: AHashSet<&str> = AHashSet::new();
+    for m in &c.msgs {
+        if m.role != Some("assistant") {
+            open.clear();
+            continue;
+        }
+        for (j, b) in m.blocks.iter().enumerate() {
+            let Some(t) = b.type_() else { continue };
+            if matches!(t, "server_tool_use" | "mcp_tool_use") {
+                if let Some(id) = b.str_at("id") {
+                    open.insert(id);
+                }
+            } else if is_server_result(t) {
+                let id = b.str_at("tool_use_id").unwrap_or("");
+                if !open.contains(id) {
+                    out.push(Hit::at(
+                        m,
+                        format_args!(".content[{j}]"),
+                        format!("{t}\n{id}"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// `^srvtoolu_[a-zA-Z0-9_]+$`.
+pub fn server_id_ok(id: &str) -> bool {
+    id.strip_prefix("srvtoolu_").is_some_and(|rest| {
+        !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    })
+}
+
+fn server_id_pattern(c: &Ctx, out: &mut Vec<Hit>) {
+    for m in &c.msgs {
+        if m.role != Some("assistant") {
+            continue;
+        }
+        for (j, b) in m.blocks.iter().enumerate() {
+            if b.type_() == Some("server_tool_use") {
+                let id = b.str_at("id").unwrap_or("");
+                if !server_id_ok(id) {
+                    out.push(Hit::at(
+                        m,
+                        format_args!(".content[{j}].server_tool_use.id"),
+                        id,
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn too_many_messages(c: &Ctx, out: &mut Vec<Hit>) {
+    let n = c.msgs.len();
+    if n > MAX_MESSAGES {
+        out.push(Hit::param("messages", n.to_string()));
     }
 }
 

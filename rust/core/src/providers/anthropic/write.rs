@@ -8,8 +8,10 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
     let ids = Ids::new(recs, usize::MAX);
     let mut messages = Vec::with_capacity(recs.len());
     write_each(recs, ids, counts, &mut messages, record);
+    let mut system = system_value(system);
+    cache_control_last_four(system.as_mut(), &mut messages, counts);
     let mut out = Map::new();
-    if let Some(s) = system_value(system) {
+    if let Some(s) = system {
         out.push("system", s);
     }
     out.push("messages", Value::Arr(messages));
@@ -121,4 +123,84 @@ pub(crate) fn block(
         }
     }
     Some(Value::Obj(m))
+}
+
+/// The API takes at most this many `cache_control` markers in a request.
+pub const CACHE_CONTROL_MAX: usize = 4;
+
+/// Keeps the last [`CACHE_CONTROL_MAX`] `cache_control` markers (system, then
+/// messages, in request order; blocks inside a tool result after the result)
+/// and removes the earlier ones, counted as `cache_control_dropped`.
+fn cache_control_last_four(
+    system: Option<&mut Value>,
+    messages: &mut [Value],
+    counts: &mut Counts,
+) {
+    fn marked(v: &Value) -> bool {
+        v.as_obj().is_some_and(|b| b.get("cache_control").is_some())
+    }
+    fn n_in(blocks: &[Value]) -> usize {
+        blocks
+            .iter()
+            .map(|b| {
+                let inner = b
+                    .as_obj()
+                    .and_then(|b| b.get("content"))
+                    .and_then(Value::as_arr)
+                    .map_or(0, |a| a.iter().filter(|x| marked(x)).count());
+                usize::from(marked(b)) + inner
+            })
+            .sum()
+    }
+    let content = |m: &Value| -> usize {
+        m.as_obj()
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_arr)
+            .map_or(0, n_in)
+    };
+    let sys_n = system.as_deref().and_then(Value::as_arr).map_or(0, n_in);
+    let total = sys_n + messages.iter().map(content).sum::<usize>();
+    if total <= CACHE_CONTROL_MAX {
+        return;
+    }
+    // the first `total - 4` markers in request order are removed
+    let mut remove = total - CACHE_CONTROL_MAX;
+    let mut strip = |blocks: &mut Vec<Value>, remove: &mut usize| {
+        for b in blocks.iter_mut() {
+            if *remove == 0 {
+                return;
+            }
+            let Value::Obj(b) = b else { continue };
+            if b.remove("cache_control").is_some() {
+                *remove -= 1;
+                count(counts, "cache_control_dropped");
+            }
+            if let Some(Value::Arr(inner)) = b.get_mut("content") {
+                for x in inner.iter_mut() {
+                    if *remove == 0 {
+                        return;
+                    }
+                    if let Value::Obj(x) = x {
+                        if x.remove("cache_control").is_some() {
+                            *remove -= 1;
+                            count(counts, "cache_control_dropped");
+                        }
+                    }
+                }
+            }
+        }
+    };
+    if let Some(Value::Arr(s)) = system {
+        strip(s, &mut remove);
+    }
+    for m in messages.iter_mut() {
+        if remove == 0 {
+            break;
+        }
+        if let Value::Obj(m) = m {
+            if let Some(Value::Arr(c)) = m.get_mut("content") {
+                strip(c, &mut remove);
+            }
+        }
+    }
 }

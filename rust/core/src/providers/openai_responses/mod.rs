@@ -6,6 +6,7 @@
 
 mod read;
 pub mod rules;
+pub mod stateless;
 mod write;
 
 pub(crate) use read::*;

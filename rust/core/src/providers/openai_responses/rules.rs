@@ -53,7 +53,22 @@ pub static RULES: &[Rule] = &[
         repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
         check: function_name_pattern,
     },
+    Rule {
+        id: "openai-responses/compaction-trigger-last",
+        text: "The 'compaction_trigger' item must be the final input item.",
+        repair: "to_openai_responses moves a `compaction_trigger` item to the end of the input (one is kept), counted as `compaction_trigger_moved`",
+        check: compaction_trigger_last,
+    },
 ];
+
+fn compaction_trigger_last(c: &Ctx, out: &mut Vec<Hit>) {
+    let n = c.msgs.len();
+    for (k, m) in c.msgs.iter().enumerate() {
+        if k + 1 < n && m.raw.type_() == Some("compaction_trigger") {
+            out.push(Hit::at(m, "", "compaction_trigger"));
+        }
+    }
+}
 
 fn function_name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, t) in c.tool_list().iter().enumerate() {

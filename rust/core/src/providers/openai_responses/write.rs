@@ -78,7 +78,29 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
     out.extend(system.iter().map(system_message));
     write_each(recs, ids, counts, &mut out, record);
     drop_unsendable_ids(&mut out, counts);
+    compaction_trigger_last(&mut out, counts);
     Ok(Value::Arr(out))
+}
+
+/// The `compaction_trigger` item must be the final input item: one is kept, at the end.
+fn compaction_trigger_last(out: &mut Vec<Value>, counts: &mut Counts) {
+    let is_trigger =
+        |v: &Value| v.as_obj().and_then(|m| m.str("type")) == Some("compaction_trigger");
+    let n = out.len();
+    if n < 2 || !out[..n - 1].iter().any(is_trigger) {
+        return;
+    }
+    let mut trigger = None;
+    out.retain(|v| {
+        if is_trigger(v) {
+            count(counts, "compaction_trigger_moved");
+            trigger.get_or_insert_with(|| v.clone());
+            false
+        } else {
+            true
+        }
+    });
+    out.extend(trigger);
 }
 
 /// A kept item, unless it is client-only (not a Responses input item type:

@@ -1,0 +1,509 @@
+"""The repairs behind today's provider rules (docs/RULES.md): thinking across a
+model switch and in the latest assistant message, server tools for every
+target, compaction blocks and items, and the cache_control limit. Each repair
+is counted in the report, and its output passes ``validate`` for its target.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import msgnorm
+import pytest
+from hypothesis import HealthCheck, given, settings
+from strategies import histories
+
+SIG = "EqQBCkgIARAC"
+
+
+def U(content: Any) -> dict[str, Any]:
+    return {"role": "user", "content": content}
+
+
+def A(content: Any) -> dict[str, Any]:
+    return {"role": "assistant", "content": content}
+
+
+def T(text: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "text", "text": text, **extra}
+
+
+def THINK(text: str = "let me see") -> dict[str, Any]:
+    return {"type": "thinking", "thinking": text, "signature": SIG}
+
+
+def STU(id_: str = "srvtoolu_01", name: str = "web_search") -> dict[str, Any]:
+    return {"type": "server_tool_use", "id": id_, "name": name, "input": {"query": "rain in Oslo"}}
+
+
+def WSR(id_: str = "srvtoolu_01") -> dict[str, Any]:
+    hit = {
+        "type": "web_search_result",
+        "url": "https://weather.example/oslo",
+        "title": "Oslo: rain all week",
+        "encrypted_content": "Eq0SECRET",
+    }
+    return {"type": "web_search_tool_result", "tool_use_id": id_, "content": [hit]}
+
+
+def record(role: str, content: Any, model: str | None = None, n: int = 0) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": role, "content": content}
+    if model is not None:
+        msg["model"] = model
+    return {"type": role, "uuid": f"00000000-0000-4000-8000-{n:012d}", "message": msg}
+
+
+def _messages(target: str, shape: Any) -> list[Any]:
+    if target == "gemini":
+        return shape["contents"]
+    if target in ("anthropic", "bedrock"):
+        return shape["messages"]
+    return shape
+
+
+def _repaired_violations(target: str, shape: Any) -> list[msgnorm.Violation]:
+    system = shape.get("system") if isinstance(shape, dict) else None
+    found = msgnorm.validate(_messages(target, shape), target, system=system)
+    return [v for v in found if not v.repair.startswith("none")]
+
+
+# --------------------------------------------------------------------------
+# thinking: the model switch
+# --------------------------------------------------------------------------
+
+
+def _switch_history() -> list[dict[str, Any]]:
+    return [
+        record("user", "q", n=0),
+        record("assistant", [THINK("opus thought"), T("a")], "claude-opus-4-5-20251101", 1),
+        record("user", "next", n=2),
+        record("assistant", [THINK("unknown thought"), T("b")], None, 3),
+        record("user", "more", n=4),
+        record("assistant", [THINK("sonnet thought"), T("c")], "claude-sonnet-4-5", 5),
+        record("user", "last", n=6),
+    ]
+
+
+def test_to_provider_drops_the_thinking_of_another_known_model() -> None:
+    history = _switch_history()
+    before = copy.deepcopy(history)
+    shape, report = msgnorm.to_provider_report(history, "anthropic", model="claude-sonnet-4-5")
+    assert history == before  # the input is not mutated
+    contents = [m["content"] for m in shape["messages"] if m["role"] == "assistant"]
+    assert contents[0] == [T("a")]  # opus's thinking: another model's signature
+    assert contents[1][0] == THINK("unknown thought")  # no model known: kept
+    assert contents[2][0] == THINK("sonnet thought")  # the target's own: kept byte-identical
+    assert report["thinking_dropped"] == 1
+
+
+def test_a_dated_snapshot_and_its_alias_are_one_model() -> None:
+    shape = msgnorm.to_provider(_switch_history(), "anthropic", model="claude-opus-4-5")
+    first = next(m for m in shape["messages"] if m["role"] == "assistant")
+    assert first["content"][0] == THINK("opus thought")
+
+
+def test_foreign_thinking_as_text() -> None:
+    history = _switch_history()
+    history[1]["message"]["content"].insert(1, {"type": "redacted_thinking", "data": "xx"})
+    shape, report = msgnorm.to_provider_report(
+        history, "anthropic", model="claude-sonnet-4-5", foreign_thinking="text"
+    )
+    first = next(m for m in shape["messages"] if m["role"] == "assistant")
+    # readable reasoning becomes text; redacted thinking has none and is dropped
+    assert first["content"] == [T("opus thought"), T("a")]
+    assert report["thinking_as_text"] == 1
+    assert report["thinking_dropped"] == 1
+
+
+def test_a_record_of_nothing_but_foreign_thinking_goes() -> None:
+    """Claude Code writes one block per record: a streamed thinking record of
+    another model leaves nothing behind."""
+    msg_id = "msg_01"
+    thinking = record("assistant", [THINK("opus thought")], "claude-opus-4-5", 1)
+    text = record("assistant", [T("a")], "claude-opus-4-5", 2)
+    for r in (thinking, text):
+        r["message"]["id"] = msg_id
+    history = [record("user", "q"), thinking, text, record("user", "n", n=3)]
+    shape = msgnorm.to_provider(history, "anthropic", model="claude-sonnet-4-5")
+    assert [m["content"] for m in shape["messages"]] == ["q", [T("a")], "n"]
+
+
+def test_from_provider_sets_the_model_and_the_switch_reads_it() -> None:
+    messages = [U("q"), A([THINK(), T("a")]), U("n")]
+    records = msgnorm.from_provider(messages, "anthropic", model="claude-opus-4-5")
+    assert [r["message"].get("model") for r in records] == [None, "claude-opus-4-5", None]
+    same = msgnorm.to_provider(records, "anthropic", model="claude-opus-4-5")
+    assert same["messages"][1]["content"][0] == THINK()
+    other = msgnorm.to_provider(records, "anthropic", model="claude-haiku-4-5")
+    assert other["messages"][1]["content"] == [T("a")]
+
+
+def test_other_providers_reasoning_follows_the_same_rule() -> None:
+    """OpenAI Chat ``reasoning_content`` (DeepSeek) read as thinking: dropped for
+    another model, kept for its own."""
+    chat = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "a", "reasoning_content": "deep thought"},
+        {"role": "user", "content": "n"},
+    ]
+    records = msgnorm.from_provider(chat, "openai-chat", model="deepseek-reasoner")
+    own, _ = msgnorm.to_provider_report(records, "openai-chat", model="deepseek-reasoner")
+    other, report = msgnorm.to_provider_report(records, "openai-chat", model="gpt-5")
+    assert "deep thought" in json.dumps(own)
+    assert "deep thought" not in json.dumps(other)
+    assert report["thinking_dropped"] == 1
+    text = msgnorm.to_provider(records, "openai-chat", model="gpt-5", foreign_thinking="text")
+    assert text[1]["content"] == [T("deep thought"), T("a")]
+    assert "reasoning_content" not in text[1]
+
+
+def test_gemini_thought_parts_follow_the_same_rule() -> None:
+    thought = {"text": "pondering", "thought": True, "thoughtSignature": "c2ln"}
+    contents = [
+        {"role": "user", "parts": [{"text": "q"}]},
+        {"role": "model", "parts": [thought, {"text": "a"}]},
+        {"role": "user", "parts": [{"text": "n"}]},
+    ]
+    records = msgnorm.from_provider(contents, "gemini", model="gemini-2.5-pro")
+    own = msgnorm.to_provider(records, "gemini", model="gemini-2.5-pro")
+    assert own["contents"][1]["parts"] == [thought, {"text": "a"}]
+    other, report = msgnorm.to_provider_report(records, "gemini", model="gemini-3-pro")
+    assert other["contents"][1]["parts"] == [{"text": "a"}]
+    assert report["thinking_dropped"] == 1
+
+
+def test_model_switch_arguments_are_checked() -> None:
+    with pytest.raises(ValueError, match="foreign_thinking"):
+        msgnorm.to_provider(_switch_history(), "anthropic", model="m", foreign_thinking="keep")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="model"):
+        msgnorm.to_provider(_switch_history(), "anthropic", model="")
+    with pytest.raises(ValueError, match="model"):
+        msgnorm.from_provider([U("q")], "anthropic", model=3)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------
+# thinking: the latest assistant message
+# --------------------------------------------------------------------------
+
+
+def test_thinking_order_is_checked_in_the_latest_assistant_message_only() -> None:
+    earlier = [U("q"), A([T("a"), THINK()]), U("n"), A([THINK(), T("b")]), U("m")]
+    assert msgnorm.validate(earlier, "anthropic") == []
+    latest = [U("q"), A([THINK(), T("a")]), U("n"), A([T("b"), THINK()]), U("m")]
+    assert [(v.rule, v.index) for v in msgnorm.validate(latest, "anthropic")] == [
+        ("anthropic/thinking-first", 3)
+    ]
+
+
+def test_a_final_assistant_ending_in_thinking_loses_that_thinking_only() -> None:
+    history = [U("q"), A([THINK("first"), T("partial answer "), THINK("second")])]
+    (v,) = msgnorm.validate(history, "anthropic")
+    assert v.message == "messages.1: The final block in an assistant message cannot be `thinking`."
+    shape, report = msgnorm.convert_report(history, source="anthropic", target="anthropic")
+    # SPEC §4 step 8: the leading thinking stays byte-identical and in place; the
+    # text now final is trimmed
+    assert shape["messages"][1]["content"] == [THINK("first"), T("partial answer")]
+    assert report["final_blocks_trimmed"] == 1
+    assert msgnorm.validate(shape["messages"], "anthropic") == []
+
+
+# --------------------------------------------------------------------------
+# server tools
+# --------------------------------------------------------------------------
+
+
+def _server_history() -> list[dict[str, Any]]:
+    return [
+        U("What is the weather in Oslo?"),
+        A([STU(), WSR(), T("Rain all week.")]),
+        U("Thanks"),
+    ]
+
+
+def test_a_server_tool_pair_is_kept_for_anthropic() -> None:
+    history = _server_history()
+    shape = msgnorm.convert(history, source="anthropic", target="anthropic")
+    assert shape["messages"][1]["content"] == history[1]["content"]
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "openai-responses", "gemini", "bedrock"])
+def test_a_server_tool_pair_becomes_readable_text_elsewhere(target: str) -> None:
+    shape, report = msgnorm.convert_report(_server_history(), source="anthropic", target=target)
+    text = json.dumps(shape)
+    # what was searched and what came back, as text; nothing opaque, no invented tool call
+    assert "rain in Oslo" in text and "Oslo: rain all week" in text
+    assert "https://weather.example/oslo" in text
+    assert "Eq0SECRET" not in text and "srvtoolu_01" not in text
+    assert "tool_call" not in text and "functionCall" not in text and "toolUse" not in text
+    assert report["server_tools_as_text"] == 1
+    assert report.get("parts_dropped", 0) == 0
+    assert _repaired_violations(target, shape) == []
+
+
+@pytest.mark.parametrize("target", ["anthropic", "openai-chat", "bedrock"])
+def test_a_lone_server_result_is_named_and_removed(target: str) -> None:
+    history = [U("q"), A([WSR(), T("Rain.")]), U("n")]
+    (v,) = msgnorm.validate(history, "anthropic")
+    assert v.rule == "anthropic/server-tool-result-without-use"
+    assert v.message == (
+        "messages.1.content.0: unexpected `tool_use_id` found in `web_search_tool_result` "
+        "blocks: srvtoolu_01. Each `web_search_tool_result` block must have a corresponding "
+        "`server_tool_use` block before it."
+    )
+    shape, report = msgnorm.convert_report(history, source="anthropic", target=target)
+    assert "Oslo: rain all week" not in json.dumps(shape)
+    assert report["server_results_removed"] == 1
+    assert _repaired_violations(target, shape) == []
+
+
+def test_an_advisor_result_is_named_in_its_own_words() -> None:
+    advisor = {
+        "type": "advisor_tool_result",
+        "tool_use_id": "srvtoolu_014v8v4c",
+        "content": {"type": "advisor_result", "text": "Consider the edge case."},
+    }
+    (v,) = msgnorm.validate([U("q"), A([T("ok")]), U("n"), A([advisor, T("x")])], "anthropic")
+    assert "`advisor_tool_result` blocks: srvtoolu_014v8v4c" in v.message
+    assert v.path == "messages[3].content[0]"
+
+
+def test_target_native_server_tools_pass_in_their_own_shape() -> None:
+    """Responses ``web_search_call`` items are the target's own: converted to
+    Responses, they stay as they were."""
+    items = [
+        {"type": "message", "role": "user", "content": "weather?"},
+        {
+            "type": "web_search_call",
+            "id": "ws_1",
+            "status": "completed",
+            "action": {"type": "search", "query": "weather"},
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_1",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Sunny.", "annotations": []}],
+        },
+    ]
+    out = msgnorm.convert(items, source="openai-responses", target="openai-responses")
+    assert items[1] in out
+
+
+# --------------------------------------------------------------------------
+# compaction
+# --------------------------------------------------------------------------
+
+
+def test_compaction_blocks_pass_verbatim_and_a_failed_one_is_dropped() -> None:
+    good = {"type": "compaction", "content": "Summary: the user asked about Oslo."}
+    failed = {"type": "compaction", "content": None}
+    history = [U("q"), A([good, T("a")]), U("n"), A([failed, T("b")]), U("m")]
+    shape, report = msgnorm.convert_report(history, source="anthropic", target="anthropic")
+    assert shape["messages"][1]["content"] == [good, T("a")]
+    assert shape["messages"][3]["content"] == [T("b")]
+    assert report["compaction_dropped"] == 1
+
+
+def test_fallback_blocks_stay_in_place() -> None:
+    fallback = {"type": "fallback", "model": "claude-opus-4-5", "reason": "overloaded"}
+    history = [U("q"), A([T("a"), fallback, T("b")]), U("n")]
+    shape = msgnorm.convert(history, source="anthropic", target="anthropic")
+    assert shape["messages"][1]["content"] == [T("a"), fallback, T("b")]
+
+
+def test_responses_compaction_items_are_kept_with_the_trigger_last() -> None:
+    compaction = {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAA"}
+    trigger = {"type": "compaction_trigger"}
+    items = [
+        {"type": "message", "role": "user", "content": "q"},
+        compaction,
+        trigger,
+        {"type": "message", "role": "user", "content": "and now?"},
+    ]
+    (v,) = msgnorm.validate(items, "openai-responses")
+    assert v.message == "The 'compaction_trigger' item must be the final input item."
+    out, report = msgnorm.convert_report(
+        items, source="openai-responses", target="openai-responses"
+    )
+    assert compaction in out
+    assert out[-1] == trigger and out.count(trigger) == 1
+    assert report["compaction_trigger_moved"] == 1
+    assert msgnorm.validate(out, "openai-responses") == []
+
+
+# --------------------------------------------------------------------------
+# limits
+# --------------------------------------------------------------------------
+
+
+def _cached(n: int) -> list[dict[str, Any]]:
+    cc = {"cache_control": {"type": "ephemeral"}}
+    return [U([T(f"part {k}", **cc) for k in range(n)])]
+
+
+def test_at_most_four_cache_control_blocks_are_sent_the_last_four() -> None:
+    system = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]
+    shape, report = msgnorm.convert_report(
+        _cached(5), source="anthropic", target="anthropic", system=system
+    )
+    marked = [b["text"] for b in shape["messages"][0]["content"] if "cache_control" in b]
+    assert marked == ["part 1", "part 2", "part 3", "part 4"]
+    assert "cache_control" not in shape["system"][0]
+    # every block is still sent, only the marker goes
+    assert [b["text"] for b in shape["messages"][0]["content"]] == [f"part {k}" for k in range(5)]
+    assert report["cache_control_dropped"] == 2
+    assert msgnorm.validate(shape["messages"], "anthropic", system=shape["system"]) == []
+
+
+def test_four_cache_control_blocks_are_sent_as_they_are() -> None:
+    shape, report = msgnorm.convert_report(_cached(4), source="anthropic", target="anthropic")
+    assert sum("cache_control" in b for b in shape["messages"][0]["content"]) == 4
+    assert report.get("cache_control_dropped", 0) == 0
+
+
+def test_the_message_limit_is_named_not_repaired() -> None:
+    too_many = [U("q") if i % 2 == 0 else A("a") for i in range(100_001)]
+    found = msgnorm.validate(too_many, "anthropic")
+    assert [(v.rule, v.index, v.path) for v in found] == [
+        ("anthropic/too-many-messages", None, "messages")
+    ]
+    assert found[0].message.endswith("not 100001")
+    assert "trim_to_budget" in found[0].repair and found[0].repair.startswith("none")
+
+
+# --------------------------------------------------------------------------
+# stateless Responses replay (store=False)
+# --------------------------------------------------------------------------
+
+
+def _responses_turns() -> list[dict[str, Any]]:
+    return [
+        {"type": "message", "role": "user", "content": "weather in Oslo?"},
+        {"type": "reasoning", "id": "rs_bare", "summary": []},
+        {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "get_weather",
+            "arguments": '{"city":"Oslo"}',
+        },
+        {"type": "function_call_output", "call_id": "call_1", "output": "rain"},
+        {
+            "type": "reasoning",
+            "id": "rs_enc",
+            "summary": [{"type": "summary_text", "text": "It rains."}],
+            "encrypted_content": "gAAAAenc",
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_1",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Rain.", "annotations": []}],
+        },
+        {"type": "message", "role": "user", "content": "and tomorrow?"},
+    ]
+
+
+def test_store_false_replays_without_server_state() -> None:
+    items = _responses_turns()
+    before = copy.deepcopy(items)
+    out, report = msgnorm.convert_report(
+        items, source="openai-responses", target="openai-responses", store=False
+    )
+    assert items == before
+    text = json.dumps(out)
+    # no bare reasoning, no server-side msg_/fc_ ids
+    assert "rs_bare" not in text and "fc_1" not in text and "msg_1" not in text
+    # encrypted reasoning kept, with the id its encrypted_content is bound to
+    (rs,) = [i for i in out if i.get("type") == "reasoning"]
+    assert rs["id"] == "rs_enc" and rs["encrypted_content"] == "gAAAAenc"
+    # calls still paired by call_id
+    assert [i.get("call_id") for i in out if "call_id" in i] == ["call_1", "call_1"]
+    assert report["reasoning_dropped"] == 1
+    assert report["item_ids_dropped"] == 2
+    assert [v for v in msgnorm.validate(out, "openai-responses")] == []
+    # the SDK's input types take it
+    import pydantic
+    from openai.types.responses import ResponseInputParam
+
+    pydantic.TypeAdapter(ResponseInputParam).validate_python(out)
+
+
+def test_store_true_keeps_the_stored_items() -> None:
+    out = msgnorm.convert(_responses_turns(), source="openai-responses", target="openai-responses")
+    text = json.dumps(out)
+    assert "rs_bare" in text and "msg_1" in text
+
+
+def test_store_false_from_records() -> None:
+    records = msgnorm.from_provider(_responses_turns(), "openai-responses")
+    out, report = msgnorm.to_provider_report(records, "openai-responses", store=False)
+    assert "msg_1" not in json.dumps(out) and report["reasoning_dropped"] == 1
+    # other targets have no stored items: store changes nothing there
+    assert msgnorm.to_provider(records, "openai-chat", store=False) == msgnorm.to_provider(
+        records, "openai-chat"
+    )
+
+
+def test_store_false_with_continuation_is_refused() -> None:
+    with pytest.raises(ValueError, match="continuation"):
+        msgnorm.convert(
+            _responses_turns(),
+            source="openai-responses",
+            target="openai-responses",
+            store=False,
+            continuation=True,
+        )
+    with pytest.raises(ValueError, match="continuation"):
+        msgnorm.to_provider([], "openai-responses", store=False, continuation=True)
+
+
+# --------------------------------------------------------------------------
+# every output passes its target's rules (those msgnorm repairs)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", msgnorm.PROVIDERS)
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(records=histories())
+def test_every_output_passes_validate_for_its_target(target: str, records: list[Any]) -> None:
+    """Generated histories (server tools, thinking, cache_control among them):
+    ``to_provider``'s output breaks no rule of its target whose repair is
+    msgnorm's; rules whose repair is "none" are named, not repaired."""
+    shape = msgnorm.to_provider(records, target, model="claude-sonnet-4-5")
+    assert _repaired_violations(target, shape) == []
+    if target == "openai-responses":
+        stateless = msgnorm.to_provider(records, target, store=False)
+        assert _repaired_violations(target, stateless) == []
+        assert not any(
+            i.get("type") == "reasoning" and not i.get("encrypted_content") for i in stateless
+        )
+
+
+@pytest.mark.parametrize("store", [True, False])
+def test_a_program_fingerprint_round_trips(store: bool) -> None:
+    program = {
+        "type": "program",
+        "id": "prg_1",
+        "call_id": "call_p",
+        "code": "print(sum(range(11)))",
+        "fingerprint": "fp_abc",
+    }
+    output = {
+        "type": "program_output",
+        "id": "prgo_1",
+        "call_id": "call_p",
+        "result": "55",
+        "status": "completed",
+    }
+    items = [{"type": "message", "role": "user", "content": "sum 1..10"}, program, output]
+    out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=store)
+    assert out[1:] == [program, output]
+    import pydantic
+    from openai.types.responses import ResponseInputParam
+
+    pydantic.TypeAdapter(ResponseInputParam).validate_python(out)
