@@ -66,4 +66,6 @@ def test_normalize_for_api_on_the_records(
 ) -> None:
     records = mn.from_provider(chat, "openai-chat")
     out = run_bench(benchmark, lambda: mn.normalize_for_api(records), group=_group(size), n=size)
-    assert out[0]["type"] == "user"
+    # the system prompt record from_provider made is kept in place (SPEC §4 step 3)
+    assert [r["type"] for r in out[:2]] == ["system", "user"]
+    assert out[0]["subtype"] == "system_prompt"

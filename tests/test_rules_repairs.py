@@ -13,7 +13,7 @@ from typing import Any
 import msgnorm
 import pytest
 from hypothesis import HealthCheck, given, settings
-from strategies import histories
+from support.strategies import histories
 
 SIG = "EqQBCkgIARAC"
 
