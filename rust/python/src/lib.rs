@@ -9,6 +9,7 @@ mod conversation;
 mod providers;
 mod read;
 mod session;
+mod usage;
 mod validate;
 mod view;
 mod write;
@@ -909,6 +910,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(derive_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(derive_short_message_id, m)?)?;
     m.add_function(wrap_pyfunction!(session::load_session, m)?)?;
+    m.add_function(wrap_pyfunction!(usage::usage_scan, m)?)?;
+    m.add_function(wrap_pyfunction!(usage::session_infos, m)?)?;
+    m.add_function(wrap_pyfunction!(usage::search_files, m)?)?;
     m.add_function(wrap_pyfunction!(batch::normalize_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::count_tokens_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::default_num_threads, m)?)?;
