@@ -362,3 +362,57 @@ def test_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "no session file" in err
     code, _out, err = run(["usage", str(tmp_path), "--since", "soon"], capsys)
     assert code == 2 and "ISO date" in err
+
+
+# --- the per-file cache -----------------------------------------------------
+
+
+def test_cache_gives_the_same_usage_and_reads_only_changed_files(
+    project: tuple[Path, list[Path]], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root, files = project
+    cache = tmp_path_factory.mktemp("cache")
+    plain = quiet(msgnorm.session_usage, root, by="session", prices=False)
+    first = quiet(msgnorm.session_usage, root, by="session", prices=False, cache=cache)
+    again = quiet(msgnorm.session_usage, root, by="session", prices=False, cache=cache)
+    assert first == again == plain
+    assert quiet(msgnorm.session_usage, root, prices=False, cache=cache) == quiet(
+        msgnorm.session_usage, root, prices=False
+    )
+    # a file rewritten with the same size and mtime is not read again ...
+    before = total(exact(files))
+    victim = next(f for f in files if b'"output_tokens": 1' in f.read_bytes())
+    st = victim.stat()
+    victim.write_bytes(victim.read_bytes().replace(b'"output_tokens": 1', b'"output_tokens": 2'))
+    assert victim.stat().st_size == st.st_size
+    os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = total(exact(files))
+    assert after["output_tokens"] > before["output_tokens"]
+    cached = quiet(msgnorm.session_usage, root, prices=False, cache=cache)
+    assert fields(cached) == before
+    # ... and is once its mtime changes
+    os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    fresh = quiet(msgnorm.session_usage, root, prices=False, cache=cache)
+    assert fields(fresh) == after
+    assert fresh == quiet(msgnorm.session_usage, root, prices=False)
+
+
+def test_cache_keeps_the_skipped_line_count(tmp_path: Path) -> None:
+    f = tmp_path / "s.jsonl"
+    f.write_text('{"type":"assistant","message":{"usage": broken\n')
+    for _ in range(2):
+        with pytest.warns(UserWarning, match="1 line"):
+            msgnorm.session_usage(f, prices=False, cache=tmp_path / "c")
+
+
+def test_cli_cache(project: tuple[Path, list[Path]], capsys: pytest.CaptureFixture[str]) -> None:
+    root, files = project
+    cache = root.parent / (root.name + "-cache")
+    outs = []
+    for _ in range(2):
+        assert main(["usage", str(root), "--json", "--no-cost", "--cache", str(cache)]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0] == outs[1]
+    want = total(exact(sorted(files)))
+    assert {k: outs[1]["total"][k] for k in want} == want
+    assert (cache / "index.json").is_file()

@@ -45,6 +45,7 @@ __all__ = [
     "to_provider",
     "tool_name",
     "trim_to_budget",
+    "usage_entries",
     "usage_scan",
     "validate",
     "validate_records",
@@ -182,6 +183,9 @@ def usage_scan(
     until: str | None = None,
     threads: int | None = None,
 ) -> dict[str, Any]: ...
+def usage_entries(
+    files: list[tuple[str, bool]], threads: int | None = None
+) -> list[tuple[bytes, int]]: ...
 def session_infos(paths: list[str], threads: int | None = None) -> list[dict[str, Any]]: ...
 def search_files(
     paths: list[str],

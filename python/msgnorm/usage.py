@@ -10,6 +10,7 @@ core, with the GIL released.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import warnings
 from collections.abc import Iterable, Mapping
@@ -277,6 +278,67 @@ def _day(minute: str, utc: bool) -> str:
     return (t if utc else t.astimezone()).date().isoformat()
 
 
+# --- the per-file cache ----------------------------------------------------
+
+
+class _Cached(msgspec.Struct, array_like=True):
+    size: int
+    mtime_ns: int
+    name: str
+    lines_skipped: int
+
+
+_INDEX = "index.json"
+
+
+def _through_cache(
+    root: Path, rows: list[tuple[str, bool, str, str]], num_threads: int | None
+) -> tuple[list[tuple[str, bool, str, str]], int]:
+    """``rows`` with each file replaced by its cached requests (read again only
+    when its size or mtime changed), and the skipped lines of all the files."""
+    root.mkdir(parents=True, exist_ok=True)
+    index_path = root / _INDEX
+    index: dict[str, _Cached] = {}
+    if index_path.exists():
+        try:
+            index = msgspec.json.decode(index_path.read_bytes(), type=dict[str, _Cached])
+        except msgspec.DecodeError:
+            index = {}  # a damaged index: every file is read again
+    stale: list[tuple[int, str, os.stat_result]] = []
+    for i, (path, _agent, _s, _p) in enumerate(rows):
+        key = str(Path(path).resolve())
+        st = os.stat(path)
+        hit = index.get(key)
+        if (
+            hit is None
+            or hit.size != st.st_size
+            or hit.mtime_ns != st.st_mtime_ns
+            or not (root / hit.name).is_file()
+        ):
+            stale.append((i, key, st))
+    if stale:
+        fresh = _native.usage_entries(
+            [(rows[i][0], rows[i][1]) for i, _k, _st in stale], num_threads
+        )
+        for (_i, key, st), (data, skipped) in zip(stale, fresh, strict=True):
+            name = hashlib.sha256(key.encode()).hexdigest()[:32] + ".entries"
+            tmp = root / f"{name}.{os.getpid()}.tmp"
+            tmp.write_bytes(data)
+            os.replace(tmp, root / name)
+            index[key] = _Cached(st.st_size, st.st_mtime_ns, name, skipped)
+        tmp = root / f"{_INDEX}.{os.getpid()}.tmp"
+        tmp.write_bytes(msgspec.json.encode(index))
+        os.replace(tmp, index_path)
+    out = []
+    skipped_total = 0
+    for path, _agent, session, project in rows:
+        hit = index[str(Path(path).resolve())]
+        skipped_total += hit.lines_skipped
+        # the cached records say isSidechain themselves
+        out.append((str(root / hit.name), False, session, project))
+    return out, skipped_total
+
+
 # --- the entry point --------------------------------------------------------
 
 
@@ -290,6 +352,7 @@ def session_usage(
     utc: bool = False,
     prices: Mapping[str, ModelPrices] | bool | None = None,
     num_threads: int | None = None,
+    cache: PathArg | None = None,
 ) -> Usage: ...
 @overload
 def session_usage(
@@ -301,6 +364,7 @@ def session_usage(
     utc: bool = False,
     prices: Mapping[str, ModelPrices] | bool | None = None,
     num_threads: int | None = None,
+    cache: PathArg | None = None,
 ) -> dict[str, Usage]: ...
 def session_usage(
     paths: PathArg | Iterable[PathArg],
@@ -311,6 +375,7 @@ def session_usage(
     utc: bool = False,
     prices: Mapping[str, ModelPrices] | bool | None = None,
     num_threads: int | None = None,
+    cache: PathArg | None = None,
 ) -> Usage | dict[str, Usage]:
     """The usage of every request in ``paths`` (a session file, a directory, or a
     list of them), each request counted once across all the files.
@@ -328,6 +393,8 @@ def session_usage(
     "cache_write_1h": ..., "cache_read": ..., "web_search": ...}}`` in USD per
     million tokens (``"*"`` for any other model). Lines that mention usage but
     cannot be read are skipped with a :class:`UserWarning` that counts them.
+    ``cache``: a directory that keeps each file's requests keyed by its path,
+    size and mtime, so that a second call reads only the files that changed.
     """
     total, groups = usage_and_groups(
         paths,
@@ -337,6 +404,7 @@ def session_usage(
         utc=utc,
         prices=prices,
         num_threads=num_threads,
+        cache=cache,
         stacklevel=3,
     )
     return total if groups is None else groups
@@ -351,6 +419,7 @@ def usage_and_groups(
     utc: bool = False,
     prices: Mapping[str, ModelPrices] | bool | None = None,
     num_threads: int | None = None,
+    cache: PathArg | None = None,
     stacklevel: int = 2,
 ) -> tuple[Usage, dict[str, Usage] | None]:
     """:func:`session_usage`'s total and, with ``by``, its groups, from one reading."""
@@ -364,6 +433,9 @@ def usage_and_groups(
         files = [f for f in files if f.stat().st_mtime >= cutoff]
     native_by = {"day": "minute", None: ""}.get(by, by or "")
     rows: list[tuple[str, bool, str, str]] = [(str(f), _is_agent(f), *_defaults(f)) for f in files]
+    cached_skipped = 0
+    if cache is not None:
+        rows, cached_skipped = _through_cache(Path(cache), rows, num_threads)
     raw = _native.usage_scan(
         rows,
         native_by,
@@ -371,9 +443,10 @@ def usage_and_groups(
         None if until_at is None else _iso(until_at),
         num_threads,
     )
-    if raw["lines_skipped"]:
+    skipped = raw["lines_skipped"] + cached_skipped
+    if skipped:
         warnings.warn(
-            f"msgnorm: {raw['lines_skipped']} line(s) mentioning usage could not be read "
+            f"msgnorm: {skipped} line(s) mentioning usage could not be read "
             "(not JSON, or a token count that is not a non-negative integer)",
             UserWarning,
             stacklevel=stacklevel,

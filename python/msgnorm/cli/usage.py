@@ -70,6 +70,7 @@ def _usage(args: argparse.Namespace) -> int:
         "utc": args.utc,
         "prices": False if args.no_cost else None,
         "num_threads": args.jobs,
+        "cache": args.cache,
     }
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -102,6 +103,11 @@ def add_parser(sub: Any) -> None:
     u.add_argument("--until", metavar="DATE", help="only requests up to this ISO date (included)")
     u.add_argument(
         "--utc", action="store_true", help="dates and days in UTC, not the local time zone"
+    )
+    u.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="keep each file's requests in DIR (by path, size, mtime): a rerun reads only changed files",
     )
     u.add_argument("--no-cost", action="store_true", help="leave the cost out (no price lookup)")
     u.add_argument(

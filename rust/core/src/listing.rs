@@ -5,7 +5,7 @@
 use crate::batch;
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
-use crate::usage::{object, string_or_skip};
+use crate::usage::{object, skip, string_or_skip};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 
@@ -49,7 +49,7 @@ struct Fields {
     skip_prompt: bool,
 }
 
-fn fields(line: &str) -> Option<Fields> {
+fn fields(line: &str, want_prompt: bool) -> Option<Fields> {
     let mut f = Fields::default();
     let mut p = Parser::new(line);
     if p.peek().ok()? != Peek::Object {
@@ -78,16 +78,12 @@ fn fields(line: &str) -> Option<Fields> {
             "message" if p.peek()? == Peek::Object => object(p, |k, p| {
                 match k {
                     "model" => f.model = string_or_skip(p)?,
-                    "content" => content = first_text(p)?,
-                    _ => {
-                        p.skip_value()?;
-                    }
+                    "content" if want_prompt => content = first_text(p)?,
+                    _ => skip(p)?,
                 }
                 Ok(())
             })?,
-            _ => {
-                p.skip_value()?;
-            }
+            _ => skip(p)?,
         }
         Ok(())
     })
@@ -187,16 +183,18 @@ pub fn info(path: &PathBuf) -> Result<SessionInfo> {
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0.0, |d| d.as_secs_f64());
-    let mut head = Vec::with_capacity(CHUNK.min(size) as usize);
+    // Up to two chunks the whole file is read: no line is cut between head and tail.
+    let head_len = if size <= 2 * CHUNK { size } else { CHUNK };
+    let mut head = Vec::with_capacity(head_len as usize);
     (&mut file)
-        .take(CHUNK)
+        .take(head_len)
         .read_to_end(&mut head)
         .map_err(fail)?;
     let whole = (head.len() as u64) >= size;
     let mut tail = Vec::new();
     if !whole {
-        let from = size.saturating_sub(CHUNK).max(head.len() as u64);
-        file.seek(SeekFrom::Start(from)).map_err(fail)?;
+        file.seek(SeekFrom::Start(size.saturating_sub(CHUNK)))
+            .map_err(fail)?;
         file.take(CHUNK).read_to_end(&mut tail).map_err(fail)?;
     }
     let mut out = SessionInfo {
@@ -208,12 +206,13 @@ pub fn info(path: &PathBuf) -> Result<SessionInfo> {
     let tail_lines = if whole {
         Vec::new()
     } else {
-        let contiguous = size.saturating_sub(CHUNK) <= head.len() as u64;
-        complete_lines(&tail, !contiguous, false)
+        complete_lines(&tail, true, false)
     };
     // The head, in order: the first of each field.
     for line in &head_lines {
-        let Some(f) = fields(line) else { continue };
+        let Some(f) = fields(line, out.first_prompt.is_none()) else {
+            continue;
+        };
         out.session_id = out.session_id.or(f.session_id);
         out.created = out.created.or(f.timestamp.clone());
         out.cwd = out.cwd.or(f.cwd);
@@ -238,7 +237,9 @@ pub fn info(path: &PathBuf) -> Result<SessionInfo> {
     // The tail: the last of each field.
     let mut branch: Option<String> = None;
     for line in &tail_lines {
-        let Some(f) = fields(line) else { continue };
+        let Some(f) = fields(line, false) else {
+            continue;
+        };
         if f.custom_title.is_some() {
             out.custom_title = f.custom_title;
         }
@@ -307,6 +308,23 @@ mod tests {
         assert_eq!(i.git_branch.as_deref(), Some("dev"));
         assert_eq!(i.model.as_deref(), Some("new"));
         assert_eq!(i.cwd.as_deref(), Some("/a"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_line_across_the_first_chunk_of_a_short_file_is_read() {
+        let dir = std::env::temp_dir().join(format!("msgnorm-listing2-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        let pad = format!(
+            r#"{{"type":"x","p":"{}"}}"#,
+            "y".repeat(CHUNK as usize - 40)
+        );
+        let title = r#"{"type":"custom-title","customTitle":"across"}"#;
+        let text = format!("{pad}\n{title}\n{}\n", &pad[..30_000]);
+        assert!(pad.len() < CHUNK as usize && pad.len() + title.len() > CHUNK as usize);
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(info(&path).unwrap().custom_title.as_deref(), Some("across"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -10,7 +10,7 @@
 use crate::batch;
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
-use crate::usage::{object, string_or_skip};
+use crate::usage::{object, skip, string_or_skip};
 use regex::{bytes, Regex, RegexBuilder};
 use std::path::PathBuf;
 
@@ -305,13 +305,11 @@ fn record(line: &str, m: &Matcher) -> R<Option<Hit>> {
                 if k == "content" {
                     found = content(p, m, m.tools)?;
                 } else {
-                    p.skip_value()?;
+                    skip(p)?;
                 }
                 Ok(())
             })?,
-            _ => {
-                p.skip_value()?;
-            }
+            _ => skip(p)?,
         }
         Ok(())
     })?;

@@ -233,6 +233,93 @@ pub fn usage(files: &[FileIn], opts: &Options) -> Result<Summary> {
     Ok(out)
 }
 
+/// Reads and scans `files` (`(path, is a subagent file)`) on `threads` threads:
+/// each file's requests as [`write_entries`] writes them, and its skipped lines.
+pub fn scan_files(files: &[(PathBuf, bool)], threads: usize) -> Result<Vec<(Vec<u8>, u64)>> {
+    batch::map(files, threads, |(path, agent)| {
+        let data = std::fs::read(path)
+            .map_err(|e| Error::value(format!("cannot read {}: {e}", path.display())))?;
+        let scan = scan(&data, *agent);
+        Ok((write_entries(&scan), scan.lines_skipped))
+    })?
+    .into_iter()
+    .collect()
+}
+
+/// A file's requests as JSON Lines that [`scan`] reads back to the same entries:
+/// one minimal assistant record per request (the one [`usage`] would keep of
+/// this file), in file order. A per-file cache stores this instead of the file.
+pub fn write_entries(scan: &FileScan) -> Vec<u8> {
+    use crate::json::write_str;
+    let mut at: AHashMap<&str, usize> = AHashMap::new();
+    let mut keep: Vec<&Entry> = Vec::new();
+    for e in &scan.entries {
+        match e.key.as_deref() {
+            Some(k) => match at.get(k) {
+                Some(&i) => {
+                    if better(e, keep[i]) {
+                        keep[i] = e;
+                    }
+                }
+                None => {
+                    at.insert(k, keep.len());
+                    keep.push(e);
+                }
+            },
+            None => keep.push(e),
+        }
+    }
+    let mut out: Vec<u8> = Vec::new();
+    let opt = |out: &mut Vec<u8>, name: &str, v: Option<&str>| {
+        if let Some(v) = v {
+            out.extend_from_slice(format!(",\"{name}\":").as_bytes());
+            write_str(out, v);
+        }
+    };
+    for e in keep {
+        out.extend_from_slice(b"{\"type\":\"assistant\"");
+        let (id, request) = match e.key.as_deref() {
+            Some(k) => {
+                let (a, b) = k.split_once('\0').unwrap_or((k, ""));
+                (Some(a), Some(b))
+            }
+            None => (None, None),
+        };
+        opt(&mut out, "requestId", request);
+        opt(&mut out, "timestamp", e.timestamp.as_deref());
+        opt(&mut out, "sessionId", e.session.as_deref());
+        opt(&mut out, "cwd", e.cwd.as_deref());
+        if e.sidechain {
+            out.extend_from_slice(b",\"isSidechain\":true");
+        }
+        out.extend_from_slice(b",\"message\":{\"model\":");
+        write_str(&mut out, &e.model);
+        opt(&mut out, "id", id);
+        let u = &e.usage;
+        out.extend_from_slice(
+            format!(
+                ",\"usage\":{{\"input_tokens\":{},\"output_tokens\":{},\"cache_creation_input_tokens\":{},\"cache_read_input_tokens\":{},\"cache_creation\":{{\"ephemeral_5m_input_tokens\":{},\"ephemeral_1h_input_tokens\":{}}},\"server_tool_use\":{{",
+                u.input_tokens,
+                u.output_tokens,
+                u.cache_creation_input_tokens,
+                u.cache_read_input_tokens,
+                u.cache_creation_5m_input_tokens,
+                u.cache_creation_1h_input_tokens
+            )
+            .as_bytes(),
+        );
+        for (i, (k, v)) in u.server_tool_use.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_str(&mut out, k);
+            out.extend_from_slice(format!(":{v}").as_bytes());
+        }
+        out.extend_from_slice(b"}}}}\n");
+    }
+    out
+}
+
 /// Whether `new` replaces `old` for the same request: more output tokens, or as
 /// many and an earlier timestamp (the original rather than a replay).
 fn better(new: &Entry, old: &Entry) -> bool {
@@ -304,6 +391,110 @@ pub(crate) fn object<'a>(
         f(&key, p)?;
     }
     Ok(())
+}
+
+/// Skips the value at `p` quickly: a string or a container is crossed by
+/// hopping between quotes and backslashes (strings are checked: escapes and
+/// control characters; brackets must match), which is several times faster
+/// than [`Parser::skip_value`] on text full of escapes. Commas, colons and
+/// scalars inside the value are not checked. Anything else, or a value that
+/// fails these checks, goes through the strict parser (and its error).
+pub(crate) fn skip(p: &mut Parser<'_>) -> R<()> {
+    p.ws();
+    match skip_fast(p.src.as_bytes(), p.pos) {
+        Some(end) => {
+            p.pos = end;
+            Ok(())
+        }
+        None => p.skip_value().map(|_| ()),
+    }
+}
+
+/// The end of the string or container starting at `i`, or `None`.
+fn skip_fast(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut open: Vec<u8> = Vec::new();
+    match b.get(i)? {
+        b'"' | b'[' | b'{' => {}
+        _ => return None,
+    }
+    loop {
+        let c = *b.get(i)?;
+        match c {
+            b'"' => i = skip_str(b, i + 1)?,
+            b'[' => {
+                open.push(b']');
+                i += 1;
+            }
+            b'{' => {
+                open.push(b'}');
+                i += 1;
+            }
+            b']' | b'}' => {
+                if open.pop()? != c {
+                    return None;
+                }
+                i += 1;
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        }
+        if open.is_empty() {
+            return Some(i);
+        }
+    }
+}
+
+/// The position after the closing quote of a string whose text starts at `i`.
+fn skip_str(b: &[u8], mut i: usize) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    loop {
+        // Short runs (between escapes) word by word, long ones with memchr2.
+        let mut stop = None;
+        let mut j = i;
+        while j + 8 <= b.len() && j < i + 64 {
+            let x = u64::from_le_bytes(b[j..j + 8].try_into().ok()?);
+            let q = x ^ (LO * u64::from(b'"'));
+            let s = x ^ (LO * u64::from(b'\\'));
+            let m = ((q.wrapping_sub(LO) & !q)
+                | (s.wrapping_sub(LO) & !s)
+                | (x.wrapping_sub(LO * 0x20) & !x))
+                & HI;
+            if m != 0 {
+                stop = Some(j + (m.trailing_zeros() / 8) as usize);
+                break;
+            }
+            j += 8;
+        }
+        let at = match stop {
+            Some(at) => at,
+            None => {
+                let rest = b.get(j..)?;
+                let n = memchr::memchr2(b'"', b'\\', rest)?;
+                if rest[..n].iter().fold(0xff, |m, &c| m.min(c)) < 0x20 {
+                    return None;
+                }
+                j + n
+            }
+        };
+        match b[at] {
+            b'"' => return Some(at + 1),
+            b'\\' => match b.get(at + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i = at + 2,
+                b'u' => {
+                    let hex = b.get(at + 2..at + 6)?;
+                    if !hex.iter().all(u8::is_ascii_hexdigit) {
+                        return None;
+                    }
+                    i = at + 6;
+                }
+                _ => return None,
+            },
+            _ => return None, // a control character
+        }
+    }
 }
 
 /// A string value, or `None` after skipping any other value.
@@ -397,15 +588,11 @@ fn record(p: &mut Parser<'_>, agent: bool) -> R<Option<Entry>> {
                         has_usage = true;
                         usage_object(p, &mut e.usage)?;
                     }
-                    _ => {
-                        p.skip_value()?;
-                    }
+                    _ => skip(p)?,
                 }
                 Ok(())
             })?,
-            _ => {
-                p.skip_value()?;
-            }
+            _ => skip(p)?,
         }
         Ok(())
     })?;
@@ -467,6 +654,52 @@ mod tests {
         let ids: Vec<_> = s.entries.iter().map(|e| e.key.clone().unwrap()).collect();
         assert_eq!(ids, ["a\0r", "b\0r", "c\0r"]);
         assert!(s.entries.iter().all(|e| e.sidechain));
+    }
+
+    #[test]
+    fn fast_skip_agrees_with_the_parser() {
+        for v in [
+            r#""a\n\"b\u00e9c""#,
+            r#"[{"type":"text","text":"x\ty"},{"a":[1,2,{"b":"]}"}]}]"#,
+            r#"{"k":"}","l":["[",{}]}"#,
+            &format!(r#""{}\n{}""#, "x".repeat(100), "y".repeat(10)),
+        ] {
+            let src = format!("{v} ,");
+            let mut p = Parser::new(&src);
+            skip(&mut p).unwrap();
+            assert_eq!(&src[..p.pos], v);
+        }
+        for bad in [
+            r#""a\u12""#,
+            r#""a\x""#,
+            "\"a\u{1}b\"",
+            "[\"a\"}",
+            "[\"a\"",
+            "\"abc",
+        ] {
+            let mut p = Parser::new(bad);
+            assert!(skip(&mut p).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn written_entries_read_back_the_same() {
+        let data = format!(
+            "{}\n{}\n{}\n",
+            line("a\\\"x", "r", 1, "t1"),
+            line("a\\\"x", "r", 7, "t2"),
+            r#"{"type":"assistant","isSidechain":true,"message":{"model":"m","usage":{"output_tokens":2}}}"#
+        );
+        let first = scan(data.as_bytes(), false);
+        let written = write_entries(&first);
+        let again = scan(&written, false);
+        assert_eq!(again.entries.len(), 2);
+        assert_eq!(again.entries[0].key.as_deref(), Some("a\"x\0r"));
+        assert_eq!(again.entries[0].usage, first.entries[1].usage);
+        assert_eq!(again.entries[0].timestamp.as_deref(), Some("t2"));
+        assert_eq!(again.entries[1].key, None);
+        assert!(again.entries[1].sidechain && !again.entries[0].sidechain);
+        assert_eq!(write_entries(&again), written);
     }
 
     #[test]

@@ -168,3 +168,24 @@ pub fn search_files<'py>(
     }
     Ok(out)
 }
+
+/// Each file's requests as JSON Lines that `usage_scan` reads back the same
+/// (what a per-file cache stores), with its skipped lines: `files` are
+/// `(path, is a subagent file)`.
+#[pyfunction]
+#[pyo3(signature = (files, threads=None))]
+pub fn usage_entries<'py>(
+    py: Python<'py>,
+    files: Vec<(PathBuf, bool)>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyList>> {
+    let n = pool_threads(threads);
+    let scans = py
+        .detach(|| guard(|| usage::scan_files(&files, n).map_err(Failure::Core)))
+        .map_err(|e| to_pyerr(py, e))?;
+    let out = PyList::empty(py);
+    for (data, skipped) in &scans {
+        out.append((pyo3::types::PyBytes::new(py, data), skipped))?;
+    }
+    Ok(out)
+}
