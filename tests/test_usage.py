@@ -416,3 +416,12 @@ def test_cli_cache(project: tuple[Path, list[Path]], capsys: pytest.CaptureFixtu
     want = total(exact(sorted(files)))
     assert {k: outs[1]["total"][k] for k in want} == want
     assert (cache / "index.json").is_file()
+
+
+def test_a_home_relative_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = write_project(tmp_path / "home", seed=2, sessions=2)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    u = quiet(msgnorm.session_usage, "~", prices=False, cache="~/cache")
+    assert fields(u) == total(exact(files))
+    assert (tmp_path / "home" / "cache" / "index.json").is_file()
+    assert len(msgnorm.list_sessions("~/-home-user-proj")) == 2

@@ -71,7 +71,7 @@ def session_paths(directory: PathArg) -> list[Path]:
     """The session files of a project directory (``*.jsonl``), or of every
     project in a ``~/.claude/projects`` directory (``*/*.jsonl``); subagent files
     are not sessions."""
-    d = Path(directory)
+    d = Path(directory).expanduser()
     if d.is_file():
         return [d]
     if not d.is_dir():
@@ -123,7 +123,7 @@ def search_sessions(
     case-insensitive). ``tools`` also searches tool inputs and results. Every
     ``*.jsonl`` under ``directory`` is searched (subagent files included); hits
     in file and line order, one per record."""
-    d = Path(directory)
+    d = Path(directory).expanduser()
     if d.is_dir():
         paths = sorted(p for p in d.rglob("*.jsonl") if p.is_file())
     elif d.is_file():

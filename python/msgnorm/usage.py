@@ -234,7 +234,7 @@ def usage_files(paths: PathArg | Iterable[PathArg]) -> list[Path]:
     out: list[Path] = []
     seen: set[Path] = set()
     for item in items:
-        p = Path(item)
+        p = Path(item).expanduser()
         if p.is_dir():
             found = sorted(q for q in p.rglob("*.jsonl") if q.is_file())
         else:
@@ -435,7 +435,7 @@ def usage_and_groups(
     rows: list[tuple[str, bool, str, str]] = [(str(f), _is_agent(f), *_defaults(f)) for f in files]
     cached_skipped = 0
     if cache is not None:
-        rows, cached_skipped = _through_cache(Path(cache), rows, num_threads)
+        rows, cached_skipped = _through_cache(Path(cache).expanduser(), rows, num_threads)
     raw = _native.usage_scan(
         rows,
         native_by,
