@@ -410,9 +410,12 @@ pub(crate) fn skip(p: &mut Parser<'_>) -> R<()> {
     }
 }
 
-/// The end of the string or container starting at `i`, or `None`.
+/// The end of the string or container starting at `i`, or `None` (also past
+/// 128 levels of nesting: the strict parser takes those).
 fn skip_fast(b: &[u8], mut i: usize) -> Option<usize> {
-    let mut open: Vec<u8> = Vec::new();
+    // The open containers as bits (1: an object), without allocating.
+    let mut open: u128 = 0;
+    let mut depth = 0u32;
     match b.get(i)? {
         b'"' | b'[' | b'{' => {}
         _ => return None,
@@ -421,18 +424,20 @@ fn skip_fast(b: &[u8], mut i: usize) -> Option<usize> {
         let c = *b.get(i)?;
         match c {
             b'"' => i = skip_str(b, i + 1)?,
-            b'[' => {
-                open.push(b']');
-                i += 1;
-            }
-            b'{' => {
-                open.push(b'}');
+            b'[' | b'{' => {
+                if depth == 128 {
+                    return None;
+                }
+                open = (open << 1) | u128::from(c == b'{');
+                depth += 1;
                 i += 1;
             }
             b']' | b'}' => {
-                if open.pop()? != c {
+                if depth == 0 || (open & 1 == 1) != (c == b'}') {
                     return None;
                 }
+                open >>= 1;
+                depth -= 1;
                 i += 1;
             }
             _ => {
@@ -440,7 +445,7 @@ fn skip_fast(b: &[u8], mut i: usize) -> Option<usize> {
                 continue;
             }
         }
-        if open.is_empty() {
+        if depth == 0 {
             return Some(i);
         }
     }
@@ -669,7 +674,12 @@ mod tests {
             skip(&mut p).unwrap();
             assert_eq!(&src[..p.pos], v);
         }
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let mut p = Parser::new(&deep);
+        skip(&mut p).unwrap();
+        assert_eq!(p.pos, 400);
         for bad in [
+            "[{]}",
             r#""a\u12""#,
             r#""a\x""#,
             "\"a\u{1}b\"",
