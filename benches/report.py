@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import msgspec
 from support import (
+    claude_projects,
     fair_reference,
     generate,
     harness,
@@ -494,6 +495,64 @@ class Report:
         self.ratio_row(m_turn, c["turn"], c["call"], target=100, faster=True)
         gc.unfreeze()
         gc.collect()
+
+    def usage(self) -> None:
+        """Exact usage of a ~/.claude/projects-like tree (Claude Code's size profile):
+        session_usage against a plain Python json.loads-per-line sum and against
+        claude-code-log; list_sessions against session_usage; search throughput."""
+        mn = self.mn
+        m_py = "usage: session_usage vs a plain Python json.loads-per-line sum"
+        m_ccl = "usage: session_usage vs claude-code-log load_transcript + aggregates"
+        m_ls = "sessions: list_sessions vs session_usage, same directory"
+        m_search = "search: a rare query, 1 thread (GB/s)"
+        if mn is None:
+            for m in (m_py, m_ccl, m_ls, m_search):
+                self.skip(m, "—", f"msgnorm does not import: {self.mn_why}")
+            return
+        root = claude_projects.tree()
+        files = sorted(root.rglob("*.jsonl"))
+        nbytes = sum(f.stat().st_size for f in files)
+        self.log(f"usage tree: {len(files)} files, {nbytes / 1e6:.0f} MB")
+        expect = plain_usage(files)
+        got = mn.session_usage(root)
+        if (got.output_tokens, got.cache_read_input_tokens, got.requests) != expect:
+            self.errors.append(f"session_usage disagrees with the plain sum: {got} vs {expect}")
+        c = {
+            "ours": Contender("session_usage (with cost)", lambda: mn.session_usage(root)),
+            "py": Contender("plain Python sum", lambda: plain_usage(files)),
+            "ls": Contender("list_sessions", lambda: mn.list_sessions(root)),
+        }
+        self.race([c["ours"], c["py"], c["ls"]], rounds=max(3, self.plan.rounds - 2))
+        self.ratio_row(m_py, c["ours"], c["py"], target=10, faster=True)
+        try:
+            from claude_code_log import converter
+        except ImportError:
+            self.skip(m_ccl, "≥ 15× faster", "claude-code-log is not installed")
+        else:
+
+            def ccl() -> Any:
+                messages: list[Any] = []
+                for f in files:
+                    messages += converter.load_transcript(f, silent=True)
+                return converter.compute_project_aggregates(messages)
+
+            c["ccl"] = Contender("claude-code-log", ccl)
+            self.race([c["ours"], c["ccl"]], rounds=2)
+            self.ratio_row(m_ccl, c["ours"], c["ccl"], target=15, faster=True)
+        self.ratio_row(m_ls, c["ls"], c["ours"], target=1 / 3, faster=False)
+        s = Contender(
+            "search 1 thread",
+            lambda: mn.search_sessions(root, "qzxv-not-there", num_threads=1),
+        )
+        self.race([s], rounds=max(3, self.plan.rounds - 2))
+        if s.error:
+            self.rows.append(Row(m_search, "n/a", "—", "n/a", "≥ 1 GB/s", "ERROR"))
+        else:
+            gbps = nbytes / s.best / 1e9
+            result = "PASS" if gbps >= 1 else "MISS"
+            self.rows.append(
+                Row(m_search, fmt_time(s.best), "—", f"{gbps:.2f} GB/s", "≥ 1 GB/s", result)
+            )
 
     def sessions(self) -> None:
         """The session loader against normalize_for_api on the same JSON Lines, and the
@@ -988,6 +1047,39 @@ def _bind(fn: Callable[[Any], Any], arg: Any) -> Callable[[], Any]:
     return lambda: fn(arg)
 
 
+def plain_usage(files: list[Path]) -> tuple[int, int, int]:
+    """Exact usage the plain way: json.loads on every line, the record with the most
+    output tokens per (message.id, requestId) across the files."""
+    import json
+
+    kept: dict[tuple[Any, Any], tuple[int, int]] = {}
+    for f in files:
+        with f.open(encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(rec, dict) or rec.get("type") != "assistant":
+                    continue
+                msg = rec.get("message")
+                if not isinstance(msg, dict) or msg.get("model") == "<synthetic>":
+                    continue
+                u = msg.get("usage")
+                if not isinstance(u, dict):
+                    continue
+                key = (msg.get("id"), rec.get("requestId"))
+                out = u.get("output_tokens") or 0
+                old = kept.get(key)
+                if old is None or out > old[0]:
+                    kept[key] = (out, u.get("cache_read_input_tokens") or 0)
+    return (
+        sum(v[0] for v in kept.values()),
+        sum(v[1] for v in kept.values()),
+        len(kept),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1003,7 +1095,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--only",
-        help="comma-separated sections: normalize, tokens, editing, sessions, conversation, "
+        help="comma-separated sections: normalize, tokens, editing, sessions, usage, conversation, "
         "scaling, corpus_scale, memory",
     )
     args = ap.parse_args(argv)
@@ -1024,6 +1116,7 @@ def main(argv: list[str] | None = None) -> int:
             rep.tokens()
             rep.editing()
             rep.sessions()
+            rep.usage()
             rep.conversation()
             rep.scaling()
         if not args.only:

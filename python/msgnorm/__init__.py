@@ -47,6 +47,7 @@ from .errors import (
     PairingError,
     ProviderRuleError,
 )
+from .listing import SearchHit, SessionInfo, list_sessions, search_sessions
 from .model import (
     CANCEL_MESSAGE,
     INTERRUPT_MESSAGE,
@@ -131,6 +132,7 @@ from .session import (
     load_session,
     session_files,
 )
+from .usage import ModelPrices, Usage, session_usage
 
 __all__ = [
     "CANCEL_MESSAGE",
@@ -169,14 +171,17 @@ __all__ = [
     "McpToolResultBlock",
     "McpToolUseBlock",
     "Message",
+    "ModelPrices",
     "MsgnormError",
     "PairingError",
     "ProgressMessage",
     "ProviderRuleError",
     "Record",
     "RedactedThinkingBlock",
+    "SearchHit",
     "ServerToolUseBlock",
     "Session",
+    "SessionInfo",
     "SystemMessage",
     "TextBlock",
     "TextEditorCodeExecutionToolResultBlock",
@@ -189,6 +194,7 @@ __all__ = [
     "ToolUseSummaryMessage",
     "UnknownBlock",
     "UnsetType",
+    "Usage",
     "UserMessage",
     "UserPayload",
     "Violation",
@@ -223,6 +229,7 @@ __all__ = [
     "from_builtins",
     "from_provider",
     "is_synthetic_message",
+    "list_sessions",
     "load_session",
     "normalize_batch",
     "normalize_batch_report",
@@ -231,7 +238,9 @@ __all__ = [
     "normalize_messages",
     "rename_tools",
     "render_attachment",
+    "search_sessions",
     "session_files",
+    "session_usage",
     "split_for_summary",
     "to_anthropic",
     "to_bedrock",

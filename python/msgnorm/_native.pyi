@@ -38,11 +38,15 @@ __all__ = [
     "render_attachment",
     "rules",
     "rules_markdown",
+    "search_files",
+    "session_infos",
     "split_for_summary",
     "to_anthropic",
     "to_provider",
     "tool_name",
     "trim_to_budget",
+    "usage_entries",
+    "usage_scan",
     "validate",
     "validate_records",
 ]
@@ -176,6 +180,24 @@ def load_session(
     raise_errors: bool,
     fit: tuple[int, int] | None = None,
 ) -> tuple[bytes, list[dict[str, Any]], int, dict[str, Any], list[tuple[int, int] | None]]: ...
+def usage_scan(
+    files: list[tuple[str, bool, str, str]],
+    by: str,
+    since: str | None = None,
+    until: str | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]: ...
+def usage_entries(
+    files: list[tuple[str, bool]], threads: int | None = None
+) -> list[tuple[bytes, int]]: ...
+def session_infos(paths: list[str], threads: int | None = None) -> list[dict[str, Any]]: ...
+def search_files(
+    paths: list[str],
+    pattern: str,
+    regex: bool = False,
+    tools: bool = False,
+    threads: int | None = None,
+) -> list[dict[str, Any]]: ...
 def normalize_batch(
     items: list[bytes | str],
     session: bool,

@@ -8,12 +8,23 @@ from collections.abc import Sequence
 
 from .._native import __version__
 from ..errors import MsgnormError
-from . import check, count, follow, normalize, rules, split, threads
+from . import check, count, follow, normalize, rules, search, sessions, split, threads, usage
 
 __all__ = ["main"]
 
 #: The subcommands, in the order ``msgnorm --help`` lists them.
-SUBCOMMANDS = (normalize, threads, follow, split, count, check, rules)
+SUBCOMMANDS = (
+    normalize,
+    threads,
+    follow,
+    split,
+    count,
+    check,
+    rules,
+    usage,
+    sessions,
+    search,
+)
 
 
 def _parser() -> argparse.ArgumentParser:

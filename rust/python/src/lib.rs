@@ -15,6 +15,7 @@ mod providers;
 mod read;
 mod session;
 mod source_map;
+mod usage;
 mod validate;
 mod view;
 mod write;
@@ -65,6 +66,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::derive_uuid, m)?)?;
     m.add_function(wrap_pyfunction!(api::derive_short_message_id, m)?)?;
     m.add_function(wrap_pyfunction!(session::load_session, m)?)?;
+    m.add_function(wrap_pyfunction!(usage::usage_scan, m)?)?;
+    m.add_function(wrap_pyfunction!(usage::session_infos, m)?)?;
+    m.add_function(wrap_pyfunction!(usage::search_files, m)?)?;
+    m.add_function(wrap_pyfunction!(usage::usage_entries, m)?)?;
     m.add_function(wrap_pyfunction!(batch::normalize_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::count_tokens_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::default_num_threads, m)?)?;
