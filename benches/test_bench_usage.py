@@ -1,5 +1,5 @@
 """session_usage, list_sessions and search_sessions on a tree with Claude Code's size
-profile (benches/claude_projects.py), beside the plain Python sum they replace.
+profile (tests/support/claude_projects.py), beside the plain Python sum they replace.
 
 As a smoke test (``--benchmark-disable``) the tree has 20 sessions; measured, 550.
 """
@@ -11,9 +11,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from harness import run_bench
 from report import plain_usage
 from support import claude_projects
+from support.harness import run_bench
 
 
 @pytest.fixture(scope="module")
