@@ -306,3 +306,34 @@ def test_an_unanswered_server_use_before_the_end_is_removed_and_counted() -> Non
     out, report = msgnorm.convert_report(history, source="anthropic", target="anthropic")
     assert "server_tool_use" not in json.dumps(out)
     assert report["unanswered_server_tool_uses_removed"] == 1
+
+
+def test_a_turn_with_an_unanswered_client_call_is_not_a_paused_turn() -> None:
+    # A client tool_use without its result gets one inserted after it (step 6),
+    # so the record no longer ends the history: keeping its trailing server use
+    # would make a second normalization remove it. It goes at once, and
+    # normalize_for_api stays a fixed point.
+    records = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "Go."}},
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "toolu_01", "name": "Bash", "input": {}},
+                    {
+                        "type": "server_tool_use",
+                        "id": "srvtoolu_01",
+                        "name": "web_search",
+                        "input": {"query": "q"},
+                    },
+                ],
+            },
+        },
+    ]
+    out, report = msgnorm.normalize_for_api_report(records)
+    assert "server_tool_use" not in json.dumps(out)
+    assert report["unanswered_server_tool_uses_removed"] == 1
+    assert report["missing_results_inserted"] == 1
+    assert msgnorm.normalize_for_api(out) == out

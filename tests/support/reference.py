@@ -740,7 +740,9 @@ def step5_assistant_cleanup(items: list[Item], *, strict: bool) -> list[Item]:
         # is a paused turn (pause_turn) or a call in flight, which the API
         # resumes: those trailing uses are kept
         paused_from = len(blocks)
-        if position == len(items) - 1:
+        # (not when the record also holds a client tool_use: step 6 inserts its
+        # missing result after it, and a second pass would remove the uses)
+        if position == len(items) - 1 and not any(b["type"] == "tool_use" for b in blocks):
             while paused_from > 0 and (
                 blocks[paused_from - 1]["type"] in ("server_tool_use", "mcp_tool_use")
                 and blocks[paused_from - 1]["id"] not in answered

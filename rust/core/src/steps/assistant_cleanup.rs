@@ -91,7 +91,11 @@ fn clean<'a, H>(
     } else {
         HashSet::new()
     };
-    // the unanswered server uses that end a paused turn: from here on
+    // the unanswered server uses that end a paused turn: from here on. A
+    // record that also holds a client tool_use is not a paused turn: its
+    // missing result is inserted after it (step 6), so it would no longer end
+    // the history and a second pass would remove the uses.
+    let paused = paused && !blocks.iter().any(|b| b.kind == BlockKind::ToolUse);
     let tail = if paused {
         blocks.len()
             - blocks
