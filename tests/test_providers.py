@@ -482,6 +482,25 @@ def test_a_blank_system_prompt_converts_to_a_fixed_point(target: str, prompt: st
         assert report["blank_text_dropped"] == 1
 
 
+def test_a_system_prompt_of_another_role_is_written_as_system() -> None:
+    """A system_prompt record's role may be anything (another format's); OpenAI
+    Chat and Responses know only system and developer, and read back what they wrote."""
+    recs = [
+        {
+            "type": "system",
+            "subtype": "system_prompt",
+            "uuid": "s1",
+            "role": "s.stem",
+            "content": "x",
+        },
+        *msgnorm.from_provider([{"role": "user", "content": "hi"}], "anthropic"),
+    ]
+    for target in ("openai-chat", "openai-responses"):
+        out = msgnorm.to_provider(recs, target)
+        assert out[0]["role"] == "system", target
+        assert msgnorm.convert(out, source=target, target=target) == out, target
+
+
 def test_blank_means_unicode_white_space_in_every_writer() -> None:
     """U+001C is not White_Space (though Python's str.isspace says so): a text of it
     is kept by normalize_for_api and every provider writer; form feed is, and such

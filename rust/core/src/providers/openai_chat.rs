@@ -401,7 +401,16 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             other => other.clone(),
         };
         out.push(obj([
-            ("role", s.role.as_str().into()),
+            // the two roles a system prompt has here (from another format's record it may hold any)
+            (
+                "role",
+                if s.role == "developer" {
+                    "developer"
+                } else {
+                    "system"
+                }
+                .into(),
+            ),
             ("content", content),
         ]));
     }

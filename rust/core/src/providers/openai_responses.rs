@@ -361,7 +361,12 @@ pub(super) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             ),
             other => other.clone(),
         };
-        out.push(message(&s.role, content, None));
+        let role = if s.role == "developer" {
+            "developer"
+        } else {
+            "system"
+        };
+        out.push(message(role, content, None));
     }
     write_each(recs, ids, counts, &mut out, record);
     drop_unsendable_ids(&mut out, counts);
