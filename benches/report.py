@@ -2,6 +2,11 @@
 
     python benches/report.py            # full: 100k records, scaling to 1M records
     python benches/report.py --quick    # 10k records, scaling to 100k (under 2 min)
+    python benches/report.py --build    # first `maturin develop --profile dist`
+
+The table is meant to measure the `dist` build (fat LTO, one codegen unit: what the
+published wheels are); the header names the profile of the extension it measured
+(`_native.BUILD_PROFILE`) and warns when it is another one.
 
 Every ratio is measured in this run: the contenders of a comparison are timed
 interleaved (round r calls each once, in turn) and each keeps its best call, so the
@@ -16,6 +21,8 @@ import argparse
 import gc
 import os
 import platform
+import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -36,6 +43,10 @@ from support import (
     harness,
 )
 from support.harness import Contender, race
+
+BENCH_DIR = Path(__file__).resolve().parent
+#: the Cargo profile the README's table is measured on (Cargo.toml, `[profile.dist]`)
+PROFILE = "dist"
 
 
 @dataclass
@@ -991,12 +1002,19 @@ class Report:
 
     # -- output ----------------------------------------------------------------------
 
+    def profile(self) -> str:
+        """The Cargo profile of the msgnorm extension measured (``?`` if unknown)."""
+        if self.mn is None:
+            return "?"
+        return str(getattr(self.mn._native, "BUILD_PROFILE", "?"))
+
     def header(self) -> str:
         mn_version = "absent"
         if self.mn is not None:
             mn_version = str(getattr(self.mn, "__version__", harness.version_of("msgnorm")))
+            mn_version += f" (`{self.profile()}` build)"
         lines = [
-            f"## msgnorm benchmark report ({self.plan.name})",
+            f"## msgnorm benchmark report ({self.plan.name}, `{self.profile()}` build)",
             "",
             f"- Machine: {os.cpu_count()} cores, {cpu_model()}, {mem_total_gib()} RAM, "
             f"{platform.system()} {platform.release()}",
@@ -1005,8 +1023,13 @@ class Report:
             f"langchain {harness.version_of('langchain')}",
             f"- Date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}; load average before the run: "
             f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}",
-            "",
         ]
+        if self.mn is not None and self.profile() != PROFILE:
+            lines.append(
+                f"- NOTE: the extension measured is a `{self.profile()}` build, not `{PROFILE}` "
+                "(the published wheels' profile): `python benches/report.py --build` builds it"
+            )
+        lines.append("")
         return "\n".join(lines)
 
     def table(self) -> str:
@@ -1080,6 +1103,15 @@ def plain_usage(files: list[Path]) -> tuple[int, int, int]:
     )
 
 
+def build_dist() -> None:
+    """``maturin develop --profile dist`` in this checkout, into the running Python."""
+    maturin = shutil.which("maturin")
+    cmd = [maturin] if maturin else [sys.executable, "-m", "maturin"]
+    cmd += ["develop", "--profile", PROFILE, "--locked"]
+    print(f"[report] {' '.join(cmd)}", file=sys.stderr, flush=True)
+    subprocess.run(cmd, cwd=BENCH_DIR.parent, check=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1098,7 +1130,14 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated sections: normalize, tokens, editing, sessions, usage, conversation, "
         "scaling, corpus_scale, memory",
     )
+    ap.add_argument(
+        "--build",
+        action="store_true",
+        help=f"first build and install the extension with `maturin develop --profile {PROFILE}`",
+    )
     args = ap.parse_args(argv)
+    if args.build:
+        build_dist()
     plan = QUICK if args.quick else FULL
     if args.size:
         plan.size = args.size

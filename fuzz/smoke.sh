@@ -4,6 +4,8 @@
 #
 #   bash fuzz/smoke.sh                        # stable toolchain: seeded random driver
 #   FUZZ_ENGINE=libfuzzer bash fuzz/smoke.sh  # cargo-fuzz (needs `cargo install cargo-fuzz`)
+#   FUZZ_JOBS=1 ...                           # one target at a time (default: two)
+#   FUZZ_TARGETS="budget providers" ...       # some targets only (default: all eight)
 #
 # The libFuzzer engine needs nightly features; on a stable toolchain it runs with
 # RUSTC_BOOTSTRAP=1. Failing inputs land in fuzz/artifacts/<target>/.
@@ -11,8 +13,14 @@ set -euo pipefail
 cd "$(dirname "$0")"
 SECONDS_EACH="${SECONDS_EACH:-${1:-20}}"
 ENGINE="${FUZZ_ENGINE:-stable}"
+JOBS="${FUZZ_JOBS:-2}"
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 LIMIT=$((SECONDS_EACH + 60)) # a hang (or a check stuck on one input) fails the run
-TARGETS=(normalize_for_api normalize_messages count_tokens budget session conversation providers)
+# FUZZ_TARGETS="budget session" runs some targets only
+# FUZZ_SANITIZER=none builds without AddressSanitizer (much faster to build; the
+# core forbids unsafe code): what CI's smoke uses; campaigns keep the default.
+SANITIZER="${FUZZ_SANITIZER:-address}"
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-normalize_for_api normalize_messages count_tokens budget session conversation providers rules}"
 
 # Per-target corpora from the shared seeds, with the option bytes each target reads first.
 prefix() {
@@ -32,32 +40,49 @@ seed_corpus() {
     for f in seeds/*; do
         [ -e "$dir/seed-$(basename "$f")" ] || { prefix "$t"; cat "$f"; } >"$dir/seed-$(basename "$f")"
     done
+    # the inputs a run failed on (they carry their option bytes): replayed first
+    for f in regressions/"$t"/*; do
+        [ -e "$f" ] && cp "$f" "$dir/regression-$(basename "$f")"
+    done
+    return 0
 }
 
 run_one() {
     local t="$1"
     if [ "$ENGINE" = libfuzzer ]; then
         seed_corpus "$t"
-        RUSTC_BOOTSTRAP=1 timeout "$LIMIT" cargo fuzz run --fuzz-dir . "$t" "corpus/$t" -- \
+        RUSTC_BOOTSTRAP=1 timeout "$LIMIT" cargo fuzz run --fuzz-dir . --sanitizer "$SANITIZER" "$t" "corpus/$t" -- \
             -dict=json.dict -max_len=8192 -timeout=10 -rss_limit_mb=4096 \
             -max_total_time="$SECONDS_EACH" -print_final_stats=1 >"logs/$t.log" 2>&1
     else
-        timeout "$LIMIT" ./target/release/smoke --seconds "$SECONDS_EACH" "$t" >"logs/$t.log" 2>&1
+        timeout "$LIMIT" "$TARGET_DIR/release/smoke" --seconds "$SECONDS_EACH" "$t" >"logs/$t.log" 2>&1
     fi
 }
 
 mkdir -p logs
 if [ "$ENGINE" = libfuzzer ]; then
-    for t in "${TARGETS[@]}"; do
-        RUSTC_BOOTSTRAP=1 cargo fuzz build --fuzz-dir . "$t"
-    done
+    # every target in one build: the instrumented core is compiled once
+    RUSTC_BOOTSTRAP=1 cargo fuzz build --fuzz-dir . --sanitizer "$SANITIZER"
 else
     cargo build --release --no-default-features --bin smoke
 fi
 
+# One line of figures from a log: executions and seconds; libFuzzer's last
+# coverage (edges), features and corpus size.
+summary() {
+    if [ "$ENGINE" = libfuzzer ]; then
+        local done cov
+        done=$(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$1" | tail -1 | sed -E 's/Done ([0-9]+) runs in ([0-9]+) second/\1 executions in \2 s/')
+        cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$1" | tail -1)
+        echo "$done; $cov"
+    else
+        grep -Eo '[0-9]+ executions in [0-9.]+ s' "$1" | tail -1
+    fi
+}
+
 status=0
 run_pair() {
-    local pids=() names=()
+    local pids=() names=() i
     for t in "$@"; do
         run_one "$t" &
         pids+=($!)
@@ -65,7 +90,7 @@ run_pair() {
     done
     for i in "${!pids[@]}"; do
         if wait "${pids[$i]}"; then
-            echo "fuzz smoke ${names[$i]}: ok ($(grep -Eo '[0-9]+ executions in [0-9.]+ s|stat::number_of_executed_units: *[0-9]+' "logs/${names[$i]}.log" | tail -1))"
+            echo "fuzz smoke ${names[$i]}: ok ($(summary "logs/${names[$i]}.log"))"
         else
             echo "fuzz smoke ${names[$i]}: FAILED"
             tail -40 "logs/${names[$i]}.log"
@@ -73,8 +98,7 @@ run_pair() {
         fi
     done
 }
-run_pair "${TARGETS[0]}" "${TARGETS[1]}"
-run_pair "${TARGETS[2]}" "${TARGETS[3]}"
-run_pair "${TARGETS[4]}" "${TARGETS[5]}"
-run_pair "${TARGETS[6]}"
+for ((at = 0; at < ${#TARGETS[@]}; at += JOBS)); do
+    run_pair "${TARGETS[@]:at:JOBS}"
+done
 exit "$status"

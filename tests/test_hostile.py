@@ -327,6 +327,24 @@ def test_crlf_json_lines_are_read() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "ws", [b"\x0c", b"\x0b", "\u00a0".encode()], ids=["form-feed", "vertical-tab", "nbsp"]
+)
+def test_json_white_space_is_space_tab_lf_cr_only(ws: bytes) -> None:
+    """RFC 8259's four white-space characters separate JSON Lines: a line of form
+    feeds (ASCII white space, not JSON's) is a broken line, named, not skipped."""
+    data = GOOD_LINE + b"\n" + ws + ws + b"\n"
+    for name, call in RECORD_CALLS.items():
+        with pytest.raises(JSONDecodeError) as e:
+            call(data)
+        assert (e.value.line, e.value.column) == (2, 1), name
+    with pytest.raises(JSONDecodeError):
+        msgnorm.Conversation().append(ws)
+    blank_lines = GOOD_LINE + b"\n \t\r\n\n\t"
+    assert msgnorm.count_tokens_per_record(blank_lines) == [5]
+    assert msgnorm.Conversation().append(b" \t\r\n") == 0
+
+
 # --------------------------------------------------------------------------
 # Lone surrogates in Python strings
 # --------------------------------------------------------------------------

@@ -474,6 +474,75 @@ def test_system_prompts_are_carried_to_every_target() -> None:
     assert [m["role"] for m in out[:2]] == ["developer", "system"]
 
 
+@pytest.mark.parametrize("prompt", ["", "   ", "  \x0c", "\u00a0\n"])
+@pytest.mark.parametrize("target", PROVIDERS)
+def test_a_blank_system_prompt_converts_to_a_fixed_point(target: str, prompt: str) -> None:
+    """A blank system prompt (one definition of blank: Unicode White_Space) is
+    written once and then stays: convert(x, p, p) gives x again."""
+    recs = msgnorm.from_provider([{"role": "user", "content": "hi"}], "anthropic")
+    out, report = msgnorm.to_provider_report(recs, target, system=prompt)
+    messages, system = request(target, out)
+    again = msgnorm.convert(messages, source=target, target=target, system=system)
+    assert again == out
+    if target == "bedrock":  # Bedrock refuses blank text: dropped and counted
+        assert out["system"] == []
+        assert report["blank_text_dropped"] == 1
+
+
+def test_a_system_prompt_of_another_role_is_written_as_system() -> None:
+    """A system_prompt record's role may be anything (another format's); OpenAI
+    Chat and Responses know only system and developer, and read back what they wrote."""
+    recs = [
+        {
+            "type": "system",
+            "subtype": "system_prompt",
+            "uuid": "s1",
+            "role": "s.stem",
+            "content": "x",
+        },
+        *msgnorm.from_provider([{"role": "user", "content": "hi"}], "anthropic"),
+    ]
+    for target in ("openai-chat", "openai-responses"):
+        out = msgnorm.to_provider(recs, target)
+        assert out[0]["role"] == "system", target
+        assert msgnorm.convert(out, source=target, target=target) == out, target
+
+
+def test_blank_means_unicode_white_space_in_every_writer() -> None:
+    """U+001C is not White_Space (though Python's str.isspace says so): a text of it
+    is kept by normalize_for_api and every provider writer; form feed is, and such
+    a text is dropped by all of them."""
+    kept = msgnorm.from_provider(
+        [{"role": "user", "content": [{"type": "text", "text": "\x1c"}]}], "anthropic"
+    )
+    assert msgnorm.normalize_for_api(kept)[0]["message"]["content"] == [
+        {"type": "text", "text": "\x1c"}
+    ]
+    for target in PROVIDERS:
+        assert "\x1c" in _strings(msgnorm.to_provider(kept, target)), target
+    blank = msgnorm.from_provider(
+        [
+            {"role": "user", "content": [{"type": "text", "text": "\x0c \u00a0"}]},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "go"},
+        ],
+        "anthropic",
+    )
+    for target in PROVIDERS:
+        texts = _strings(msgnorm.to_provider(blank, target))
+        assert "\x0c \u00a0" not in texts, target
+        assert "(no content)" in texts, target
+
+
+def _strings(x: Any) -> list[str]:
+    """Every string inside a JSON-shaped value."""
+    if isinstance(x, str):
+        return [x]
+    if isinstance(x, dict):
+        x = list(x.values())
+    return [s for v in x for s in _strings(v)] if isinstance(x, list) else []
+
+
 def test_unknown_source_or_target_lists_the_names() -> None:
     with pytest.raises(ValueError, match="openai-chat") as e:
         msgnorm.from_provider([], "openai")

@@ -45,6 +45,13 @@ def test_core_version_is_a_release_version() -> None:
     assert msgnorm.__version__ == _native.__version__
 
 
+def test_the_extension_names_its_build_profile() -> None:
+    """The Cargo profile that built the extension (rust/python/build.rs): ``dist``
+    for a published wheel, ``release`` for a source install, ``dev`` for a debug
+    ``maturin develop``; never a path fragment the build script misread."""
+    assert _native.BUILD_PROFILE in {"dev", "release", "dist"}, _native.BUILD_PROFILE
+
+
 def test_python_m_msgnorm_version_is_the_core_version() -> None:
     proc = run_module("--version")
     assert proc.returncode == 0, proc.stderr

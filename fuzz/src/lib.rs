@@ -19,7 +19,7 @@
 
 pub mod rules;
 
-use msgnorm_core::json::{read_records, utf8, ReadOpts};
+use msgnorm_core::json::{is_all_ws, is_ws, read_records, utf8, ReadOpts};
 use msgnorm_core::model::{BlockKind, Content, Kind, Record};
 use msgnorm_core::providers::Provider;
 use msgnorm_core::providers::{self, records::json_stable, Value};
@@ -100,25 +100,26 @@ pub fn validate_json(b: &[u8]) -> Result<(), String> {
 }
 
 /// serde_json's verdict on an input read the way the core reads it: one JSON
-/// array, else JSON Lines (each line that is not blank one JSON text). `None`
+/// array, else JSON Lines (each line that is not JSON white space only, by the
+/// core's one definition [`is_ws`], one JSON text). `None`
 /// where the two are known to differ on purpose: an empty input (the core
 /// refuses it: there are no records) and a UTF-8 byte order mark (the core
 /// skips it, as Claude Code's files may start with one).
 fn serde_verdict(input: &[u8]) -> Option<bool> {
-    if input.iter().all(|c| c.is_ascii_whitespace()) || input.starts_with(b"\xEF\xBB\xBF") {
+    if is_all_ws(input) || input.starts_with(b"\xEF\xBB\xBF") {
         return None;
     }
     if std::str::from_utf8(input).is_err() {
         return Some(false);
     }
-    let first = input.iter().find(|c| !c.is_ascii_whitespace());
+    let first = input.iter().find(|&&c| !is_ws(c));
     if first == Some(&b'[') && validate_json(input).is_ok() {
         return Some(true);
     }
     Some(
         input
             .split(|&c| c == b'\n')
-            .filter(|l| !l.iter().all(|c| c.is_ascii_whitespace()))
+            .filter(|l| !is_all_ws(l))
             .all(|l| validate_json(l).is_ok()),
     )
 }

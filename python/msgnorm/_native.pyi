@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, final
 
 __all__ = [
+    "BUILD_PROFILE",
     "Conversation",
     "__version__",
     "_count",
@@ -52,6 +53,10 @@ __all__ = [
 ]
 
 __version__: str
+#: The Cargo profile the extension was built with: ``release`` (thin LTO, what a
+#: source install builds), ``dist`` (fat LTO, one codegen unit: the published
+#: wheels) or ``dev`` (``maturin develop`` without ``--release``).
+BUILD_PROFILE: str
 
 def normalize_for_api(
     records: Any,

@@ -397,7 +397,38 @@ impl<'a, H> Record<'a, H> {
     }
 }
 
-/// Empty or whitespace-only (Unicode `White_Space`, as Rust's `char::is_whitespace`).
+/// White space in a text (SPEC §4 steps 4, 5, 7 and 8; tests/reference.py A5):
+/// the Unicode `White_Space` property, Rust's `char::is_whitespace`. It holds
+/// form feed, vertical tab, U+0085 and U+00A0, and not U+001C..U+001F (which
+/// Python's `str.isspace` holds). Not JSON's white space: that is
+/// [`crate::json::is_ws`].
+#[inline]
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace()
+}
+
+/// A blank text: empty or [`is_space`] only. The one definition the steps,
+/// the provider writers and readers, and `validate` use.
 pub fn is_blank(s: &str) -> bool {
-    s.chars().all(char::is_whitespace)
+    s.chars().all(is_space)
+}
+
+/// `s` without trailing [`is_space`] characters (step 8).
+pub fn trim_end_space(s: &str) -> &str {
+    s.trim_end_matches(is_space)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_blank, is_space, trim_end_space};
+
+    #[test]
+    fn blank_is_unicode_white_space() {
+        assert!(is_blank("") && is_blank(" \t\n\r\x0b\x0c\u{85}\u{a0}\u{2028}\u{3000}"));
+        // U+001C..U+001F: Python's str.isspace, not White_Space
+        assert!(!is_blank("\x1c") && !is_space('\x1f'));
+        assert!(!is_blank(" a "));
+        assert_eq!(trim_end_space("a \x0c\u{a0}\n"), "a");
+        assert_eq!(trim_end_space("a\x1c"), "a\x1c");
+    }
 }

@@ -582,10 +582,7 @@ pub fn id_like(s: &str, min: usize, max: usize) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Empty or white space only.
-pub fn blank(s: &str) -> bool {
-    s.chars().all(char::is_whitespace)
-}
+pub use crate::model::is_blank as blank;
 
 /// The Markdown table of every provider's rules (docs/RULES.md).
 pub fn rules_markdown() -> String {

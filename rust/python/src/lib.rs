@@ -81,5 +81,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate::rules_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(_force_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // the Cargo profile of this build (build.rs): `release`, `dist`, `dev`
+    m.add("BUILD_PROFILE", env!("MSGNORM_BUILD_PROFILE"))?;
     Ok(())
 }

@@ -213,7 +213,7 @@ impl Conversation {
     /// the whole history.
     pub fn append(&mut self, data: &[u8]) -> Result<usize> {
         let src = utf8(data)?;
-        if src.trim().is_empty() {
+        if crate::json::is_all_ws(src.as_bytes()) {
             return Ok(0);
         }
         let base = self.input.len();

@@ -66,7 +66,7 @@ impl<'a> Parser<'a> {
     #[inline]
     pub fn ws(&mut self) {
         while let Some(&c) = self.b.get(self.pos) {
-            if c == b' ' || c == b'\n' || c == b'\t' || c == b'\r' {
+            if super::is_ws(c) {
                 self.pos += 1;
             } else {
                 break;

@@ -358,7 +358,7 @@ pub fn tool_use_info(raw: &Raw<'_>) -> Result<crate::editing::ToolUseInfo> {
             "name" => info.name_chars = j_of(&mut p)?,
             "input" => {
                 let v = p.skip_value()?;
-                info.input_empty = v.bytes().filter(|c| !c.is_ascii_whitespace()).eq(*b"{}");
+                info.input_empty = v.bytes().filter(|&c| !super::is_ws(c)).eq(*b"{}");
             }
             _ => {
                 p.skip_value()?;

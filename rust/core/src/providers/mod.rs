@@ -159,6 +159,18 @@ pub struct SystemPrompt {
     pub content: Value,
 }
 
+impl SystemPrompt {
+    /// The role an OpenAI system message takes for this prompt: `developer`
+    /// or `system` (a record from another format may hold any role).
+    pub fn openai_role(&self) -> &'static str {
+        if self.role == "developer" {
+            "developer"
+        } else {
+            "system"
+        }
+    }
+}
+
 /// Provider messages → records. `system`: the provider's separate system
 /// parameter (Anthropic `system`, Gemini `system_instruction`, Bedrock `system`).
 pub fn from_provider(

@@ -186,7 +186,7 @@ fn next_record_start(text: &str, from: usize) -> Option<usize> {
         let before = b[..pos]
             .iter()
             .rev()
-            .find(|c| !c.is_ascii_whitespace())
+            .find(|&&c| !crate::json::is_ws(c))
             .copied();
         if !matches!(before, Some(b':' | b',' | b'[')) {
             return Some(pos);

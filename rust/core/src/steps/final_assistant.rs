@@ -1,7 +1,7 @@
 //! §4 step 8: the final assistant record ends on real text.
 
 use super::NO_MESSAGE_CONTENT;
-use crate::model::{Block, BlockKind, Kind, Record, Str};
+use crate::model::{trim_end_space, Block, BlockKind, Kind, Record, Str};
 use crate::report::Report;
 
 pub fn run<H>(recs: &mut [Record<'_, H>], report: &mut Report) {
@@ -12,7 +12,7 @@ pub fn run<H>(recs: &mut [Record<'_, H>], report: &mut Report) {
     let needs = match last.content.blocks().last() {
         Some(b) => match b.kind {
             BlockKind::Thinking | BlockKind::RedactedThinking => true,
-            BlockKind::Text => b.text_str().trim_end() != b.text_str(),
+            BlockKind::Text => trim_end_space(b.text_str()) != b.text_str(),
             _ => false,
         },
         None => true,
@@ -29,7 +29,7 @@ pub fn run<H>(recs: &mut [Record<'_, H>], report: &mut Report) {
             }
             BlockKind::Text => {
                 let t = b.text_str();
-                let trimmed = t.trim_end();
+                let trimmed = trim_end_space(t);
                 if trimmed.is_empty() {
                     blocks.pop();
                     report.final_blocks_trimmed += 1;

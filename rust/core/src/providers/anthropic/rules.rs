@@ -419,7 +419,7 @@ fn final_trailing_whitespace(c: &Ctx, out: &mut Vec<Hit>) {
     if m.role != Some("assistant") {
         return;
     }
-    let ends_ws = |s: &str| s.chars().next_back().is_some_and(char::is_whitespace);
+    let ends_ws = |s: &str| s.chars().next_back().is_some_and(crate::model::is_space);
     match m.raw.get("content") {
         Some(Value::Str(s)) if ends_ws(s) => out.push(Hit::at(m, ".content", "")),
         Some(Value::Array(a)) => {

@@ -211,6 +211,10 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         let mut sys = Vec::new();
         for s in system {
             match &s.content {
+                // a blank prompt is dropped as a blank text block is (Bedrock
+                // refuses blank text), so that convert(x, bedrock, bedrock) of the
+                // output is the output again
+                Value::Str(t) if is_blank_str(t) => count(o.counts, "blank_text_dropped"),
                 Value::Str(t) => sys.push(obj([("text", t.as_str().into())])),
                 Value::Arr(a) => {
                     for b in a.iter().filter_map(Value::as_obj) {

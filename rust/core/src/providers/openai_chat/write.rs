@@ -93,7 +93,7 @@ fn system_message(s: &SystemPrompt) -> Value {
         ),
         other => other.clone(),
     };
-    obj([("role", s.role.as_str().into()), ("content", content)])
+    obj([("role", s.openai_role().into()), ("content", content)])
 }
 
 /// One record's messages: an assistant message, or a user message and the

@@ -135,7 +135,7 @@ fn system_message(s: &SystemPrompt) -> Value {
         ),
         other => other.clone(),
     };
-    message(&s.role, content, None)
+    message(s.openai_role(), content, None)
 }
 
 /// One record's input items (a system message between turns stays there).
