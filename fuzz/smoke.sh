@@ -61,8 +61,12 @@ run_one() {
 
 mkdir -p logs
 if [ "$ENGINE" = libfuzzer ]; then
-    # every target in one build: the instrumented core is compiled once
-    RUSTC_BOOTSTRAP=1 cargo fuzz build --fuzz-dir . --sanitizer "$SANITIZER"
+    # the instrumented core is compiled once, by the first target's build; each
+    # target by name (a plain `cargo fuzz build` would also build the stable
+    # driver, which has no libFuzzer to link against without a sanitizer runtime)
+    for t in "${TARGETS[@]}"; do
+        RUSTC_BOOTSTRAP=1 cargo fuzz build --fuzz-dir . --sanitizer "$SANITIZER" "$t"
+    done
 else
     cargo build --release --no-default-features --bin smoke
 fi

@@ -520,6 +520,7 @@ pub fn session(data: &[u8]) {
         thread: "main",
         after_compaction: flags & 1 == 0,
         raise: false,
+        fit: None,
     };
     let one = [SourceFile {
         name: "s.jsonl",
