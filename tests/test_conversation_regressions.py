@@ -167,3 +167,35 @@ def test_strict_error_when_a_tombstone_frees_a_settled_record() -> None:
         conv.for_api()
     assert batch.value.index == 0  # the orphaned result (merged into u0), not the repeat in r4
     assert (ours.value.index, ours.value.ids) == (batch.value.index, batch.value.ids)
+
+
+def test_a_tombstone_in_the_tail_brings_back_media_the_limit_omitted() -> None:
+    # Over the media limit (2), the settled part holds the first image omitted;
+    # a tombstone then takes one streamed fragment's image out of the open
+    # tail, so the batch call keeps the first image again: the settled part
+    # must be rewritten (hypothesis found this).
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"},
+    }
+
+    def asst(uuid: str, mid: str | None) -> dict[str, object]:
+        return {
+            "type": "assistant",
+            "uuid": uuid,
+            "message": {"role": "assistant", "content": [image], "id": mid},
+        }
+
+    records = [
+        asst("a1", None),
+        {"type": "system", "uuid": "c1", "subtype": "local_command", "content": ""},
+        asst("a2", "msg_03"),
+        asst("a3", "msg_03"),  # the same reply, streamed: joined with a2
+        {"type": "tombstone", "message": {"uuid": "a2", "role": "assistant", "content": []}},
+    ]
+    conv = msgnorm.Conversation(kind="dicts", max_media=2)
+    for k, rec in enumerate(records, 1):
+        conv.append([rec])
+        assert conv.for_api() == msgnorm.normalize_for_api(records[:k], max_media=2), k
+    (first,) = [r for r in conv.for_api() if r["uuid"] == "a1"]
+    assert first["message"]["content"] == [image]

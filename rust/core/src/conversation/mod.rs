@@ -86,6 +86,11 @@ pub struct Conversation {
     /// Media in the settled output but its last record, and in that record.
     media_before_last: usize,
     media_last: usize,
+    /// Whether the settled output may hold media the limit omitted (a full
+    /// normalization omitted some): a tombstone in the open tail may then free
+    /// room under the limit and bring them back, so it rewrites. Not saved: a
+    /// loaded conversation assumes so while a limit is set.
+    media_omitted: bool,
     tool_use_ids: AHashSet<String>,
     uuids: AHashSet<String>,
     /// uuids of the open tail's input records that make the settling point (the
@@ -193,6 +198,7 @@ impl Conversation {
             turn: Vec::new(),
             media_before_last: 0,
             media_last: 0,
+            media_omitted: false,
             tool_use_ids: AHashSet::new(),
             uuids: AHashSet::new(),
             point_uuids: Vec::new(),
@@ -457,6 +463,7 @@ impl Conversation {
         self.turn.clear();
         self.media_before_last = 0;
         self.media_last = 0;
+        self.media_omitted = false;
         self.tool_use_ids.clear();
         self.uuids.clear();
         self.point_uuids.clear();
@@ -509,9 +516,20 @@ impl Conversation {
         if context.is_some() && self.tombstones_settled(&lines)? {
             return Ok(None);
         }
+        // A tombstone in the tail takes its record's media out of the count:
+        // media the limit omitted from the settled part may come back.
+        if context.is_some() && self.media_omitted && self.opts.max_media.is_some() {
+            let tail = read_lines(&lines)?;
+            if tail.iter().any(|r| r.kind == Kind::Tombstone) {
+                return Ok(None);
+            }
+        }
         let tombstoned = self.tombstoned.clone();
         let mut report = Report::default();
         let out = self.run(from, context.as_deref(), &lines, &tombstoned, &mut report)?;
+        if context.is_none() && report.media_omitted > 0 {
+            self.media_omitted = true;
+        }
         let base = usize::from(context.is_some());
         // What else would change the settled part.
         if let Some(c) = context.as_deref() {

@@ -255,6 +255,8 @@ impl Conversation {
         c.turn = (0..n).map(|_| r.flag()).collect::<Result<_>>()?;
         c.media_before_last = r.usize()?;
         c.media_last = r.usize()?;
+        // not saved: assumed while a limit is set (at worst a tombstone rewrites)
+        c.media_omitted = c.opts.max_media.is_some();
         c.tool_use_ids = r.strings()?.into_iter().collect();
         c.uuids = r.strings()?.into_iter().collect();
         if !v1 {
