@@ -33,7 +33,9 @@ def _env_dir(var: str) -> Path | None:
     if not value:
         return None
     path = Path(value).expanduser()
-    return path if path.is_absolute() else ROOT / path
+    # resolved: `.ci/run` names `<repo>/../shared/...`, which must not read as a
+    # path inside the repository
+    return (path if path.is_absolute() else ROOT / path).resolve()
 
 
 CORPUS = _env_dir("MSGNORM_CORPUS")
