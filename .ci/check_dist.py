@@ -103,7 +103,9 @@ def check_wheel(path: Path, version: str, expect_platform: str | None) -> list[s
         for needed in (
             f"{NAME}/__init__.py",
             f"{NAME}/__main__.py",
-            f"{NAME}/cli.py",
+            f"{NAME}/cli/__init__.py",
+            f"{NAME}/cli/__main__.py",
+            f"{NAME}/providers/__init__.py",
             f"{NAME}/py.typed",
             f"{NAME}/_native.pyi",
             f"{info}/licenses/LICENSE",
