@@ -133,6 +133,51 @@ def test_any_capsule_producer_gets_a_capsule_result(histories: list[bytes]) -> N
     assert pa.chunked_array(stream).to_pylist() == pa.array(out).to_pylist() * 2
 
 
+def test_capsule_results_export_again_and_free_what_is_not_taken(histories: list[bytes]) -> None:
+    arr = pa.array(histories[:8], type=pa.binary())
+    want = msgnorm.arrow.normalize_for_api(arr)
+    out = msgnorm.arrow.normalize_for_api(ArrayOnly(arr))
+    assert len(out) == 8 and "8 rows" in repr(out)
+    for _ in range(200):  # capsules dropped untaken: their destructors release them
+        out.__arrow_c_array__()
+        out.__arrow_c_stream__()
+        out.__arrow_c_schema__()
+    # every export hands out the same rows, as an array and as a one-chunk stream
+    assert pa.array(out).equals(want) and pa.array(out).equals(want)
+    assert pa.chunked_array(out).combine_chunks().equals(want)
+    stream = msgnorm.arrow.normalize_for_api(StreamOnly(pa.chunked_array([arr, arr[:3]])))
+    assert not hasattr(stream, "__arrow_c_array__") and len(stream) == 11
+    first, second = pa.chunked_array(stream), pa.chunked_array(stream)
+    assert [len(c) for c in first.chunks] == [8, 3] and first.equals(second)
+    assert pa.schema([pa.field("x", pa.int8())]).field(0).name == "x"  # pyarrow still sane
+    assert pa.field(stream).type == want.type  # __arrow_c_schema__
+
+
+class BrokenStream:
+    """A stream whose producer fails after its first chunk."""
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        schema = pa.schema([pa.field("h", pa.binary())])
+
+        def batches() -> Any:
+            yield pa.record_batch([pa.array([b"[]"])], schema=schema)
+            raise RuntimeError("the producer broke")
+
+        return pa.RecordBatchReader.from_batches(schema, batches()).__arrow_c_stream__()
+
+
+class NotAPair:
+    def __arrow_c_array__(self, requested_schema: Any = None) -> Any:
+        return "schema, array"
+
+
+def test_a_failing_producer_is_a_clear_error() -> None:
+    with pytest.raises(msgnorm.MsgnormError, match="the producer broke"):
+        msgnorm.arrow.normalize_for_api(BrokenStream())
+    with pytest.raises(msgnorm.MsgnormError, match="tuple"):
+        msgnorm.arrow.normalize_for_api(NotAPair())
+
+
 def test_errors_raise_gives_the_first_bad_row(histories: list[bytes]) -> None:
     ca = pa.chunked_array([pa.array(histories[:3]), pa.array([histories[3], b"[{oops", BROKEN])])
     with pytest.raises(msgnorm.JSONDecodeError) as info:

@@ -13,6 +13,8 @@ from typing import Any, final
 
 __all__ = [
     "BUILD_PROFILE",
+    "ArrowArray",
+    "ArrowStream",
     "Conversation",
     "__version__",
     "_count",
@@ -223,6 +225,23 @@ def default_num_threads() -> int: ...
 
 # The Arrow kernel: ``array`` has ``__arrow_c_array__`` or ``__arrow_c_stream__``;
 # the result is an Arrow object with the same one (see ``msgnorm.arrow``).
+@final
+class ArrowArray:
+    """A result of one array: ``__arrow_c_array__`` (and a one-chunk stream)."""
+
+    def __arrow_c_schema__(self, requested_schema: object = None) -> Any: ...
+    def __arrow_c_array__(self, requested_schema: object = None) -> tuple[Any, Any]: ...
+    def __arrow_c_stream__(self, requested_schema: object = None) -> Any: ...
+    def __len__(self) -> int: ...
+
+@final
+class ArrowStream:
+    """A chunked result: ``__arrow_c_stream__`` only."""
+
+    def __arrow_c_schema__(self, requested_schema: object = None) -> Any: ...
+    def __arrow_c_stream__(self, requested_schema: object = None) -> Any: ...
+    def __len__(self) -> int: ...
+
 def arrow_normalize(
     array: Any,
     session: bool,
@@ -234,14 +253,14 @@ def arrow_normalize(
     ensure_user_first: bool,
     attachment_templates: dict[str, str | None] | None,
     counting: tuple[float, int, int, int] | None,
-) -> Any: ...
+) -> ArrowArray | ArrowStream: ...
 def arrow_count_tokens(
     array: Any,
     session: bool,
     num_threads: int | None,
     raise_first: bool,
     counting: tuple[float, int, int, int],
-) -> Any: ...
+) -> ArrowArray | ArrowStream: ...
 def _force_panic(message: str) -> None: ...
 
 @final

@@ -1,9 +1,10 @@
 //! The Arrow kernel: one history per row of a binary/string Arrow array, read in
-//! place through the Arrow C data interface (`pyo3-arrow`), the rows run on the
+//! place through the Arrow C data interface (`arrow_ffi.rs`), the rows run on the
 //! core's batch kernel with the GIL released, and the results built as an Arrow
 //! struct array with arrow-rs builders, handed back through the same interface.
 
 use crate::args::{params, templates, Counting};
+use crate::arrow_ffi::{self, ArrowArray, ArrowStream};
 use crate::batch::item_error;
 use crate::errors::{guard, to_pyerr, Failure};
 use arrow_array::builder::{BinaryViewBuilder, Int64Builder, StringBuilder, StringViewBuilder};
@@ -16,11 +17,8 @@ use arrow_array::{
 use arrow_buffer::{ArrowNativeType, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, FieldRef, Fields};
 use msgnorm_core::{batch, on_json, ApiOptions, CountParams, Error, Report};
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use pyo3_arrow::input::AnyArray;
-use pyo3_arrow::{PyArray, PyChunkedArray};
 use std::sync::{Arc, Mutex};
 
 /// What the kernel does to each row.
@@ -444,13 +442,16 @@ fn run<'py>(
     num_threads: Option<usize>,
     raise_first: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let any: AnyArray = array.extract().map_err(|e: PyErr| {
+    let imported = arrow_ffi::import(array).map_err(|e: PyErr| {
         let tname = array
             .get_type()
             .name()
             .map(|n| n.to_string())
             .unwrap_or_default();
-        let msg = if e.is_instance_of::<PyTypeError>(py) {
+        let producer = ["__arrow_c_array__", "__arrow_c_stream__"]
+            .iter()
+            .any(|m| array.hasattr(*m).unwrap_or(false));
+        let msg = if !producer {
             format!(
                 "expected an Arrow array (an object with __arrow_c_array__ or __arrow_c_stream__), \
                  not {tname}"
@@ -460,8 +461,11 @@ fn run<'py>(
         };
         to_pyerr(py, Failure::Core(Error::value(msg)))
     })?;
-    let is_stream = matches!(any, AnyArray::Stream(_));
-    let field = any.field()?;
+    let arrow_ffi::Imported {
+        field,
+        chunks,
+        is_stream,
+    } = imported;
     let Some(family) = Family::of(field.data_type()) else {
         let msg = format!(
             "expected an Arrow array of binary, large_binary, utf8 or large_utf8 \
@@ -469,18 +473,6 @@ fn run<'py>(
             field.data_type()
         );
         return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
-    };
-    let chunks: Vec<ArrayRef> = match any {
-        AnyArray::Array(a) => vec![a.into_inner().0],
-        AnyArray::Stream(s) => {
-            s.into_chunked_array()
-                .map_err(|e| {
-                    let msg = format!("cannot read the Arrow stream: {}", PyErr::from(e));
-                    to_pyerr(py, Failure::Core(Error::value(msg)))
-                })?
-                .into_inner()
-                .0
-        }
     };
     let threads = batch::threads(num_threads);
     let done = py.detach(|| {
@@ -512,8 +504,7 @@ fn run<'py>(
         .map(|(s, _)| Arc::new(s) as ArrayRef)
         .collect();
     if is_stream {
-        let chunked = PyChunkedArray::try_new(arrays, out_field)?;
-        Ok(Bound::new(py, chunked)?.into_any())
+        Ok(Bound::new(py, ArrowStream::new(out_field, arrays))?.into_any())
     } else {
         let one = arrays.into_iter().next().ok_or_else(|| {
             to_pyerr(
@@ -521,13 +512,7 @@ fn run<'py>(
                 Failure::Core(Error::value("internal error: no output chunk")),
             )
         })?;
-        let arr = PyArray::try_new(one, out_field).map_err(|e| {
-            to_pyerr(
-                py,
-                Failure::Core(Error::value(format!("internal error: {e}"))),
-            )
-        })?;
-        Ok(Bound::new(py, arr)?.into_any())
+        Ok(Bound::new(py, ArrowArray::new(out_field, one))?.into_any())
     }
 }
 

@@ -5,6 +5,7 @@ mod alloc;
 mod api;
 mod args;
 mod arrow;
+mod arrow_ffi;
 mod batch;
 mod budget;
 mod conversation;
@@ -74,6 +75,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::count_tokens_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::default_num_threads, m)?)?;
     m.add_class::<conversation::Conversation>()?;
+    m.add_class::<arrow_ffi::ArrowArray>()?;
+    m.add_class::<arrow_ffi::ArrowStream>()?;
     m.add_function(wrap_pyfunction!(arrow::arrow_normalize, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::arrow_count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(validate::validate, m)?)?;

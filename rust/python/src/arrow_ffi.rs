@@ -1,0 +1,382 @@
+//! The Arrow PyCapsule interface, both ways, on the Arrow C data and C stream
+//! interfaces of `arrow-array` (its `ffi` feature).
+//!
+//! In: any object with `__arrow_c_array__` (a schema capsule and an array
+//! capsule) or `__arrow_c_stream__` (a stream capsule) becomes its field and its
+//! arrays (one, or the stream's chunks). Out: [`ArrowResult`], a small object
+//! with `__arrow_c_array__` (one array) or `__arrow_c_stream__` (chunks) that
+//! `pyarrow.array`, `pyarrow.chunked_array`, `polars.Series` and friends take
+//! without a copy.
+//!
+//! The producer's `requested_schema` is ignored (the interface allows it: a
+//! producer may hand back its own type); the consumer casts if it needs to.
+//!
+//! The `unsafe` here is the C interfaces' contract; each block says why it holds.
+
+use arrow_array::ffi::{from_ffi, from_ffi_and_data_type, FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{make_array, ArrayRef};
+use arrow_schema::{ArrowError, Field, FieldRef};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyTuple};
+use std::collections::VecDeque;
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::sync::{Arc, Mutex};
+
+const SCHEMA: &CStr = c"arrow_schema";
+const ARRAY: &CStr = c"arrow_array";
+const STREAM: &CStr = c"arrow_array_stream";
+
+/// What a producer gave: the field, and its arrays (one for an array, the
+/// chunks for a stream) with whether it was a stream.
+pub struct Imported {
+    pub field: Field,
+    pub chunks: Vec<ArrayRef>,
+    pub is_stream: bool,
+}
+
+fn arrow_err(e: ArrowError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Reads `obj` through `__arrow_c_array__`, else `__arrow_c_stream__`; an object
+/// with neither is a `TypeError`.
+pub fn import(obj: &Bound<'_, PyAny>) -> PyResult<Imported> {
+    let py = obj.py();
+    if obj.hasattr(pyo3::intern!(py, "__arrow_c_array__"))? {
+        let pair = obj.call_method0(pyo3::intern!(py, "__arrow_c_array__"))?;
+        let pair = pair
+            .cast::<PyTuple>()
+            .map_err(|_| PyTypeError::new_err("__arrow_c_array__ did not return a tuple"))?;
+        if pair.len() != 2 {
+            return Err(PyTypeError::new_err(
+                "__arrow_c_array__ did not return a (schema, array) pair",
+            ));
+        }
+        let schema_capsule = pair.get_item(0)?.cast_into::<PyCapsule>()?;
+        let array_capsule = pair.get_item(1)?.cast_into::<PyCapsule>()?;
+        let schema_ptr = schema_capsule
+            .pointer_checked(Some(SCHEMA))?
+            .cast::<FFI_ArrowSchema>();
+        // SAFETY: a capsule named "arrow_schema" holds a valid ArrowSchema
+        // (the PyCapsule interface's contract), owned by the capsule, which
+        // outlives this borrow (`schema_capsule` is alive until the end of
+        // the function); we only read it.
+        let schema = unsafe { schema_ptr.as_ref() };
+        let array_ptr = array_capsule
+            .pointer_checked(Some(ARRAY))?
+            .cast::<FFI_ArrowArray>();
+        // SAFETY: a capsule named "arrow_array" holds a valid ArrowArray;
+        // `from_raw` moves it out and marks the capsule's copy released, so
+        // the capsule's destructor does not release it a second time (the
+        // interface's rule for a consumer that takes ownership).
+        let array = unsafe { FFI_ArrowArray::from_raw(array_ptr.as_ptr()) };
+        let field = Field::try_from(schema).map_err(arrow_err)?;
+        // SAFETY: `array` was produced for `schema` by the same producer call.
+        let data = unsafe { from_ffi(array, schema) }.map_err(arrow_err)?;
+        return Ok(Imported {
+            field,
+            chunks: vec![make_array(data)],
+            is_stream: false,
+        });
+    }
+    if obj.hasattr(pyo3::intern!(py, "__arrow_c_stream__"))? {
+        let capsule = obj
+            .call_method0(pyo3::intern!(py, "__arrow_c_stream__"))?
+            .cast_into::<PyCapsule>()?;
+        let ptr = capsule
+            .pointer_checked(Some(STREAM))?
+            .cast::<FFI_ArrowArrayStream>();
+        // SAFETY: a capsule named "arrow_array_stream" holds a valid stream;
+        // `from_raw` moves it out and marks the capsule's copy released, and
+        // the moved stream is released by its Drop when `stream` goes.
+        let mut stream = unsafe { FFI_ArrowArrayStream::from_raw(ptr.as_ptr()) };
+        let (field, chunks) = read_stream(&mut stream).map_err(arrow_err)?;
+        return Ok(Imported {
+            field,
+            chunks,
+            is_stream: true,
+        });
+    }
+    Err(PyTypeError::new_err(
+        "not an Arrow array: no __arrow_c_array__ or __arrow_c_stream__",
+    ))
+}
+
+/// The stream's field and all its arrays.
+fn read_stream(stream: &mut FFI_ArrowArrayStream) -> Result<(Field, Vec<ArrayRef>), ArrowError> {
+    let closed = || ArrowError::CDataInterface("the Arrow stream is already released".into());
+    let get_schema = stream.get_schema.ok_or_else(closed)?;
+    let get_next = stream.get_next.ok_or_else(closed)?;
+    let mut schema = FFI_ArrowSchema::empty();
+    // SAFETY: `stream` is a live stream (its callbacks are set) and `schema` a
+    // released ArrowSchema the callback may overwrite, as the C stream
+    // interface specifies.
+    let code = unsafe { get_schema(stream, &mut schema) };
+    if code != 0 {
+        return Err(stream_error(stream, code));
+    }
+    let field = Field::try_from(&schema)?;
+    let mut chunks = Vec::new();
+    loop {
+        let mut array = FFI_ArrowArray::empty();
+        // SAFETY: as for `get_schema`; `array` is a released ArrowArray the
+        // callback may overwrite.
+        let code = unsafe { get_next(stream, &mut array) };
+        if code != 0 {
+            return Err(stream_error(stream, code));
+        }
+        if array.is_released() {
+            break; // the end of the stream
+        }
+        // SAFETY: the stream's arrays are of the stream's schema's type.
+        let data = unsafe { from_ffi_and_data_type(array, field.data_type().clone()) }?;
+        chunks.push(make_array(data));
+    }
+    Ok((field, chunks))
+}
+
+fn stream_error(stream: &mut FFI_ArrowArrayStream, code: c_int) -> ArrowError {
+    let detail = stream.get_last_error.and_then(|get_last_error| {
+        // SAFETY: the stream is live; the callback returns null or a string
+        // valid until the stream's next call, which we copy at once.
+        let p = unsafe { get_last_error(stream) };
+        // SAFETY: non-null, so a NUL-terminated string (the interface's contract).
+        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    });
+    ArrowError::CDataInterface(match detail {
+        Some(d) => format!("cannot read the Arrow stream: {d}"),
+        None => format!("cannot read the Arrow stream (error code {code})"),
+    })
+}
+
+/// A result of one array, handed back through the PyCapsule interface
+/// (`__arrow_c_array__`, and `__arrow_c_stream__` of that one array).
+/// Each export hands out the same buffers again (shared, not copied).
+#[pyclass(module = "msgnorm._native", name = "ArrowArray", frozen)]
+pub struct ArrowArray {
+    field: FieldRef,
+    array: ArrayRef,
+}
+
+/// A chunked result, handed back through `__arrow_c_stream__` only.
+#[pyclass(module = "msgnorm._native", name = "ArrowStream", frozen)]
+pub struct ArrowStream {
+    field: FieldRef,
+    chunks: Vec<ArrayRef>,
+}
+
+impl ArrowArray {
+    pub fn new(field: FieldRef, array: ArrayRef) -> Self {
+        Self { field, array }
+    }
+}
+
+impl ArrowStream {
+    pub fn new(field: FieldRef, chunks: Vec<ArrayRef>) -> Self {
+        Self { field, chunks }
+    }
+}
+
+fn schema_capsule<'py>(py: Python<'py>, field: &Field) -> PyResult<Bound<'py, PyCapsule>> {
+    let schema = FFI_ArrowSchema::try_from(field).map_err(arrow_err)?;
+    PyCapsule::new_with_value(py, schema, SCHEMA)
+}
+
+fn stream_capsule<'py>(
+    py: Python<'py>,
+    field: &FieldRef,
+    chunks: Vec<ArrayRef>,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    PyCapsule::new_with_value(py, export_stream(Arc::clone(field), chunks), STREAM)
+}
+
+fn describe(field: &Field, rows: usize, chunks: usize) -> String {
+    format!(
+        "<msgnorm Arrow result: {}, {rows} rows in {chunks} chunk(s)>",
+        field.data_type()
+    )
+}
+
+// `requested_schema` is accepted and ignored, as the interface allows.
+#[pymethods]
+impl ArrowArray {
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_schema__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        schema_capsule(py, &self.field)
+    }
+
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let _ = requested_schema;
+        let schema = schema_capsule(py, &self.field)?;
+        let array = FFI_ArrowArray::new(&self.array.to_data());
+        let array = PyCapsule::new_with_value(py, array, ARRAY)?;
+        PyTuple::new(py, [schema, array])
+    }
+
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        stream_capsule(py, &self.field, vec![Arc::clone(&self.array)])
+    }
+
+    fn __len__(&self) -> usize {
+        self.array.len()
+    }
+
+    fn __repr__(&self) -> String {
+        describe(&self.field, self.array.len(), 1)
+    }
+}
+
+#[pymethods]
+impl ArrowStream {
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_schema__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        schema_capsule(py, &self.field)
+    }
+
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let _ = requested_schema;
+        stream_capsule(py, &self.field, self.chunks.clone())
+    }
+
+    fn __len__(&self) -> usize {
+        self.chunks.iter().map(|a| a.len()).sum()
+    }
+
+    fn __repr__(&self) -> String {
+        describe(&self.field, self.__len__(), self.chunks.len())
+    }
+}
+
+/// What an exported stream owns: its field, the arrays not handed out yet and
+/// the last error's text.
+struct Private {
+    field: FieldRef,
+    chunks: Mutex<VecDeque<ArrayRef>>,
+    last_error: Mutex<Option<CString>>,
+}
+
+fn export_stream(field: FieldRef, chunks: Vec<ArrayRef>) -> FFI_ArrowArrayStream {
+    let private = Box::new(Private {
+        field,
+        chunks: Mutex::new(chunks.into()),
+        last_error: Mutex::new(None),
+    });
+    FFI_ArrowArrayStream {
+        get_schema: Some(stream_get_schema),
+        get_next: Some(stream_get_next),
+        get_last_error: Some(stream_get_last_error),
+        release: Some(stream_release),
+        private_data: Box::into_raw(private).cast::<c_void>(),
+    }
+}
+
+/// The stream's private data.
+///
+/// # Safety
+/// `stream` is a stream made by [`export_stream`] and not released: its
+/// `private_data` is the `Box<Private>` leaked there, freed only by
+/// [`stream_release`], after which the consumer makes no other call.
+unsafe fn private<'a>(stream: *mut FFI_ArrowArrayStream) -> &'a Private {
+    // SAFETY: see the function's contract.
+    unsafe { &*((*stream).private_data as *const Private) }
+}
+
+fn fail(p: &Private, e: &ArrowError) -> c_int {
+    let text = CString::new(e.to_string().replace('\0', " ")).unwrap_or_default();
+    if let Ok(mut last) = p.last_error.lock() {
+        *last = Some(text);
+    }
+    22 // EINVAL
+}
+
+unsafe extern "C" fn stream_get_schema(
+    stream: *mut FFI_ArrowArrayStream,
+    out: *mut FFI_ArrowSchema,
+) -> c_int {
+    // SAFETY: a consumer calls this on a live stream of ours.
+    let p = unsafe { private(stream) };
+    match FFI_ArrowSchema::try_from(p.field.as_ref()) {
+        Ok(schema) => {
+            // SAFETY: `out` points to a released ArrowSchema the consumer
+            // gave us to fill (the C stream interface); writing without
+            // dropping the old value is right, it owns nothing.
+            unsafe { std::ptr::write(out, schema) };
+            0
+        }
+        Err(e) => fail(p, &e),
+    }
+}
+
+unsafe extern "C" fn stream_get_next(
+    stream: *mut FFI_ArrowArrayStream,
+    out: *mut FFI_ArrowArray,
+) -> c_int {
+    // SAFETY: a consumer calls this on a live stream of ours.
+    let p = unsafe { private(stream) };
+    let next = p.chunks.lock().ok().and_then(|mut q| q.pop_front());
+    let array = match next {
+        Some(a) => FFI_ArrowArray::new(&a.to_data()),
+        None => FFI_ArrowArray::empty(), // released: the end of the stream
+    };
+    // SAFETY: `out` points to a released ArrowArray to fill, as above.
+    unsafe { std::ptr::write(out, array) };
+    0
+}
+
+unsafe extern "C" fn stream_get_last_error(stream: *mut FFI_ArrowArrayStream) -> *const c_char {
+    // SAFETY: a consumer calls this on a live stream of ours.
+    let p = unsafe { private(stream) };
+    match p.last_error.lock() {
+        // the string lives in the private data until the next failure or the
+        // release, as the interface allows
+        Ok(last) => last.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
+        Err(_) => std::ptr::null(),
+    }
+}
+
+unsafe extern "C" fn stream_release(stream: *mut FFI_ArrowArrayStream) {
+    if stream.is_null() {
+        return;
+    }
+    // SAFETY: `stream` is a live stream of ours (a consumer releases once; a
+    // released stream has `release` set to None and is not called again).
+    let s = unsafe { &mut *stream };
+    if !s.private_data.is_null() {
+        // SAFETY: `private_data` is the Box leaked by `export_stream`, freed
+        // here once (set to null right after).
+        drop(unsafe { Box::from_raw(s.private_data.cast::<Private>()) });
+        s.private_data = std::ptr::null_mut();
+    }
+    s.get_schema = None;
+    s.get_next = None;
+    s.get_last_error = None;
+    s.release = None;
+}
