@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import msgnorm
@@ -120,9 +122,7 @@ def test_directory_mode_arguments(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("engine", ["ray", "daft"])
-def test_engines_write_what_the_local_run_writes(
-    engine: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_engines_write_what_the_local_run_writes(engine: str, tmp_path: Path) -> None:
     pytest.importorskip("pyarrow", reason="pyarrow is not installed")
     pytest.importorskip(engine, reason=f"{engine} is not installed for this Python")
     root = tmp_path / "in"
@@ -130,13 +130,16 @@ def test_engines_write_what_the_local_run_writes(
     sessions = sessions_of(root)
     local, remote = tmp_path / "local", tmp_path / engine
     assert run(["normalize", str(root), "-o", str(local), "--jobs", "2"]).returncode == 0
-    ray_dir = tmp_path_factory.mktemp("r")  # a short path: Ray's sockets live under it
-    env = {
-        "RAY_TMPDIR": str(ray_dir),  # Ray's files under pytest's directory
-        "RAY_AUTH_MODE": "disabled",
-        "RAY_USAGE_STATS_ENABLED": "0",
-    }
-    proc = run(["normalize", str(root), "-o", str(remote), "--engine", engine, "-j", "2"], **env)
+    # Ray's files in a short directory of their own: its socket paths (under
+    # RAY_TMPDIR/ray/session_<time>/sockets/) must fit in 107 bytes, which a
+    # pytest directory under pytest-xdist does not leave room for
+    ray_dir = Path(tempfile.mkdtemp(prefix="ray-"))
+    env = {"RAY_TMPDIR": str(ray_dir), "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+    try:
+        cmd = ["normalize", str(root), "-o", str(remote), "--engine", engine, "-j", "2"]
+        proc = run(cmd, **env)
+    finally:
+        shutil.rmtree(ray_dir, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr
     assert f"{len(sessions)} sessions, {len(sessions)} written" in proc.stderr
     for rel in sessions:
