@@ -39,7 +39,12 @@ impl Out<'_> {
     fn block(&mut self, b: &Map, out: &mut Vec<Value>) {
         let t = b.str("type").unwrap_or("");
         let before = out.len();
+        let own = data_from(b, ME).and_then(|d| d.get("block"));
         match t {
+            "image" | "document" if own.is_some() => {
+                self.docs += usize::from(t == "document");
+                out.extend(own.cloned());
+            }
             "text" => {
                 let text = b.str("text").unwrap_or("");
                 if let Some(j) = data_from(b, ME).and_then(|d| d.get("json")) {
