@@ -263,8 +263,38 @@ def test_thought_signatures_stay_on_their_parts() -> None:
     out = msgnorm.convert(data["contents"], source=p, target=p, system=data["systemInstruction"])
     for sent, back in zip(data["contents"], out["contents"], strict=True):
         for a, b in zip(sent["parts"], back["parts"], strict=True):
-            sig = a.get("thoughtSignature")
-            assert (b.get("thoughtSignature") or b.get("thought_signature")) == sig
+            assert b.get("thoughtSignature") == a.get("thoughtSignature")
+            assert "thought_signature" not in b
+
+
+def test_camel_case_in_gives_camel_case_out() -> None:
+    p, data = _fixture("gemini/camel_thought_signatures")
+    out = msgnorm.convert(data["contents"], source=p, target=p, system=data["systemInstruction"])
+    assert "systemInstruction" in out and "system_instruction" not in out
+    parts = out["contents"][0]["parts"]
+    assert parts[1] == {
+        "inlineData": {
+            "mimeType": "image/png",
+            "data": data["contents"][0]["parts"][1]["inlineData"]["data"],
+        }
+    }
+    # the caller's own data keeps its keys: arguments and responses are not renamed
+    history = [
+        {"role": "user", "parts": [{"text": "go"}]},
+        {
+            "role": "model",
+            "parts": [{"functionCall": {"name": "f", "args": {"mime_type": "x", "file_uri": "y"}}}],
+        },
+        {
+            "role": "user",
+            "parts": [{"functionResponse": {"name": "f", "response": {"inline_data": 1}}}],
+        },
+    ]
+    assert msgnorm.convert(history, source=p, target=p)["contents"] == history
+    # snake_case in, snake_case out
+    p, data = _fixture("gemini/snake_case_tools")
+    out = msgnorm.convert(data["contents"], source=p, target=p)
+    assert out["contents"] == data["contents"]
 
 
 def test_nova_server_tool_pairs_stay_in_the_assistant_message() -> None:
@@ -355,6 +385,21 @@ def test_anthropic_joins_adjacent_messages_of_one_role_for_tool_pairing() -> Non
     assert [v.rule for v in msgnorm.validate(broken, "anthropic")] == [
         "anthropic/tool-use-without-result"
     ]
+
+
+def test_gemini_responses_split_over_user_contents_answer_one_call_turn() -> None:
+    call = {"functionCall": {"name": "f", "args": {}}}
+    response = {"functionResponse": {"name": "f", "response": {"ok": True}}}
+    history = [
+        {"role": "user", "parts": [{"text": "twice"}]},
+        {"role": "model", "parts": [call, call]},
+        {"role": "user", "parts": [response]},
+        {"role": "user", "parts": [response, {"text": "and now?"}]},
+    ]
+    assert msgnorm.validate(history, "gemini") == []
+    # one response short over the joined user turn is still named
+    short = [*history[:3], {"role": "user", "parts": [{"text": "and now?"}]}]
+    assert [v.rule for v in msgnorm.validate(short, "gemini")] == ["gemini/function-response-count"]
 
 
 def test_bedrock_blank_text_alone_is_refused_and_beside_text_accepted() -> None:
