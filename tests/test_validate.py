@@ -664,11 +664,12 @@ CASES: list[Case] = [
     ),
     (
         "bedrock/tool-use-id-pattern",
-        [BU(), BA(BTU("call.1")), BU(BTR("call.1"))],
+        [BU(), BA(BTU("call/1")), BU(BTR("call/1"))],
         {"tools": BTOOLS},
         1,
         "messages[1].content[0].toolUse.toolUseId",
-        [BU(), BA(BTU("call_1")), BU(BTR("call_1"))],
+        # `.` and `:` are in the service model's pattern (recorded 200)
+        [BU(), BA(BTU("functions.get_weather:0")), BU(BTR("functions.get_weather:0"))],
         {"tools": BTOOLS},
     ),
     (

@@ -1,7 +1,7 @@
 //! Amazon Bedrock Converse `messages` rules (`toolConfig` passed as `tools`).
 
 use crate::providers::Provider;
-use crate::validate::{blank, id_like, Ctx, Hit, Msg, Rule, Value};
+use crate::validate::{blank, Ctx, Hit, Msg, Rule, Value};
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
@@ -55,8 +55,8 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         id: "bedrock/tool-use-id-pattern",
-        text: "Value at 'messages.{i}.member.content.member.{x}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+ and have length between 1 and 64",
-        repair: "to_bedrock maps ids to 1-64 characters of [a-zA-Z0-9_-], the same way for toolUse and toolResult (adapter rule: tool ids)",
+        text: "Value at 'messages.{i}.member.content.member.{x}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.:-]+ and have length between 1 and 64",
+        repair: "to_bedrock maps ids to 1-64 characters of [a-zA-Z0-9_-], the same way for toolUse and toolResult (adapter rule: tool ids); the API also takes `.` and `:` (`functions.get_weather:0`)",
         check: id_pattern,
     },
     Rule {
@@ -219,7 +219,12 @@ fn id_pattern(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
         for key in ["toolUse", "toolResult"] {
             for (j, id) in ids_of(m, key) {
-                if !id_like(id, 1, 64) {
+                // the service model's pattern: [a-zA-Z0-9_.:-]+
+                let ok = (1..=64).contains(&id.len())
+                    && id
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"_.:-".contains(&b));
+                if !ok {
                     out.push(Hit::at(
                         m,
                         format_args!(".content[{j}].{key}.toolUseId"),
