@@ -602,3 +602,46 @@ def test_an_anthropic_tool_id_reused_by_a_later_turn_keeps_both_calls() -> None:
         b["toolResult"]["toolUseId"] for m in bedrock for b in m["content"] if "toolResult" in b
     ]
     assert uses == results and len(set(uses)) == 2
+
+
+def test_a_bedrock_tool_id_with_dots_and_colons_comes_back_as_sent() -> None:
+    # Kimi on Bedrock names its calls `functions.<name>:<n>`; the service model
+    # takes [a-zA-Z0-9_.:-]+ (a recorded 200)
+    history = [
+        {"role": "user", "content": [{"text": "Temperature in Oslo?"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "toolUse": {
+                        "toolUseId": "functions.get_temperature:0",
+                        "name": "get_temperature",
+                        "input": {},
+                    }
+                }
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "toolResult": {
+                        "toolUseId": "functions.get_temperature:0",
+                        "content": [{"text": "4C"}],
+                    }
+                }
+            ],
+        },
+    ]
+    tools = {
+        "tools": [
+            {"toolSpec": {"name": "get_temperature", "inputSchema": {"json": {"type": "object"}}}}
+        ]
+    }
+    assert msgnorm.validate(history, "bedrock", tools=tools) == []
+    out, report = msgnorm.convert_report(history, source="bedrock", target="bedrock")
+    assert out == {"messages": history} and report.get("ids_rewritten", 0) == 0
+    # Anthropic's pattern has no `.` or `:`: the id is rewritten there, the pair kept
+    shape = msgnorm.convert(history, source="bedrock", target="anthropic")
+    use, result = shape["messages"][1]["content"][0], shape["messages"][2]["content"][0]
+    assert use["id"] == result["tool_use_id"] and "." not in use["id"]

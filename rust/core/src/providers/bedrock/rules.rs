@@ -56,7 +56,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "bedrock/tool-use-id-pattern",
         text: "Value at 'messages.{i}.member.content.member.{x}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.:-]+ and have length between 1 and 64",
-        repair: "to_bedrock maps ids to 1-64 characters of [a-zA-Z0-9_-], the same way for toolUse and toolResult (adapter rule: tool ids); the API also takes `.` and `:` (`functions.get_weather:0`)",
+        repair: "to_bedrock maps ids to 1-64 characters of [a-zA-Z0-9_.:-], the same way for toolUse and toolResult (adapter rule: tool ids)",
         check: id_pattern,
     },
     Rule {

@@ -175,7 +175,7 @@ fn is_blank_str(s: &str) -> bool {
 /// `{"system"?, "messages"}`; adjacent messages of one role are merged.
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
     let mut o = Out {
-        ids: Ids::new(recs, ID_LIMIT),
+        ids: Ids::new(recs, ID_LIMIT).with_dots(),
         counts,
         docs: 0,
     };
