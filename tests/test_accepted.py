@@ -291,6 +291,19 @@ def test_camel_case_in_gives_camel_case_out() -> None:
         },
     ]
     assert msgnorm.convert(history, source=p, target=p)["contents"] == history
+    # a client that mixes them keeps its mix: camelCase part keys, snake_case media keys
+    mixed = [
+        {
+            "role": "user",
+            "parts": [
+                {"text": "Summarise"},
+                {"fileData": {"file_uri": "gs://b/r.pdf", "mime_type": "application/pdf"}},
+            ],
+        },
+        {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]},
+    ]
+    assert msgnorm.convert(mixed, source=p, target=p)["contents"] == mixed
     # snake_case in, snake_case out
     p, data = _fixture("gemini/snake_case_tools")
     out = msgnorm.convert(data["contents"], source=p, target=p)

@@ -536,11 +536,9 @@ pub fn convert<'py>(
             providers::openai_responses::stateless::stateless(&mut out, &mut counts);
         }
         // Gemini's REST camelCase in, camelCase out
-        if src == Provider::Gemini
-            && dst == Provider::Gemini
-            && providers::gemini::camel_case(&msgs.values)
-        {
-            providers::gemini::to_camel(&mut out);
+        if src == Provider::Gemini && dst == Provider::Gemini {
+            let style = providers::gemini::camel_case(&msgs.values);
+            providers::gemini::to_camel(&mut out, style);
         }
         // the same format in and out: a message no step changed is the input's own
         let same = if src == dst {

@@ -418,8 +418,8 @@ pub fn convert(
     };
     let mut out = normalize_to_provider(target, recs, false, None, Some(api), report, counts)?;
     // Gemini's REST camelCase in, camelCase out
-    if source == Provider::Gemini && target == Provider::Gemini && gemini::camel_case(messages) {
-        gemini::to_camel(&mut out);
+    if source == Provider::Gemini && target == Provider::Gemini {
+        gemini::to_camel(&mut out, gemini::camel_case(messages));
     }
     Ok(out)
 }

@@ -38,20 +38,43 @@ const CAMEL: &[(&str, &str)] = &[
     ("system_instruction", "systemInstruction"),
 ];
 
-/// Whether Gemini `contents` use the REST API's camelCase keys: some part
-/// has a camelCase key of [`CAMEL`] and none a snake_case one.
-pub fn camel_case(contents: &[Value]) -> bool {
+/// The key style of Gemini `contents`, where the REST API's camelCase is
+/// used: the parts' keys, and the keys inside their `inlineData` /
+/// `fileData` (a client may mix them: `{"fileData": {"file_uri": ...}}`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Camel {
+    pub parts: bool,
+    pub media: bool,
+}
+
+/// [`Camel`] of `contents`: a level is camelCase when some key of it is in
+/// [`CAMEL`]'s camelCase and none in its snake_case.
+pub fn camel_case(contents: &[Value]) -> Camel {
+    fn keys(m: &Map, camel: &mut bool, snake: &mut bool) {
+        for (k, _) in &m.0 {
+            let k: &str = k;
+            *camel |= CAMEL.iter().any(|(_, c)| *c == k);
+            *snake |= CAMEL.iter().any(|(s, _)| *s == k);
+        }
+    }
     let (mut camel, mut snake) = (false, false);
+    let (mut media_camel, mut media_snake) = (false, false);
     for c in contents.iter().filter_map(Value::as_obj) {
         for p in c.get("parts").and_then(Value::as_arr).unwrap_or(&[]) {
-            for (k, _) in p.as_obj().map_or(&[][..], |m| &m.0[..]) {
-                let k: &str = k;
-                camel |= CAMEL.iter().any(|(_, c)| *c == k);
-                snake |= CAMEL.iter().any(|(s, _)| *s == k);
+            let Some(p) = p.as_obj() else { continue };
+            keys(p, &mut camel, &mut snake);
+            for key in ["inlineData", "fileData", "inline_data", "file_data"] {
+                if let Some(m) = p.get(key).and_then(Value::as_obj) {
+                    keys(m, &mut media_camel, &mut media_snake);
+                }
             }
         }
     }
-    camel && !snake
+    let parts = camel && !snake;
+    Camel {
+        parts,
+        media: parts && media_camel && !media_snake,
+    }
 }
 
 fn rename(m: &mut Map) {
@@ -62,10 +85,14 @@ fn rename(m: &mut Map) {
     }
 }
 
-/// A Gemini request written by [`to`] with its keys in camelCase: the request's
-/// `system_instruction`, the parts' keys and the keys of their media objects.
-/// Function arguments and responses (the caller's data) are left as they are.
-pub fn to_camel(out: &mut Value) {
+/// A Gemini request written by [`to`] with its keys in camelCase where
+/// `style` says: the request's `system_instruction` and the parts' keys, and
+/// the keys of their media objects. Function arguments and responses (the
+/// caller's data) are left as they are.
+pub fn to_camel(out: &mut Value, style: Camel) {
+    if !style.parts {
+        return;
+    }
     let Value::Obj(req) = out else { return };
     rename(req);
     for (k, v) in req.0.iter_mut() {
@@ -82,6 +109,9 @@ pub fn to_camel(out: &mut Value) {
             for p in parts.iter_mut() {
                 let Value::Obj(p) = p else { continue };
                 rename(p);
+                if !style.media {
+                    continue;
+                }
                 for key in ["inlineData", "fileData"] {
                     if let Some(Value::Obj(media)) = p.get_mut(key) {
                         rename(media);
