@@ -334,13 +334,24 @@ def test_deliberate_normalisations() -> None:
         {"role": "user", "content": "hi"},
         {"type": "message", "role": "assistant", "content": "yo"},
     ]
-    # Gemini: camelCase keys in, snake_case out.
+    # Gemini: REST camelCase keys in, camelCase out (the key style of the input);
+    # to another source's history, snake_case
+    image = {"type": "base64", "media_type": "image/png", "data": PNG}
+    assert msgnorm.convert(
+        [{"role": "user", "content": [{"type": "image", "source": image}]}],
+        source="anthropic",
+        target="gemini",
+    ) == {
+        "contents": [
+            {"role": "user", "parts": [{"inline_data": {"mime_type": "image/png", "data": PNG}}]}
+        ]
+    }
     g = msgnorm.convert(
         [{"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": PNG}}]}],
         source="gemini",
         target="gemini",
     )
-    assert g["contents"][0]["parts"] == [{"inline_data": {"mime_type": "image/png", "data": PNG}}]
+    assert g["contents"][0]["parts"] == [{"inlineData": {"mimeType": "image/png", "data": PNG}}]
 
 
 # --------------------------------------------------------------------------

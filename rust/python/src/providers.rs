@@ -516,7 +516,9 @@ pub fn convert<'py>(
     };
     // the records are converted on: no output shows their uuids
     let (msgs, recs, read) = read_messages(py, messages, src, sys.as_ref(), false)?;
-    let api = api_options(strict, max_media);
+    let mut api = api_options(strict, max_media);
+    // a user turn goes before a leading assistant only where the target needs one
+    api.ensure_user_first &= dst.needs_user_first(&recs);
     let (out, same, report, counts) = run(py, || {
         let mut report = msgnorm_core::Report::default();
         let mut counts = read;
@@ -532,6 +534,11 @@ pub fn convert<'py>(
         )?;
         if !store && dst == Provider::OpenAIResponses {
             providers::openai_responses::stateless::stateless(&mut out, &mut counts);
+        }
+        // Gemini's REST camelCase in, camelCase out
+        if src == Provider::Gemini && dst == Provider::Gemini {
+            let style = providers::gemini::camel_case(&msgs.values);
+            providers::gemini::to_camel(&mut out, style);
         }
         // the same format in and out: a message no step changed is the input's own
         let same = if src == dst {

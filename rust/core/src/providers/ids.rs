@@ -15,6 +15,9 @@ pub struct Ids {
     pub(crate) rewrites: bool,
     reserved: AHashSet<String>,
     map: AHashMap<String, SmolStr>,
+    /// Whether `.` and `:` are valid too (Bedrock's `toolUseId` pattern
+    /// `[a-zA-Z0-9_.:-]+`): [`Ids::with_dots`].
+    dots: bool,
 }
 
 /// The tool name `target` gets for `name` ([`Provider::tool_name`]), counted
@@ -59,6 +62,7 @@ impl Ids {
             rewrites: true,
             reserved,
             map: AHashMap::new(),
+            dots: false,
         }
     }
 
@@ -69,11 +73,25 @@ impl Ids {
             rewrites: false,
             reserved: AHashSet::new(),
             map: AHashMap::new(),
+            dots: false,
         }
     }
 
+    /// The same ids, with `.` and `:` kept (a target whose pattern takes them).
+    pub fn with_dots(mut self) -> Self {
+        self.dots = true;
+        self
+    }
+
     pub fn get(&mut self, id: &str, counts: &mut Counts) -> SmolStr {
-        if id_ok(id, self.limit) {
+        let dotted = |id: &str| {
+            !id.is_empty()
+                && id.len() <= self.limit
+                && id
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || b"_-.:".contains(&c))
+        };
+        if id_ok(id, self.limit) || (self.dots && dotted(id)) {
             return SmolStr::new(id);
         }
         if let Some(m) = self.map.get(id) {

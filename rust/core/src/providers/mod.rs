@@ -70,6 +70,37 @@ pub enum Provider {
 }
 
 impl Provider {
+    /// Whether the target's rules refuse `records` (a provider's history
+    /// read by [`FromProvider`]) for starting with an assistant message
+    /// (docs/RULES.md): only then does [`convert`] put a user turn before it
+    /// (SPEC §4 step 10). Anthropic: `anthropic/first-user`; Gemini: a first
+    /// model turn with a function call (`gemini/function-call-placement`).
+    /// OpenAI Chat, Responses and Bedrock take such a history.
+    pub fn needs_user_first(self, records: &[Value]) -> bool {
+        let first = || {
+            records
+                .iter()
+                .filter_map(Value::as_obj)
+                .find(|r| matches!(r.str("type"), Some("user" | "assistant")))
+        };
+        match self {
+            Provider::Anthropic => true,
+            Provider::Gemini => first().is_some_and(|r| {
+                r.str("type") == Some("assistant")
+                    && r.get("message")
+                        .and_then(Value::as_obj)
+                        .and_then(|m| m.get("content"))
+                        .and_then(Value::as_arr)
+                        .is_some_and(|c| {
+                            c.iter()
+                                .filter_map(Value::as_obj)
+                                .any(|b| b.str("type") == Some("tool_use"))
+                        })
+            }),
+            Provider::OpenAIChat | Provider::OpenAIResponses | Provider::Bedrock => false,
+        }
+    }
+
     pub const ALL: [Provider; 5] = [
         Provider::Anthropic,
         Provider::OpenAIChat,
@@ -191,7 +222,10 @@ pub struct Carry {
     pending: Vec<Value>,
     /// Gemini: calls of the last model turn still waiting for a response: (name, id).
     open: Vec<(String, String)>,
-    /// OpenAI Chat and Responses: tool ids reused in a later turn.
+    /// Gemini: whether the last content read was the model's (the next model
+    /// content joins its record, as the API joins adjacent contents of one role).
+    model_last: bool,
+    /// Anthropic, OpenAI Chat and Responses: tool ids reused in a later turn.
     reused: Reused,
 }
 
@@ -255,7 +289,7 @@ impl FromProvider {
     pub fn feed(&mut self, messages: &[Value]) -> Result<()> {
         let (b, c, at) = (&mut self.b, &mut self.carry, self.next);
         match b.provider {
-            Provider::Anthropic => anthropic::from(b, at, messages)?,
+            Provider::Anthropic => anthropic::from(b, c, at, messages)?,
             Provider::OpenAIChat => openai_chat::from(b, c, at, messages)?,
             Provider::OpenAIResponses => openai_responses::from(b, c, at, messages)?,
             Provider::Gemini => gemini::from(b, c, at, messages)?,
@@ -376,7 +410,18 @@ pub fn convert(
     f.feed(messages)?;
     let (recs, read) = f.finish_counted();
     add_counts(counts, read);
-    normalize_to_provider(target, recs, false, None, Some(api), report, counts)
+    // A repair runs only where the target's rules need it: a provider's
+    // history may start with an assistant message where its API takes one.
+    let api = &crate::ApiOptions {
+        ensure_user_first: api.ensure_user_first && target.needs_user_first(&recs),
+        ..api.clone()
+    };
+    let mut out = normalize_to_provider(target, recs, false, None, Some(api), report, counts)?;
+    // Gemini's REST camelCase in, camelCase out
+    if source == Provider::Gemini && target == Provider::Gemini {
+        gemini::to_camel(&mut out, gemini::camel_case(messages));
+    }
+    Ok(out)
 }
 
 /// Normalized records (SPEC §4 output) → the provider's request shape.

@@ -31,7 +31,37 @@ pub(crate) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn from(b: &mut Builder, at: usize, messages: &[Value]) -> Result<()> {
+/// `content` with the tool ids reused by a later turn made unique
+/// ([`Reused`]): a `tool_use` of an assistant message, a `tool_result` of a
+/// user message. `None` when no id changes.
+fn reuse_ids(
+    b: &Builder,
+    reused: &mut Reused,
+    assistant: bool,
+    content: &[Value],
+) -> Option<Vec<Value>> {
+    let mut out: Option<Vec<Value>> = None;
+    for (j, blk) in content.iter().enumerate() {
+        let Some(o) = blk.as_obj() else { continue };
+        let (key, new) = match (assistant, o.str("type")) {
+            (true, Some("tool_use")) => ("id", o.str("id").and_then(|id| reused.call(id))),
+            (false, Some("tool_result")) => (
+                "tool_use_id",
+                o.str("tool_use_id").and_then(|id| reused.result(id)),
+            ),
+            _ => continue,
+        };
+        if let Some(new) = new {
+            let blocks = out.get_or_insert_with(|| content.to_vec());
+            if let Value::Obj(o) = &mut blocks[j] {
+                reuse_id(b, o, key, new);
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]) -> Result<()> {
     for (i, m) in (at..).zip(messages) {
         let Some(m) = m.as_obj() else {
             return Err(bad(i, "", "a message must be an object"));
@@ -69,7 +99,10 @@ pub(crate) fn from(b: &mut Builder, at: usize, messages: &[Value]) -> Result<()>
                         ));
                     }
                 }
-                Value::Arr(a.clone())
+                match reuse_ids(b, &mut c.reused, assistant, a) {
+                    Some(blocks) => Value::Arr(blocks),
+                    None => Value::Arr(a.clone()),
+                }
             }
             _ => return Err(bad(i, ".content", "must be a string or a list of blocks")),
         };

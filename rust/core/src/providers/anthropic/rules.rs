@@ -47,7 +47,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic/tool-use-unique",
         text: "{p}: `tool_use` ids must be unique",
-        repair: "SPEC §4 step 5 (assistant clean-up) removes a repeated `tool_use` id (the first wins)",
+        repair: "SPEC §4 step 5 (assistant clean-up) removes a repeated `tool_use` id (the first wins); the rule holds within one message (an id reused by a later turn, once answered, is accepted)",
         check: tool_use_unique,
     },
     Rule {
@@ -71,7 +71,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic/thinking-first",
         text: "messages.{i}.content.0.type: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking (found `{x}`)",
-        repair: "none: signed thinking blocks are kept byte-identical and in place (SPEC §4 step 4 keeps the streamed block order); only the latest assistant message is checked (the API accepts earlier turns in any order)",
+        repair: "none: signed thinking blocks are kept byte-identical and in place (SPEC §4 step 4 keeps the streamed block order); only the latest assistant message is checked (the API accepts earlier turns in any order), and server tool blocks may come before its first thinking block, as the API writes them",
         check: thinking_first,
     },
     Rule {
@@ -251,6 +251,36 @@ fn blocks_of<'v>(
         .map(move |(j, b)| (j, b.str_at(key).unwrap_or("")))
 }
 
+/// The turn (the run of adjacent user or assistant messages, system messages
+/// skipped) that follows the turn of message `k`, when it has `role`.
+fn run_after<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>, k: usize, role: &str) -> Vec<&'c Msg<'v, 'a>> {
+    let own = c.msgs[k].role;
+    let mut rest = c.msgs[k + 1..]
+        .iter()
+        .filter(|m| matches!(m.role, Some("user" | "assistant")))
+        .skip_while(|m| m.role == own)
+        .peekable();
+    if rest.peek().map(|m| m.role) != Some(Some(role)) {
+        return Vec::new();
+    }
+    rest.take_while(|m| m.role == Some(role)).collect()
+}
+
+/// The turn that precedes the turn of message `k`, when it has `role`.
+fn run_before<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>, k: usize, role: &str) -> Vec<&'c Msg<'v, 'a>> {
+    let own = c.msgs[k].role;
+    let mut rest = c.msgs[..k]
+        .iter()
+        .rev()
+        .filter(|m| matches!(m.role, Some("user" | "assistant")))
+        .skip_while(|m| m.role == own)
+        .peekable();
+    if rest.peek().map(|m| m.role) != Some(Some(role)) {
+        return Vec::new();
+    }
+    rest.take_while(|m| m.role == Some(role)).collect()
+}
+
 fn tool_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, m) in c.msgs.iter().enumerate() {
         if !m.may_have(Msg::TOOL_USE) {
@@ -262,10 +292,12 @@ fn tool_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
         if tool_use_ids(m).next().is_none() {
             continue;
         }
-        let next = c.msgs.get(k + 1).filter(|n| n.role == Some("user"));
-        let answered: AHashSet<&str> = next
-            .map(|n| tool_result_ids(n).map(|(_, id)| id).collect())
-            .unwrap_or_default();
+        // the user turn after this assistant turn (adjacent messages of one
+        // role are one turn: the API joins them)
+        let answered: AHashSet<&str> = run_after(c, k, "user")
+            .iter()
+            .flat_map(|n| tool_result_ids(n).map(|(_, id)| id))
+            .collect();
         let mut missing = Vec::new();
         let mut first = None;
         for (j, id) in tool_use_ids(m) {
@@ -317,13 +349,10 @@ fn tool_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
         if tool_result_ids(m).next().is_none() {
             continue;
         }
-        let prev = k
-            .checked_sub(1)
-            .map(|p| &c.msgs[p])
-            .filter(|p| p.role == Some("assistant"));
-        let calls: AHashSet<&str> = prev
-            .map(|p| tool_use_ids(p).map(|(_, id)| id).collect())
-            .unwrap_or_default();
+        let calls: AHashSet<&str> = run_before(c, k, "assistant")
+            .iter()
+            .flat_map(|p| tool_use_ids(p).map(|(_, id)| id))
+            .collect();
         for (j, id) in tool_result_ids(m) {
             if m.role != Some("user") || !calls.contains(id) {
                 out.push(Hit::at(m, format_args!(".content[{j}]"), id));
@@ -333,11 +362,13 @@ fn tool_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn tool_use_unique(c: &Ctx, out: &mut Vec<Hit>) {
-    let mut seen = AHashSet::new();
+    // Within one message: an id reused by a later turn, once its call was
+    // answered, is accepted (the API pairs a result with the message before it).
     for m in &c.msgs {
         if !m.may_have(Msg::TOOL_USE) {
             continue;
         }
+        let mut seen = AHashSet::new();
         for (j, id) in tool_use_ids(m) {
             if !seen.insert(id) {
                 out.push(Hit::at(m, format_args!(".content[{j}]"), id));
@@ -437,17 +468,38 @@ fn is_thinking(b: &Value) -> bool {
     matches!(b.type_(), Some("thinking" | "redacted_thinking"))
 }
 
-/// The latest assistant message (the only one whose thinking the API checks).
-fn latest_assistant<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>) -> Option<&'c Msg<'v, 'a>> {
-    c.msgs.iter().rev().find(|m| m.role == Some("assistant"))
+fn is_server_block(b: &Value) -> bool {
+    b.type_()
+        .is_some_and(|t| crate::providers::server_tools::is_use(t) || is_server_result(t))
 }
 
 fn thinking_first(c: &Ctx, out: &mut Vec<Hit>) {
-    if let Some(m) = latest_assistant(c).filter(|m| m.may_have(Msg::THINKING)) {
-        if let Some(first) = m.blocks.first() {
-            if !is_thinking(first) && m.blocks.iter().any(is_thinking) {
-                out.push(Hit::at(m, ".content[0]", first.type_().unwrap_or("")));
-            }
+    let Some(m) = c
+        .msgs
+        .iter()
+        .rev()
+        .find(|m| m.role == Some("assistant"))
+        .filter(|m| m.may_have(Msg::THINKING))
+    else {
+        return;
+    };
+    if !m.blocks.iter().any(is_thinking) {
+        return;
+    }
+    // Server tool blocks the API wrote before its (interleaved) thinking may
+    // lead the message: a code execution call and its result, then thinking.
+    if let Some((j, first)) = m
+        .blocks
+        .iter()
+        .enumerate()
+        .find(|(_, b)| !is_server_block(b))
+    {
+        if !is_thinking(first) {
+            out.push(Hit::at(
+                m,
+                format_args!(".content[{j}]"),
+                first.type_().unwrap_or(""),
+            ));
         }
     }
 }

@@ -90,6 +90,12 @@ pub(crate) fn block(
     } else {
         b.clone()
     };
+    // a tool id reused by a later turn goes back to Anthropic as it was sent
+    // (from_provider made it unique in the records: `reuse_id`)
+    let own = match target {
+        Provider::Anthropic => data_from(b, target).and_then(|d| d.str("call_id")),
+        _ => None,
+    };
     for k in ["id", "tool_use_id"] {
         if let Some(id) = m.str(k) {
             if matches!(
@@ -97,7 +103,7 @@ pub(crate) fn block(
                 "tool_use" | "tool_result" | "server_tool_use" | "mcp_tool_use"
             ) || t.ends_with("_tool_result")
             {
-                let new = ids.get(id, counts);
+                let new = ids.get(own.unwrap_or(id), counts);
                 if new != id {
                     m.set(k, new);
                 }

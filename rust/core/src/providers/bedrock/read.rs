@@ -38,6 +38,57 @@ pub(crate) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
     Ok(())
 }
 
+/// `blk` with the Bedrock block it was read from, which the Bedrock writer
+/// writes back as given: base64 text stays text, and the block's other
+/// fields (`citations`, `name`) stay. A block of bytes is not kept (records
+/// hold no bytes): the writer makes bytes of its base64 again.
+fn with_own(b: &Builder, mut blk: Value, own: &Value) -> Value {
+    let bytes = |o: &Map| {
+        o.get("source")
+            .and_then(Value::as_obj)
+            .and_then(|s| s.get("bytes"))
+            .is_some_and(|x| matches!(x, Value::Bytes(_)))
+    };
+    let inner = own.as_obj().and_then(|o| {
+        o.get("image")
+            .or_else(|| o.get("document"))
+            .and_then(Value::as_obj)
+    });
+    if inner.is_some_and(bytes) {
+        return blk;
+    }
+    if let Value::Obj(o) = &mut blk {
+        o.push(
+            "provider_data",
+            b.data(Map(vec![("block".into(), own.clone())])),
+        );
+    }
+    blk
+}
+
+/// The ids of the server-side tool calls of an assistant message: a
+/// `toolUse` whose `toolResult` the model wrote in the same message (Nova's
+/// `nova_code_interpreter` and `nova_grounding` system tools).
+fn server_ids(content: &[Value]) -> Vec<&str> {
+    let results: Vec<&str> = content
+        .iter()
+        .filter_map(|c| block_id(c, "toolResult"))
+        .collect();
+    content
+        .iter()
+        .filter_map(|c| block_id(c, "toolUse"))
+        .filter(|u| results.contains(u))
+        .collect()
+}
+
+/// The `toolUseId` of a `toolUse` or `toolResult` block (`key`).
+fn block_id<'v>(c: &'v Value, key: &str) -> Option<&'v str> {
+    c.as_obj()
+        .and_then(|o| o.get(key))
+        .and_then(Value::as_obj)
+        .and_then(|x| x.str("toolUseId"))
+}
+
 fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Value>) -> Result<()> {
     let Some(m) = v.as_obj() else {
         return Err(bad(i, path, "a content block must be an object"));
@@ -48,7 +99,9 @@ fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Val
         let fmt = img.str("format").unwrap_or("");
         let src = img.get("source").and_then(Value::as_obj);
         match (media_of(&IMAGE, fmt), b64(src.and_then(|s| s.get("bytes")))) {
-            (Some(media), Some(data)) => out.push(media_block("image", media, &data)),
+            (Some(media), Some(data)) => {
+                out.push(with_own(b, media_block("image", media, &data), v))
+            }
             _ => out.push(b.part(v.clone())),
         }
     } else if let Some(doc) = m.get("document").and_then(Value::as_obj) {
@@ -77,7 +130,7 @@ fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Val
         if let (Value::Obj(o), Some(name)) = (&mut blk, doc.str("name")) {
             o.push("title", name);
         }
-        out.push(blk);
+        out.push(with_own(b, blk, v));
     } else if let Some(tu) = m.get("toolUse").and_then(Value::as_obj) {
         let (Some(id), Some(name)) = (tu.str("toolUseId"), tu.str("name")) else {
             return Err(bad(
@@ -175,7 +228,22 @@ pub(crate) fn from(b: &mut Builder, at: usize, messages: &[Value]) -> Result<()>
             ));
         };
         let mut blocks = Vec::with_capacity(content.len());
+        // a server-side call and its result stay as given (Bedrock only)
+        let server = if assistant {
+            server_ids(content)
+        } else {
+            Vec::new()
+        };
+        let is_server = |c: &Value| {
+            ["toolUse", "toolResult"]
+                .iter()
+                .any(|k| block_id(c, k).is_some_and(|id| server.contains(&id)))
+        };
         for (j, c) in content.iter().enumerate() {
+            if !server.is_empty() && is_server(c) {
+                blocks.push(b.part(c.clone()));
+                continue;
+            }
             content_block(b, i, &format!(".content[{j}]"), c, &mut blocks)?;
         }
         b.message(assistant, Value::Arr(blocks), None);

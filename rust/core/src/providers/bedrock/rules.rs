@@ -1,7 +1,7 @@
 //! Amazon Bedrock Converse `messages` rules (`toolConfig` passed as `tools`).
 
 use crate::providers::Provider;
-use crate::validate::{blank, id_like, Ctx, Hit, Msg, Rule, Value};
+use crate::validate::{blank, Ctx, Hit, Msg, Rule, Value};
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
@@ -10,12 +10,6 @@ pub static RULES: &[Rule] = &[
         text: "Value '{x}' at 'messages.{i}.member.role' failed to satisfy constraint: Member must satisfy enum value set: [user, assistant]",
         repair: "none: from_provider refuses a message with another role (InvalidRecordError naming it); to_bedrock writes only user and assistant messages and puts system text in `system`",
         check: invalid_role,
-    },
-    Rule {
-        id: "bedrock/first-user",
-        text: "A conversation must start with a user message. Try again with a conversation that starts with a user message.",
-        repair: "SPEC §4 step 10 (user first) puts a meta user record `(no content)` before a leading assistant",
-        check: first_user,
     },
     Rule {
         id: "bedrock/roles-alternate",
@@ -32,7 +26,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "bedrock/blank-text",
         text: "The text field in the ContentBlock object at messages.{i}.content.{x} is blank. Add text to the text field, and try again.",
-        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks",
+        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks (the API refuses an empty text, and a white-space text in a message with no other text; it accepts white space beside other text)",
         check: blank_text,
     },
     Rule {
@@ -61,8 +55,8 @@ pub static RULES: &[Rule] = &[
     },
     Rule {
         id: "bedrock/tool-use-id-pattern",
-        text: "Value at 'messages.{i}.member.content.member.{x}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+ and have length between 1 and 64",
-        repair: "to_bedrock maps ids to 1-64 characters of [a-zA-Z0-9_-], the same way for toolUse and toolResult (adapter rule: tool ids)",
+        text: "Value at 'messages.{i}.member.content.member.{x}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.:-]+ and have length between 1 and 64",
+        repair: "to_bedrock maps ids to 1-64 characters of [a-zA-Z0-9_.:-], the same way for toolUse and toolResult (adapter rule: tool ids)",
         check: id_pattern,
     },
     Rule {
@@ -87,14 +81,6 @@ fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
     }
 }
 
-fn first_user(c: &Ctx, out: &mut Vec<Hit>) {
-    if let Some(m) = c.msgs.first() {
-        if m.role != Some("user") {
-            out.push(Hit::at(m, ".role", ""));
-        }
-    }
-}
-
 fn roles_alternate(c: &Ctx, out: &mut Vec<Hit>) {
     for w in c.msgs.windows(2) {
         if w[0].role.is_some() && w[0].role == w[1].role {
@@ -113,8 +99,16 @@ fn empty_content(c: &Ctx, out: &mut Vec<Hit>) {
 
 fn blank_text(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
+        // White space beside other text is accepted (a "\n" between a
+        // document and a question); an empty text, or a message whose text is
+        // all white space, is not.
+        let other_text = m
+            .blocks
+            .iter()
+            .any(|b| b.str_at("text").is_some_and(|t| !blank(t)));
         for (j, b) in m.blocks.iter().enumerate() {
-            if b.str_at("text").is_some_and(blank) {
+            let refused = |t: &str| t.is_empty() || (!other_text && blank(t));
+            if b.str_at("text").is_some_and(refused) {
                 out.push(Hit::at(
                     m,
                     format_args!(".content[{j}].text"),
@@ -133,19 +127,48 @@ fn ids_of<'v>(m: &Msg<'v, '_>, key: &str) -> Vec<(usize, &'v str)> {
         .collect()
 }
 
+/// The ids of the server-side tool calls of a message: a `toolUse` whose
+/// `toolResult` is in the same message (Nova's `nova_code_interpreter` and
+/// `nova_grounding` system tools write `type: "server_tool_use"` and their
+/// result next to it). They take no part in the client's turn pairing.
+fn server_ids<'v>(m: &Msg<'v, '_>) -> AHashSet<&'v str> {
+    let results: AHashSet<&str> = ids_of(m, "toolResult")
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    ids_of(m, "toolUse")
+        .into_iter()
+        .map(|(_, id)| id)
+        .filter(|id| results.contains(id))
+        .collect()
+}
+
+/// The client tool calls of a message (not the server-side ones).
+fn client_uses<'v>(m: &Msg<'v, '_>) -> Vec<(usize, &'v str)> {
+    let server = server_ids(m);
+    let mut used = ids_of(m, "toolUse");
+    used.retain(|(_, id)| !server.contains(id));
+    used
+}
+
+/// The client tool results of a message (not those of its own server calls).
+fn client_results<'v>(m: &Msg<'v, '_>) -> Vec<(usize, &'v str)> {
+    let server = server_ids(m);
+    let mut results = ids_of(m, "toolResult");
+    results.retain(|(_, id)| !server.contains(id));
+    results
+}
+
 fn use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, m) in c.msgs.iter().enumerate() {
-        let used = ids_of(m, "toolUse");
+        let used = client_uses(m);
         if used.is_empty() {
             continue;
         }
         let Some(next) = c.msgs.get(k + 1) else {
             continue; // a last toolUse turn awaits its results
         };
-        let answered: AHashSet<&str> = ids_of(next, "toolResult")
-            .into_iter()
-            .map(|(_, id)| id)
-            .collect();
+        let answered: AHashSet<&str> = client_results(next).into_iter().map(|(_, id)| id).collect();
         let missing: Vec<&str> = used
             .into_iter()
             .map(|(_, id)| id)
@@ -159,10 +182,10 @@ fn use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
 
 fn result_count(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, m) in c.msgs.iter().enumerate() {
-        let n = ids_of(m, "toolResult").len();
+        let n = client_results(m).len();
         let before = k
             .checked_sub(1)
-            .map_or(0, |p| ids_of(&c.msgs[p], "toolUse").len());
+            .map_or(0, |p| client_uses(&c.msgs[p]).len());
         if n > before {
             out.push(Hit::at(m, ".content", ""));
         }
@@ -196,7 +219,12 @@ fn id_pattern(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
         for key in ["toolUse", "toolResult"] {
             for (j, id) in ids_of(m, key) {
-                if !id_like(id, 1, 64) {
+                // the service model's pattern: [a-zA-Z0-9_.:-]+
+                let ok = (1..=64).contains(&id.len())
+                    && id
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"_.:-".contains(&b));
+                if !ok {
                     out.push(Hit::at(
                         m,
                         format_args!(".content[{j}].{key}.toolUseId"),

@@ -39,7 +39,12 @@ impl Out<'_> {
     fn block(&mut self, b: &Map, out: &mut Vec<Value>) {
         let t = b.str("type").unwrap_or("");
         let before = out.len();
+        let own = data_from(b, ME).and_then(|d| d.get("block"));
         match t {
+            "image" | "document" if own.is_some() => {
+                self.docs += usize::from(t == "document");
+                out.extend(own.cloned());
+            }
             "text" => {
                 let text = b.str("text").unwrap_or("");
                 if let Some(j) = data_from(b, ME).and_then(|d| d.get("json")) {
@@ -170,7 +175,7 @@ fn is_blank_str(s: &str) -> bool {
 /// `{"system"?, "messages"}`; adjacent messages of one role are merged.
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
     let mut o = Out {
-        ids: Ids::new(recs, ID_LIMIT),
+        ids: Ids::new(recs, ID_LIMIT).with_dots(),
         counts,
         docs: 0,
     };

@@ -57,7 +57,7 @@ pub(crate) fn from(
     at: usize,
     contents: &[Value],
 ) -> Result<()> {
-    let open = &mut carry.open;
+    let (open, model_last) = (&mut carry.open, &mut carry.model_last);
     for (i, c) in (at..).zip(contents) {
         let Some(c) = c.as_obj() else {
             return Err(bad(i, "", "a content must be an object"));
@@ -70,7 +70,10 @@ pub(crate) fn from(
         let Some(Value::Arr(parts)) = c.get("parts") else {
             return Err(bad(i, ".parts", "missing required field (a list)"));
         };
-        if assistant {
+        // adjacent model contents are one turn: their calls stay open together
+        let joins = assistant && *model_last;
+        *model_last = assistant;
+        if assistant && !joins {
             open.clear();
         }
         let mut blocks = Vec::with_capacity(parts.len());
@@ -209,6 +212,16 @@ pub(crate) fn from(
                 blocks.push(with_data(b, media_block(kind, media, &data), d));
             } else {
                 blocks.push(b.part(Value::Obj(p.clone())));
+            }
+        }
+        if joins {
+            if let Some(Value::Obj(r)) = b.out.last_mut() {
+                if let Some(Value::Obj(m)) = r.get_mut("message") {
+                    if let Some(Value::Arr(content)) = m.get_mut("content") {
+                        content.extend(blocks);
+                        continue;
+                    }
+                }
             }
         }
         b.message(assistant, Value::Arr(blocks), None);

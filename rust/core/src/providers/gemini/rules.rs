@@ -25,7 +25,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "gemini/function-call-placement",
         text: "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
-        repair: "SPEC §4 step 10 (user first) and step 4 (fold): the turn before an assistant turn is a user turn; to_gemini merges adjacent model turns",
+        repair: "SPEC §4 step 10 (user first) and step 4 (fold): the turn before an assistant turn is a user turn; to_gemini merges adjacent model turns (adjacent contents of one role are one turn: the API joins them)",
         check: call_placement,
     },
     Rule {
@@ -37,7 +37,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "gemini/function-response-count",
         text: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
-        repair: "SPEC §4 step 6 (tool pairing) answers every call exactly once in the next turn",
+        repair: "SPEC §4 step 6 (tool pairing) answers every call exactly once in the next turn (adjacent contents of one role are one turn: calls in two model contents are answered by one user content)",
         check: response_count,
     },
     Rule {
@@ -103,32 +103,76 @@ fn empty_text(c: &Ctx, out: &mut Vec<Hit>) {
     }
 }
 
+/// Adjacent contents of one role, read as one turn: the API joins them (a
+/// model turn may come as several contents, each with its own function
+/// call, answered by one user content that holds every response).
+struct Turn<'c, 'v, 'a> {
+    role: &'v str,
+    msgs: &'c [Msg<'v, 'a>],
+    calls: usize,
+    responses: usize,
+}
+
+impl<'c, 'v, 'a> Turn<'c, 'v, 'a> {
+    /// The first content of the turn that holds a part `has` counts.
+    fn first(&self, has: fn(&Msg) -> usize) -> &'c Msg<'v, 'a> {
+        self.msgs
+            .iter()
+            .find(|m| has(m) > 0)
+            .unwrap_or(&self.msgs[0])
+    }
+}
+
+fn turns<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>) -> Vec<Turn<'c, 'v, 'a>> {
+    let mut out: Vec<Turn> = Vec::new();
+    let mut start = 0;
+    while start < c.msgs.len() {
+        // a content without a role is the user's (a single-turn request)
+        let role = c.msgs[start].role.unwrap_or("user");
+        let mut end = start + 1;
+        while end < c.msgs.len() && c.msgs[end].role.unwrap_or("user") == role {
+            end += 1;
+        }
+        let msgs = &c.msgs[start..end];
+        out.push(Turn {
+            role,
+            msgs,
+            calls: msgs.iter().map(calls).sum(),
+            responses: msgs.iter().map(responses).sum(),
+        });
+        start = end;
+    }
+    out
+}
+
 fn call_placement(c: &Ctx, out: &mut Vec<Hit>) {
-    for (k, m) in c.msgs.iter().enumerate() {
-        if calls(m) > 0 && !(k > 0 && c.msgs[k - 1].role == Some("user")) {
-            out.push(Hit::at(m, "", ""));
+    let turns = turns(c);
+    for (k, t) in turns.iter().enumerate() {
+        if t.calls > 0 && !(k > 0 && turns[k - 1].role == "user") {
+            out.push(Hit::at(t.first(calls), "", ""));
         }
     }
 }
 
 fn response_placement(c: &Ctx, out: &mut Vec<Hit>) {
-    for (k, m) in c.msgs.iter().enumerate() {
-        if responses(m) > 0 && !(k > 0 && calls(&c.msgs[k - 1]) > 0) {
-            out.push(Hit::at(m, "", ""));
+    let turns = turns(c);
+    for (k, t) in turns.iter().enumerate() {
+        if t.responses > 0 && !(k > 0 && turns[k - 1].calls > 0) {
+            out.push(Hit::at(t.first(responses), "", ""));
         }
     }
 }
 
 fn response_count(c: &Ctx, out: &mut Vec<Hit>) {
-    for (k, m) in c.msgs.iter().enumerate() {
-        let n = calls(m);
-        if n == 0 {
+    let turns = turns(c);
+    for (k, t) in turns.iter().enumerate() {
+        if t.calls == 0 {
             continue;
         }
         // The last turn may be a call awaiting its response.
-        if let Some(next) = c.msgs.get(k + 1) {
-            if responses(next) != n {
-                out.push(Hit::at(next, ".parts", ""));
+        if let Some(next) = turns.get(k + 1) {
+            if next.responses != t.calls {
+                out.push(Hit::at(&next.msgs[0], ".parts", ""));
             }
         }
     }
