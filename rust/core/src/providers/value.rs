@@ -551,6 +551,32 @@ pub fn bad(i: usize, path: &str, msg: impl Into<String>) -> Error {
     Error::invalid(i, format!("messages[{i}]{path}"), msg)
 }
 
+/// `o[key]` as a string, or the error naming `messages[i]<path>.<key>`.
+pub fn need_str<'v>(o: &'v Map, key: &str, i: usize, path: &str) -> Result<&'v str> {
+    o.str(key).ok_or_else(|| {
+        bad(
+            i,
+            &format!("{path}.{key}"),
+            "missing required field (a string)",
+        )
+    })
+}
+
+/// `v` as an object, or the error naming `messages[i]<path>`.
+pub fn need_obj<'v>(v: &'v Value, i: usize, path: &str, msg: &str) -> Result<&'v Map> {
+    v.as_obj().ok_or_else(|| bad(i, path, msg))
+}
+
+/// The messages from index `at` on, each an object (or the error naming it).
+pub fn message_objects(
+    at: usize,
+    messages: &[Value],
+) -> impl Iterator<Item = Result<(usize, &Map)>> {
+    (at..)
+        .zip(messages)
+        .map(|(i, m)| Ok((i, need_obj(m, i, "", "a message must be an object")?)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,10 +32,8 @@ pub(crate) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
 }
 
 pub(crate) fn from(b: &mut Builder, at: usize, messages: &[Value]) -> Result<()> {
-    for (i, m) in (at..).zip(messages) {
-        let Some(m) = m.as_obj() else {
-            return Err(bad(i, "", "a message must be an object"));
-        };
+    for item in message_objects(at, messages) {
+        let (i, m) = item?;
         let assistant = match m.str("role") {
             Some("user") => false,
             Some("assistant") => true,
