@@ -110,6 +110,35 @@ pub fn system_content(content: &Value, text: fn(SmolStr) -> Value) -> Value {
     }
 }
 
+/// Appends a `{"role": role, key: items}` turn (Bedrock's and Gemini's
+/// shape): an empty one filled with `(no content)` (`empty_filled`), merged
+/// into the previous turn when that has the same role (`messages_merged`).
+pub fn push_turn(
+    out: &mut Vec<Value>,
+    role: &'static str,
+    key: &'static str,
+    mut items: Vec<Value>,
+    counts: &mut Counts,
+) {
+    if items.is_empty() {
+        count(counts, "empty_filled");
+        items.push(obj([("text", "(no content)".into())]));
+    }
+    if let Some(Value::Obj(prev)) = out.last_mut() {
+        if prev.str("role") == Some(role) {
+            if let Some(Value::Arr(p)) = prev.get_mut(key) {
+                count(counts, "messages_merged");
+                p.extend(items);
+                return;
+            }
+        }
+    }
+    let mut m = Map::with_capacity(2);
+    m.push("role", role);
+    m.push(key, Value::Arr(items));
+    out.push(Value::Obj(m));
+}
+
 /// A string content as blocks (none when empty).
 pub fn string_blocks(s: &SmolStr) -> Vec<Value> {
     if s.is_empty() {

@@ -34,25 +34,25 @@ pub(crate) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
 pub(crate) fn from(b: &mut Builder, at: usize, messages: &[Value]) -> Result<()> {
     for item in message_objects(at, messages) {
         let (i, m) = item?;
+        if m.str("role") == Some("system") {
+            // a system message in the conversation: kept where it is
+            match m.get("content") {
+                Some(c @ (Value::Str(_) | Value::Arr(_))) => {
+                    b.system_in_messages("system", c.clone())
+                }
+                _ => {
+                    return Err(bad(
+                        i,
+                        ".content",
+                        "must be a string or a list of text blocks",
+                    ))
+                }
+            }
+            continue;
+        }
         let assistant = match m.str("role") {
             Some("user") => false,
             Some("assistant") => true,
-            Some("system") => {
-                // a system message in the conversation: kept where it is
-                match m.get("content") {
-                    Some(c @ (Value::Str(_) | Value::Arr(_))) => {
-                        b.system_in_messages("system", c.clone())
-                    }
-                    _ => {
-                        return Err(bad(
-                            i,
-                            ".content",
-                            "must be a string or a list of text blocks",
-                        ))
-                    }
-                }
-                continue;
-            }
             _ => return Err(bad(i, ".role", "must be 'user', 'assistant' or 'system'")),
         };
         let content = match m.get("content") {

@@ -39,11 +39,10 @@ fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
 
 /// A plain list of chat messages, system/developer messages first.
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let ids = Ids::new(recs, ID_LIMIT);
-    let mut out = Vec::with_capacity(recs.len() + system.len());
-    out.extend(system.iter().map(system_message));
-    write_each(recs, ids, counts, &mut out, record);
-    Ok(Value::Arr(out))
+    let first = system.iter().map(system_message).collect();
+    Ok(Value::Arr(write_each(
+        recs, ID_LIMIT, counts, first, record,
+    )))
 }
 
 /// A system or developer message.

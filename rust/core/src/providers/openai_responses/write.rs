@@ -44,10 +44,8 @@ fn message(role: &str, content: Value, template: Option<&Map>) -> Value {
 
 /// A list of input items, system/developer messages first.
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let ids = Ids::new(recs, ID_LIMIT);
-    let mut out = Vec::with_capacity(recs.len() + system.len());
-    out.extend(system.iter().map(system_message));
-    write_each(recs, ids, counts, &mut out, record);
+    let first = system.iter().map(system_message).collect();
+    let mut out = write_each(recs, ID_LIMIT, counts, first, record);
     drop_unsendable_ids(&mut out, counts);
     compaction_trigger_last(&mut out, counts);
     Ok(Value::Arr(out))
