@@ -7,32 +7,20 @@ Rust core for the normalization pipeline of docs/SPEC.md.
 from __future__ import annotations
 
 from . import (
+    _api,
     arrow,  # the Arrow kernel; pyarrow is not imported (msgnorm.ray/.daft: on use)
+    batch,
+    conversation,
+    errors,
     frameworks,  # registers the framework names; each adapter is imported on use
     model,
+    providers,
+    session,
 )
-from ._api import (
-    count_tokens,
-    count_tokens_per_record,
-    derive_short_message_id,
-    derive_uuid,
-    find_cutoff,
-    normalize_for_api,
-    normalize_for_api_report,
-    normalize_messages,
-    render_attachment,
-    split_for_summary,
-    to_anthropic,
-    trim_to_budget,
-)
+from ._api import *  # noqa: F403
 from ._native import __version__
-from .batch import (
-    count_tokens_batch,
-    default_num_threads,
-    normalize_batch,
-    normalize_batch_report,
-)
-from .conversation import Conversation
+from .batch import *  # noqa: F403
+from .conversation import *  # noqa: F403
 from .editing import (
     EditReport,
     clear_thinking,
@@ -40,58 +28,19 @@ from .editing import (
     clear_tool_results,
     clear_tool_results_report,
 )
-from .errors import (
-    BudgetError,
-    InvalidRecordError,
-    JSONDecodeError,
-    MsgnormError,
-    PairingError,
-    ProviderRuleError,
-)
+from .errors import *  # noqa: F403
 from .listing import SearchHit, SessionInfo, list_sessions, search_sessions
-from .model import *  # noqa: F403 (the typed model: the names of its __all__)
+from .model import *  # noqa: F403
 from .provider_rules import Violation, check, validate
-from .providers import (
-    PROVIDERS,
-    convert,
-    convert_report,
-    from_provider,
-    rename_tools,
-    to_bedrock,
-    to_gemini,
-    to_openai_chat,
-    to_openai_responses,
-    to_provider,
-    to_provider_report,
-    tool_name,
-)
-from .session import (
-    LineIssue,
-    LoadReport,
-    Session,
-    Thread,
-    load_session,
-    session_files,
-)
+from .providers import *  # noqa: F403
+from .session import *  # noqa: F403
 from .usage import ModelPrices, Usage, session_usage
 
 __all__ = [
-    "PROVIDERS",
-    "BudgetError",
-    "Conversation",
     "EditReport",
-    "InvalidRecordError",
-    "JSONDecodeError",
-    "LineIssue",
-    "LoadReport",
     "ModelPrices",
-    "MsgnormError",
-    "PairingError",
-    "ProviderRuleError",
     "SearchHit",
-    "Session",
     "SessionInfo",
-    "Thread",
     "Usage",
     "Violation",
     "__version__",
@@ -101,39 +50,16 @@ __all__ = [
     "clear_thinking_report",
     "clear_tool_results",
     "clear_tool_results_report",
-    "convert",
-    "convert_report",
-    "count_tokens",
-    "count_tokens_batch",
-    "count_tokens_per_record",
-    "default_num_threads",
-    "derive_short_message_id",
-    "derive_uuid",
-    "find_cutoff",
     "frameworks",
-    "from_provider",
     "list_sessions",
-    "load_session",
-    "normalize_batch",
-    "normalize_batch_report",
-    "normalize_for_api",
-    "normalize_for_api_report",
-    "normalize_messages",
-    "rename_tools",
-    "render_attachment",
     "search_sessions",
-    "session_files",
     "session_usage",
-    "split_for_summary",
-    "to_anthropic",
-    "to_bedrock",
-    "to_gemini",
-    "to_openai_chat",
-    "to_openai_responses",
-    "to_provider",
-    "to_provider_report",
-    "tool_name",
-    "trim_to_budget",
     "validate",
 ]
+__all__ += _api.__all__
+__all__ += batch.__all__
+__all__ += conversation.__all__
+__all__ += errors.__all__
 __all__ += model.__all__
+__all__ += providers.__all__
+__all__ += session.__all__
