@@ -9,7 +9,9 @@ native functions themselves: their keyword defaults and checks exist once, here.
 """
 
 from collections.abc import Mapping
-from typing import Any, final
+from typing import Any, TypedDict, final
+
+from typing_extensions import Unpack
 
 __all__ = [
     "BUILD_PROFILE",
@@ -58,24 +60,32 @@ __version__: str
 #: wheels) or ``dev`` (``maturin develop`` without ``--release``).
 BUILD_PROFILE: str
 
+class _ApiOptions(TypedDict, total=False):
+    """The options of the §4 steps (``normalize_for_api`` and its report)."""
+
+    strict: bool
+    max_media: int | None
+    short_ids: bool
+    ensure_user_first: bool
+    attachment_templates: Mapping[str, str | None] | None
+
+class _Costs(TypedDict, total=False):
+    """The token cost options (SPEC §6) every counting function takes."""
+
+    chars_per_token: float
+    tokens_per_message: int
+    tokens_per_image: int
+    tokens_per_document: int
+
 def normalize_for_api(
     records: Any,
-    *,
-    strict: bool = ...,
-    max_media: int | None = ...,
-    short_ids: bool = ...,
-    ensure_user_first: bool = ...,
-    attachment_templates: Mapping[str, str | None] | None = None,
+    **options: Unpack[_ApiOptions],
 ) -> Any: ...
 def normalize_for_api_report(
     records: Any,
     *,
-    strict: bool = ...,
-    max_media: int | None = ...,
-    short_ids: bool = ...,
-    ensure_user_first: bool = ...,
-    attachment_templates: Mapping[str, str | None] | None = None,
     source_map: bool = False,
+    **options: Unpack[_ApiOptions],
 ) -> tuple[Any, dict[str, Any]]: ...
 def normalize_messages(records: Any) -> Any: ...
 def _counting(
@@ -85,49 +95,32 @@ def _max_media(value: int | None) -> int | None: ...
 def _count(name: str, value: int, records: bool) -> int: ...
 def count_tokens_per_record(
     records: Any,
-    *,
-    chars_per_token: float = ...,
-    tokens_per_message: int = ...,
-    tokens_per_image: int = ...,
-    tokens_per_document: int = ...,
+    **costs: Unpack[_Costs],
 ) -> list[int]: ...
 def count_tokens(
     records: Any,
-    *,
-    chars_per_token: float = ...,
-    tokens_per_message: int = ...,
-    tokens_per_image: int = ...,
-    tokens_per_document: int = ...,
+    **costs: Unpack[_Costs],
 ) -> int: ...
 def find_cutoff(
     records: Any,
     max_tokens: int,
     *,
     pin: int = 0,
-    chars_per_token: float = ...,
-    tokens_per_message: int = ...,
-    tokens_per_image: int = ...,
-    tokens_per_document: int = ...,
+    **costs: Unpack[_Costs],
 ) -> int: ...
 def trim_to_budget(
     records: Any,
     max_tokens: int,
     *,
     pin: int = 0,
-    chars_per_token: float = ...,
-    tokens_per_message: int = ...,
-    tokens_per_image: int = ...,
-    tokens_per_document: int = ...,
+    **costs: Unpack[_Costs],
 ) -> Any: ...
 def split_for_summary(
     records: Any,
     keep_tokens: int,
     *,
     pin: int = 0,
-    chars_per_token: float = ...,
-    tokens_per_message: int = ...,
-    tokens_per_image: int = ...,
-    tokens_per_document: int = ...,
+    **costs: Unpack[_Costs],
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
 def validate_records(records: Any) -> int: ...
