@@ -83,6 +83,10 @@ def _check_errors(errors: str) -> None:
         raise MsgnormError(f"errors must be 'report' or 'raise', not {errors!r}")
 
 
+def _outputs(results: list[Any]) -> list[Any]:
+    return [r if isinstance(r, MsgnormError) else r[0] for r in results]
+
+
 def normalize_batch_report(
     items: Sequence[Any],
     *,
@@ -132,18 +136,10 @@ def normalize_batch_report(
     return _finish(out, errors)
 
 
-def normalize_batch(
-    items: Sequence[Any],
-    *,
-    num_threads: int | None = None,
-    errors: Errors = "report",
-    session: bool = False,
-    strict: bool = _api._STRICT,
-    max_media: int | None = _api._MAX_MEDIA,
-    short_ids: bool = _api._SHORT_IDS,
-    ensure_user_first: bool = _api._ENSURE_USER_FIRST,
-    attachment_templates: Mapping[str, str | None] | None = None,
-) -> list[Any]:
+normalize_batch = _api._derived(
+    normalize_batch_report,
+    _outputs,
+    "normalize_batch",
     """``normalize_for_api`` of every item, in input order, on every core.
 
     ``errors="report"``: a bad item's place holds its exception (a
@@ -151,19 +147,8 @@ def normalize_batch(
     ``index``/``path``), and the other items are unaffected; ``errors="raise"``
     raises the first one.  ``session=True`` reads each item as a session file
     (its main thread after the last compaction, broken lines skipped).
-    """
-    results = normalize_batch_report(
-        items,
-        num_threads=num_threads,
-        errors=errors,
-        session=session,
-        strict=strict,
-        max_media=max_media,
-        short_ids=short_ids,
-        ensure_user_first=ensure_user_first,
-        attachment_templates=attachment_templates,
-    )
-    return [r if isinstance(r, MsgnormError) else r[0] for r in results]
+    """,
+)
 
 
 def count_tokens_batch(

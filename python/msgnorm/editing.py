@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
-from . import _native
+from . import _api, _native
 from .errors import MsgnormError
 from .model import _gc_paused
 
@@ -132,6 +132,29 @@ def clear_tool_results_report(
     )
 
 
+clear_tool_results = _api._without_report(
+    clear_tool_results_report,
+    "clear_tool_results",
+    """Replace the content of old ``tool_result`` blocks by ``placeholder``.
+
+    Fires when the history's §6 token count exceeds ``trigger`` (an int, or
+    ``{"type": "input_tokens" | "tool_uses", "value": n}``: more than ``n``
+    ``tool_use`` blocks; ``None`` always fires). Then every ``tool_use`` but the
+    last ``keep`` has its result cleared (and its ``input`` set to ``{}`` when
+    ``clear_tool_inputs`` is ``True`` or names its tool), except tools in
+    ``exclude_tools`` and the current tool loop (the last assistant record with
+    ``tool_use`` blocks and the user record after it), which is never touched.
+    A result no bigger than the placeholder (fewer characters, no media) stays:
+    clearing never raises the token count. If all that would free fewer than
+    ``clear_at_least`` tokens, nothing changes (Anthropic's rule; LangChain
+    instead stops once it has freed that many).
+    Results are replaced, never removed, so ``tool_use``/``tool_result``
+    pairing holds; records before the first changed one are unchanged (byte
+    for byte for JSON input). Run it on :func:`msgnorm.normalize_for_api`'s output.
+    """,
+)
+
+
 def _tool_args(
     *,
     trigger: int | Mapping[str, Any] | None = 100_000,
@@ -228,44 +251,6 @@ def _policy_args(clear_tool_results: Any, clear_thinking: Any) -> dict[str, Any]
     return {**base, "thinking": thinking, "keep_turns": keep_turns}
 
 
-def clear_tool_results(
-    records: Any,
-    *,
-    trigger: int | Mapping[str, Any] | None = 100_000,
-    keep: int | Mapping[str, Any] = 3,
-    clear_at_least: int | Mapping[str, Any] | None = None,
-    exclude_tools: Iterable[str] = (),
-    clear_tool_inputs: bool | Iterable[str] = False,
-    placeholder: str = DEFAULT_PLACEHOLDER,
-) -> Any:
-    """Replace the content of old ``tool_result`` blocks by ``placeholder``.
-
-    Fires when the history's §6 token count exceeds ``trigger`` (an int, or
-    ``{"type": "input_tokens" | "tool_uses", "value": n}``: more than ``n``
-    ``tool_use`` blocks; ``None`` always fires). Then every ``tool_use`` but the
-    last ``keep`` has its result cleared (and its ``input`` set to ``{}`` when
-    ``clear_tool_inputs`` is ``True`` or names its tool), except tools in
-    ``exclude_tools`` and the current tool loop (the last assistant record with
-    ``tool_use`` blocks and the user record after it), which is never touched.
-    A result no bigger than the placeholder (fewer characters, no media) stays:
-    clearing never raises the token count. If all that would free fewer than
-    ``clear_at_least`` tokens, nothing changes (Anthropic's rule; LangChain
-    instead stops once it has freed that many).
-    Results are replaced, never removed, so ``tool_use``/``tool_result``
-    pairing holds; records before the first changed one are unchanged (byte
-    for byte for JSON input). Run it on :func:`msgnorm.normalize_for_api`'s output.
-    """
-    return clear_tool_results_report(
-        records,
-        trigger=trigger,
-        keep=keep,
-        clear_at_least=clear_at_least,
-        exclude_tools=exclude_tools,
-        clear_tool_inputs=clear_tool_inputs,
-        placeholder=placeholder,
-    )[0]
-
-
 def clear_thinking_report(
     records: Any, *, keep_turns: int | Literal["all"] | Mapping[str, Any] = 1
 ) -> tuple[Any, EditReport]:
@@ -287,14 +272,14 @@ def clear_thinking_report(
     )
 
 
-def clear_thinking(
-    records: Any, *, keep_turns: int | Literal["all"] | Mapping[str, Any] = 1
-) -> Any:
+clear_thinking = _api._without_report(
+    clear_thinking_report,
+    "clear_thinking",
     """Remove ``thinking``/``redacted_thinking`` blocks of older assistant turns.
 
     The last ``keep_turns`` assistant records holding thinking keep it (``"all"``
     keeps everything); so does the current tool loop's assistant (its signed
     thinking must go back unchanged), and any record that the removal would
     leave empty.
-    """
-    return clear_thinking_report(records, keep_turns=keep_turns)[0]
+    """,
+)

@@ -251,36 +251,6 @@ def to_bedrock(records: Any, *, system: Any = None, normalize: bool = True) -> d
     return to_provider(records, "bedrock", system=system, normalize=normalize)  # type: ignore[no-any-return]
 
 
-def convert(
-    messages: Sequence[Any],
-    *,
-    source: str,
-    target: str,
-    system: Any = None,
-    strict: bool = _api._STRICT,
-    max_media: int | None = _api._MAX_MEDIA,
-    store: bool = True,
-    continuation: bool = False,
-) -> Any:
-    """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call.
-
-    With the same format in and out, the messages no step changed are the
-    input's own objects (shared, like slicing); repaired or made ones are new.
-    The input is never mutated. ``store`` and ``continuation`` are
-    :func:`to_provider`'s.
-    """
-    return convert_report(
-        messages,
-        source=source,
-        target=target,
-        system=system,
-        strict=strict,
-        max_media=max_media,
-        store=store,
-        continuation=continuation,
-    )[0]
-
-
 def convert_report(
     messages: Sequence[Any],
     *,
@@ -325,3 +295,16 @@ def convert_report(
             items, source, target, _plain(system), bool(strict), media, bool(store)
         )
     return out, report
+
+
+convert = _api._without_report(
+    convert_report,
+    "convert",
+    """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call.
+
+    With the same format in and out, the messages no step changed are the
+    input's own objects (shared, like slicing); repaired or made ones are new.
+    The input is never mutated. ``store`` and ``continuation`` are
+    :func:`to_provider`'s.
+    """,
+)
