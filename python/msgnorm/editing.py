@@ -29,6 +29,7 @@ slicing), changed ones are fresh shallow copies sharing unchanged blocks.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
@@ -155,16 +156,17 @@ clear_tool_results = _api._without_report(
 )
 
 
-def _tool_args(
-    *,
-    trigger: int | Mapping[str, Any] | None = 100_000,
-    keep: int | Mapping[str, Any] = 3,
-    clear_at_least: int | Mapping[str, Any] | None = None,
-    exclude_tools: Iterable[str] = (),
-    clear_tool_inputs: bool | Iterable[str] = False,
-    placeholder: str = DEFAULT_PLACEHOLDER,
-) -> dict[str, Any]:
-    """The core's arguments for :func:`clear_tool_results`'s options (checked)."""
+_TOOL_OPTIONS = inspect.signature(clear_tool_results_report)
+
+
+def _tool_args(**options: Any) -> dict[str, Any]:
+    """The core's arguments for :func:`clear_tool_results`'s options (checked;
+    the options and their defaults are its own)."""
+    bound = _TOOL_OPTIONS.bind(None, **options)
+    bound.apply_defaults()
+    trigger, keep, clear_at_least, exclude_tools, clear_tool_inputs, placeholder = list(
+        bound.arguments.values()
+    )[1:]
     if trigger is None:
         tkind, tvalue = "tool_uses", 0
     else:
@@ -200,9 +202,7 @@ def _keep_turns(keep_turns: int | Literal["all"] | Mapping[str, Any]) -> int | N
     return min(_count("keep_turns", keep_turns, ("thinking_turns",))[1], _USIZE_MAX)
 
 
-_TOOL_KEYS = frozenset(
-    ("trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs", "placeholder")
-)
+_TOOL_KEYS = frozenset(list(_TOOL_OPTIONS.parameters)[1:])
 
 
 def _policy_args(clear_tool_results: Any, clear_thinking: Any) -> dict[str, Any] | None:
