@@ -102,6 +102,19 @@ _TOKENS_PER_IMAGE: int = _COUNTING_DEFAULTS["tokens_per_image"]
 _TOKENS_PER_DOCUMENT: int = _COUNTING_DEFAULTS["tokens_per_document"]
 
 
+def _api_args(
+    strict: bool,
+    max_media: int | None,
+    short_ids: bool,
+    ensure_user_first: bool,
+    attachment_templates: Mapping[str, str | None] | None,
+) -> tuple[bool, int | None, bool, bool, dict[str, str | None] | None]:
+    """The §4 options as the batch, Arrow and conversation entry points of the
+    core take them (checked)."""
+    templates = dict(attachment_templates) if attachment_templates is not None else None
+    return bool(strict), _max_media(max_media), bool(short_ids), bool(ensure_user_first), templates
+
+
 normalize_messages = _native.normalize_messages
 
 

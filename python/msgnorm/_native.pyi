@@ -69,6 +69,10 @@ class _ApiOptions(TypedDict, total=False):
     ensure_user_first: bool
     attachment_templates: Mapping[str, str | None] | None
 
+#: ``(strict, max_media, short_ids, ensure_user_first, attachment_templates)``:
+#: the §4 options of the batch, Arrow and conversation entry points.
+_ApiArgs = tuple[bool, int | None, bool, bool, dict[str, str | None] | None]
+
 class _Costs(TypedDict, total=False):
     """The token cost options (SPEC §6) every counting function takes."""
 
@@ -200,11 +204,7 @@ def normalize_batch(
     items: list[bytes | str],
     session: bool,
     num_threads: int | None,
-    strict: bool,
-    max_media: int | None,
-    short_ids: bool,
-    ensure_user_first: bool,
-    attachment_templates: dict[str, str | None] | None,
+    api: _ApiArgs,
 ) -> list[Any]: ...
 def count_tokens_batch(
     items: list[bytes | str],
@@ -221,11 +221,7 @@ def arrow_normalize(
     session: bool,
     num_threads: int | None,
     raise_first: bool,
-    strict: bool,
-    max_media: int | None,
-    short_ids: bool,
-    ensure_user_first: bool,
-    attachment_templates: dict[str, str | None] | None,
+    api: _ApiArgs,
     counting: tuple[float, int, int, int] | None,
 ) -> Any: ...
 def arrow_count_tokens(
@@ -241,11 +237,7 @@ def _force_panic(message: str) -> None: ...
 class Conversation:
     def __new__(
         cls,
-        strict: bool,
-        max_media: int | None,
-        short_ids: bool,
-        ensure_user_first: bool,
-        attachment_templates: dict[str, str | None] | None,
+        api: _ApiArgs,
         counting: tuple[float, int, int, int],
     ) -> Conversation: ...
     def append(self, data: bytes | str) -> int: ...

@@ -102,23 +102,13 @@ def normalize_batch_report(
     """:func:`normalize_batch` with each item's repair counts: ``(output, report)``
     per good item; a bad item is its exception (with ``.item``, its index)."""
     _check_errors(errors)
-    media = _api._max_media(max_media)
+    api = _api._api_args(strict, max_media, short_ids, ensure_user_first, attachment_templates)
     if session and any(isinstance(it, list) for it in items):
         raise MsgnormError("session=True takes session files as JSON bytes/str, not lists")
     json_at, json_items, lists_at = _split(items)
-    templates = dict(attachment_templates) if attachment_templates is not None else None
     out: list[Any] = [None] * len(items)
     if json_items:
-        results = _native.normalize_batch(
-            json_items,
-            bool(session),
-            _threads(num_threads),
-            bool(strict),
-            media,
-            bool(short_ids),
-            bool(ensure_user_first),
-            templates,
-        )
+        results = _native.normalize_batch(json_items, bool(session), _threads(num_threads), api)
         for i, r in zip(json_at, results, strict=True):
             out[i] = _tag(r, i) if isinstance(r, MsgnormError) else r
     for i in lists_at:

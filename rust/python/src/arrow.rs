@@ -3,7 +3,7 @@
 //! core's batch kernel with the GIL released, and the results built as an Arrow
 //! struct array with arrow-rs builders, handed back through the same interface.
 
-use crate::args::{params, templates, Counting};
+use crate::args::{api_args, params, ApiArgs, Counting};
 use crate::batch::item_error;
 use crate::errors::{guard, to_pyerr, Failure};
 use arrow_array::builder::{BinaryViewBuilder, Int64Builder, StringBuilder, StringViewBuilder};
@@ -18,7 +18,6 @@ use arrow_schema::{DataType, Field, FieldRef, Fields};
 use msgnorm_core::{batch, on_json, ApiOptions, CountParams, Error, Report};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 use pyo3_arrow::input::AnyArray;
 use pyo3_arrow::{PyArray, PyChunkedArray};
 use std::sync::{Arc, Mutex};
@@ -534,28 +533,17 @@ fn run<'py>(
 /// `normalize_for_api` of every row: a struct array of `normalized`, `repairs`,
 /// `tokens` (of the output; null unless `count_tokens`) and `error`.
 #[pyfunction]
-#[pyo3(signature = (array, session, num_threads, raise_first, strict, max_media, short_ids, ensure_user_first, attachment_templates, counting))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (array, session, num_threads, raise_first, api, counting))]
 pub fn arrow_normalize<'py>(
     py: Python<'py>,
     array: &Bound<'py, PyAny>,
     session: bool,
     num_threads: Option<usize>,
     raise_first: bool,
-    strict: bool,
-    max_media: Option<usize>,
-    short_ids: bool,
-    ensure_user_first: bool,
-    attachment_templates: Option<&Bound<'py, PyDict>>,
+    api: ApiArgs<'py>,
     counting: Option<Counting>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = ApiOptions {
-        strict,
-        max_media,
-        short_ids,
-        ensure_user_first,
-        templates: templates(py, attachment_templates)?,
-    };
+    let opts = api_args(py, api)?;
     let counting = counting.map(params);
     if let Some(p) = &counting {
         p.check().map_err(|e| to_pyerr(py, Failure::Core(e)))?;

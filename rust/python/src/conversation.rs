@@ -2,7 +2,7 @@
 //! lock, so that it can be shared between threads. JSON in, JSON out; the
 //! Python class `msgnorm.Conversation` converts kinds.
 
-use crate::args::{params, template_overrides, Counting};
+use crate::args::{params, template_overrides, ApiArgs, Counting};
 use crate::errors::{guard, surrogate_error, to_pyerr, Failure};
 use msgnorm_core::conversation::{self, Settings};
 use pyo3::prelude::*;
@@ -56,22 +56,15 @@ fn text<'py>(data: &Bound<'py, PyAny>) -> PyResult<Vec<u8>> {
 #[pymethods]
 impl Conversation {
     #[new]
-    #[pyo3(signature = (strict, max_media, short_ids, ensure_user_first, attachment_templates, counting))]
-    fn new(
-        py: Python<'_>,
-        strict: bool,
-        max_media: Option<usize>,
-        short_ids: bool,
-        ensure_user_first: bool,
-        attachment_templates: Option<&Bound<'_, PyDict>>,
-        counting: Counting,
-    ) -> PyResult<Self> {
+    #[pyo3(signature = (api, counting))]
+    fn new(py: Python<'_>, api: ApiArgs<'_>, counting: Counting) -> PyResult<Self> {
+        let (strict, max_media, short_ids, ensure_user_first, attachment_templates) = api;
         let settings = Settings {
             strict,
             max_media,
             short_ids,
             ensure_user_first,
-            templates: template_overrides(py, attachment_templates)?,
+            templates: template_overrides(py, attachment_templates.as_ref())?,
             count: params(counting),
         };
         let inner = conversation::Conversation::new(settings)
