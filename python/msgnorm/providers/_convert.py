@@ -180,19 +180,9 @@ def to_provider_report(
     return out, report
 
 
-def to_provider(
-    records: Any,
-    target: str,
-    *,
-    system: Any = None,
-    normalize: bool = True,
-    strict: bool = _api._STRICT,
-    max_media: int | None = _api._MAX_MEDIA,
-    model: str | None = None,
-    foreign_thinking: ForeignThinking = "drop",
-    store: bool = True,
-    continuation: bool = False,
-) -> Any:
+to_provider = _api._without_report(
+    to_provider_report,
+    "to_provider",
     """Records in ``target``'s request shape, after :func:`msgnorm.normalize_for_api`.
 
     Shapes: ``anthropic`` ``{"system"?, "messages"}``; ``openai-chat`` a list of
@@ -212,19 +202,8 @@ def to_provider(
     server-side id (a reasoning item keeps the id its ``encrypted_content`` is
     bound to). ``continuation=True`` says the request continues a stored
     response, which ``store=False`` cannot: the two together raise ValueError.
-    """
-    return to_provider_report(
-        records,
-        target,
-        system=system,
-        normalize=normalize,
-        strict=strict,
-        max_media=max_media,
-        model=model,
-        foreign_thinking=foreign_thinking,
-        store=store,
-        continuation=continuation,
-    )[0]
+    """,
+)
 
 
 def to_openai_chat(
