@@ -14,7 +14,6 @@ mod input;
 mod providers;
 mod read;
 mod session;
-mod source_map;
 mod usage;
 mod validate;
 mod view;
@@ -45,7 +44,7 @@ fn _force_panic(py: Python<'_>, message: &str) -> PyResult<()> {
 #[pymodule(gil_used = true)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::normalize_for_api, m)?)?;
-    m.add_function(wrap_pyfunction!(source_map::normalize_for_api_report, m)?)?;
+    m.add_function(wrap_pyfunction!(api::normalize_for_api_report, m)?)?;
     m.add_function(wrap_pyfunction!(budget::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(args::counting, m)?)?;
     m.add_function(wrap_pyfunction!(args::max_media_arg, m)?)?;
