@@ -156,20 +156,7 @@ def convert(
     store: bool = True,
 ) -> tuple[Any, dict[str, int]]: ...
 def tool_name(name: str, provider_name: str) -> str: ...
-def clear_context(
-    records: Any,
-    tools: bool,
-    trigger_kind: str,
-    trigger_value: int,
-    keep: int,
-    clear_at_least: int,
-    exclude_tools: list[str],
-    clear_all_inputs: bool,
-    clear_inputs_of: list[str],
-    placeholder: str,
-    thinking: bool,
-    keep_turns: int | None,
-) -> tuple[Any, Any]: ...
+def clear_context(records: Any, args: dict[str, Any]) -> tuple[Any, Any]: ...
 def render_attachment(
     attachment: Any, attachment_templates: dict[str, str | None] | None = None
 ) -> str | None: ...
@@ -254,21 +241,7 @@ class Conversation:
     def count_tokens(self) -> int: ...
     def trim_to_budget(self, max_tokens: int, pin: int) -> bytes: ...
     def split_for_summary(self, keep_tokens: int, pin: int) -> tuple[bytes, bytes]: ...
-    def set_policy(
-        self,
-        *,
-        trigger_kind: str,
-        trigger_value: int,
-        clear_at_least: int,
-        tools: bool,
-        keep: int,
-        exclude_tools: list[str],
-        clear_all_inputs: bool,
-        clear_inputs_of: list[str],
-        placeholder: str,
-        thinking: bool,
-        keep_turns: int | None,
-    ) -> None: ...
+    def set_policy(self, args: dict[str, Any]) -> None: ...
     @property
     def edit_count(self) -> int: ...
     def edits(self) -> list[tuple[int, dict[str, Any]]]: ...

@@ -95,7 +95,7 @@ class Conversation:
         native = _native.Conversation(api, counting)
         policy = _policy_args(clear_tool_results, clear_thinking)
         if policy is not None:
-            native.set_policy(**policy)
+            native.set_policy(policy)
         self._init(native, kind)
         if records is not None:
             self.append(records)

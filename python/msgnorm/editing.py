@@ -103,7 +103,7 @@ def _names(name: str, value: object) -> list[str]:
 def _run(records: Any, **kw: Any) -> tuple[Any, EditReport]:
     """Calls the core: JSON text, or a list of dicts or msgnorm Structs read natively."""
     with _gc_paused():  # the call may build many objects; see model._gc_paused
-        out, report = _native.clear_context(records, **kw)
+        out, report = _native.clear_context(records, kw)
     return out, report
 
 

@@ -167,41 +167,21 @@ impl Conversation {
     }
 
     /// Sets the context-editing policy (`tools` / `thinking` off: none of it).
-    #[pyo3(signature = (*, trigger_kind, trigger_value, clear_at_least, tools, keep, exclude_tools, clear_all_inputs, clear_inputs_of, placeholder, thinking, keep_turns))]
-    #[allow(clippy::too_many_arguments)]
-    fn set_policy(
-        &self,
-        py: Python<'_>,
-        trigger_kind: &str,
-        trigger_value: u64,
-        clear_at_least: u64,
-        tools: bool,
-        keep: usize,
-        exclude_tools: Vec<String>,
-        clear_all_inputs: bool,
-        clear_inputs_of: Vec<String>,
-        placeholder: String,
-        thinking: bool,
-        keep_turns: Option<usize>,
-    ) -> PyResult<()> {
-        use msgnorm_core::editing::ThinkingOptions;
-        let trigger = crate::editing::trigger(py, trigger_kind, trigger_value)?;
-        let policy = (tools || thinking).then(|| conversation::Policy {
-            trigger,
-            clear_at_least,
-            tools: tools.then(|| {
-                crate::editing::tool_options(
-                    trigger,
-                    keep,
-                    0,
-                    exclude_tools,
-                    clear_all_inputs,
-                    clear_inputs_of,
-                    placeholder,
-                )
-            }),
-            thinking: thinking.then_some(ThinkingOptions { keep_turns }),
-        });
+    fn set_policy(&self, py: Python<'_>, args: crate::editing::EditArgs) -> PyResult<()> {
+        let policy = if args.tools || args.thinking {
+            Some(conversation::Policy {
+                trigger: args.trigger(py)?,
+                clear_at_least: args.clear_at_least,
+                tools: if args.tools {
+                    Some(args.tool_options(py, 0)?)
+                } else {
+                    None
+                },
+                thinking: args.thinking(),
+            })
+        } else {
+            None
+        };
         self.with(py, |c| c.set_policy(policy))
     }
 
