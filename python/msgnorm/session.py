@@ -440,25 +440,17 @@ def load_session(
         read_back = _read_back(decoded, origins)
         if read_back != (0, []):
             out = msgspec.json.encode(decoded)
-    report = LoadReport(
-        files=names,
-        lines=rep["lines"],
-        records=rep["records"],
-        skipped=[LineIssue(**{**i, "file": name(i["file"])}) for i in rep["skipped"]],
-        repaired=[LineIssue(**{**i, "file": name(i["file"])}) for i in rep["repaired"]],
-        duplicate_uuids=rep["duplicate_uuids"],
-        missing_parents=rep["missing_parents"],
-        cycles=rep["cycles"],
-        recovered=rep["recovered"],
-        compactions=rep["compactions"],
-        before_compaction=rep["before_compaction"],
-        preserved=rep["preserved"],
-        unlinked_segments=rep["unlinked_segments"],
-        microcompactions=rep["microcompactions"],
-        cleared_results=rep["cleared_results"],
-        tool_results_read=read_back[0],
-        tool_results_missing=read_back[1],
-        client_only=rep["client_only"],
+    # the core's report, by field name; the file indices named
+    report = msgspec.convert(
+        rep
+        | {
+            "files": names,
+            "skipped": [{**i, "file": name(i["file"])} for i in rep["skipped"]],
+            "repaired": [{**i, "file": name(i["file"])} for i in rep["repaired"]],
+            "tool_results_read": read_back[0],
+            "tool_results_missing": read_back[1],
+        },
+        LoadReport,
     )
     records: Any
     if kind == "bytes":
