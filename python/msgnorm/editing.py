@@ -118,19 +118,8 @@ def clear_tool_results_report(
     placeholder: str = DEFAULT_PLACEHOLDER,
 ) -> tuple[Any, EditReport]:
     """:func:`clear_tool_results` and its :class:`EditReport`."""
-    return _run(
-        records,
-        **_tool_args(
-            trigger=trigger,
-            keep=keep,
-            clear_at_least=clear_at_least,
-            exclude_tools=exclude_tools,
-            clear_tool_inputs=clear_tool_inputs,
-            placeholder=placeholder,
-        ),
-        thinking=False,
-        keep_turns=None,
-    )
+    options = {k: v for k, v in locals().items() if k != "records"}  # the keywords, by name
+    return _run(records, **_tool_args(**options), thinking=False, keep_turns=None)
 
 
 clear_tool_results = _api._without_report(

@@ -139,21 +139,10 @@ def to_provider_report(
     _check_store(store, continuation)
     if strict:
         _refuse_repairs(records, "anthropic", None)
-    if is_framework(target):
-        if source_map:
-            raise MsgnormError("source_map is for provider targets, not framework objects")
-        shape, report = to_provider_report(
-            records,
-            "anthropic",
-            system=system,
-            normalize=normalize,
-            strict=strict,
-            max_media=max_media,
-            model=model,
-            foreign_thinking=foreign_thinking,
-            continuation=continuation,
-        )
-        return framework(target)._from_anthropic(shape), report
+    # a framework's objects are made from the Anthropic request shape
+    shape = "anthropic" if is_framework(target) else target
+    if source_map and shape != target:
+        raise MsgnormError("source_map is for provider targets, not framework objects")
     data = to_builtins(records) if _is_structs(records) else records
     if not isinstance(data, list):
         raise InvalidRecordError(
@@ -165,10 +154,12 @@ def to_provider_report(
     media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.to_provider(
-            data, target, _plain(system), bool(normalize), bool(strict), media, bool(store)
+            data, shape, _plain(system), bool(normalize), bool(strict), media, bool(store)
         )
     for k, n in switched.items():
         report[k] = report.get(k, 0) + n
+    if shape != target:
+        return framework(target)._from_anthropic(out), report
     if source_map:
         from ._source_map import provider_source_map
 
@@ -253,26 +244,19 @@ def convert_report(
     messages, source, system = _from_framework(messages, source, system)
     if strict:
         _refuse_repairs(_messages(messages, source), source, system)
-    if is_framework(target):
-        shape, report = convert_report(
-            messages,
-            source=source,
-            target="anthropic",
-            system=system,
-            strict=strict,
-            max_media=max_media,
-        )
-        module = framework(target)
-        out = module._from_anthropic(shape)
-        if objects and hasattr(module, "_as_objects"):
-            out = module._as_objects(out)
-        return out, report
+    # a framework's objects are made from the Anthropic request shape
+    shape = "anthropic" if is_framework(target) else target
     items = _messages(messages, source)
     media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.convert(
-            items, source, target, _plain(system), bool(strict), media, bool(store)
+            items, source, shape, _plain(system), bool(strict), media, bool(store)
         )
+    if shape != target:
+        module = framework(target)
+        out = module._from_anthropic(out)
+        if objects and hasattr(module, "_as_objects"):
+            out = module._as_objects(out)
     return out, report
 
 
