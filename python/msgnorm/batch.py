@@ -12,7 +12,7 @@ thread.  The pool is rebuilt in a forked child (``multiprocessing``, engine work
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from . import _api, _native
@@ -65,6 +65,34 @@ def _split(items: Sequence[Any]) -> tuple[list[int], list[Any], list[int]]:
     return json_at, json_items, lists_at
 
 
+#: The §6 cost options, in the order of ``_api._counting``'s tuple.
+_COSTS = ("chars_per_token", "tokens_per_message", "tokens_per_image", "tokens_per_document")
+
+
+def _each(
+    items: Sequence[Any],
+    session: bool,
+    json_batch: Callable[[list[Any]], list[Any]],
+    one_list: Callable[[Any], Any],
+) -> list[Any]:
+    """Every item's result, in input order: the JSON items in one ``json_batch``
+    call (on every core), each record list by ``one_list``; a bad item's place
+    holds its exception, tagged with its index."""
+    if session and any(isinstance(it, list) for it in items):
+        raise MsgnormError("session=True takes session files as JSON bytes/str, not lists")
+    json_at, json_items, lists_at = _split(items)
+    out: list[Any] = [None] * len(items)
+    if json_items:
+        for i, r in zip(json_at, json_batch(json_items), strict=True):
+            out[i] = _tag(r, i) if isinstance(r, MsgnormError) else r
+    for i in lists_at:
+        try:
+            out[i] = one_list(items[i])
+        except MsgnormError as e:
+            out[i] = _tag(e, i)
+    return out
+
+
 def _tag(err: MsgnormError, i: int) -> MsgnormError:
     err.item = i  # type: ignore[attr-defined]
     return err
@@ -103,26 +131,19 @@ def normalize_batch_report(
     per good item; a bad item is its exception (with ``.item``, its index)."""
     _check_errors(errors)
     api = _api._api_args(strict, max_media, short_ids, ensure_user_first, attachment_templates)
-    if session and any(isinstance(it, list) for it in items):
-        raise MsgnormError("session=True takes session files as JSON bytes/str, not lists")
-    json_at, json_items, lists_at = _split(items)
-    out: list[Any] = [None] * len(items)
-    if json_items:
-        results = _native.normalize_batch(json_items, bool(session), _threads(num_threads), api)
-        for i, r in zip(json_at, results, strict=True):
-            out[i] = _tag(r, i) if isinstance(r, MsgnormError) else r
-    for i in lists_at:
-        try:
-            out[i] = _api.normalize_for_api_report(
-                items[i],
-                strict=strict,
-                max_media=max_media,
-                short_ids=short_ids,
-                ensure_user_first=ensure_user_first,
-                attachment_templates=attachment_templates,
-            )
-        except MsgnormError as e:
-            out[i] = _tag(e, i)
+    out = _each(
+        items,
+        session,
+        lambda xs: _native.normalize_batch(xs, bool(session), _threads(num_threads), api),
+        lambda records: _api.normalize_for_api_report(
+            records,
+            strict=strict,
+            max_media=max_media,
+            short_ids=short_ids,
+            ensure_user_first=ensure_user_first,
+            attachment_templates=attachment_templates,
+        ),
+    )
     return _finish(out, errors)
 
 
@@ -156,30 +177,16 @@ def count_tokens_batch(
     """``count_tokens`` of every item (``per_record=True``: ``count_tokens_per_record``),
     in input order, on every core; errors as in :func:`normalize_batch`."""
     _check_errors(errors)
-    if session and any(isinstance(it, list) for it in items):
-        raise MsgnormError("session=True takes session files as JSON bytes/str, not lists")
     counting = _api._counting(
         chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
     )
-    json_at, json_items, lists_at = _split(items)
-    out: list[Any] = [None] * len(items)
-    if json_items:
-        results = _native.count_tokens_batch(
-            json_items, bool(session), _threads(num_threads), counting
-        )
-        for i, r in zip(json_at, results, strict=True):
-            out[i] = _tag(r, i) if isinstance(r, MsgnormError) else r
-    for i in lists_at:
-        try:
-            out[i] = _native.count_tokens_per_record(
-                items[i],
-                chars_per_token=counting[0],
-                tokens_per_message=counting[1],
-                tokens_per_image=counting[2],
-                tokens_per_document=counting[3],
-            )
-        except MsgnormError as e:
-            out[i] = _tag(e, i)
+    costs: dict[str, Any] = dict(zip(_COSTS, counting, strict=True))
+    out = _each(
+        items,
+        session,
+        lambda xs: _native.count_tokens_batch(xs, bool(session), _threads(num_threads), counting),
+        lambda records: _native.count_tokens_per_record(records, **costs),
+    )
     if not per_record:
         out = [r if isinstance(r, MsgnormError) else sum(r) for r in out]
     return _finish(out, errors)
