@@ -21,8 +21,7 @@ __all__ = [
     "_counting",
     "_force_panic",
     "_max_media",
-    "arrow_count_tokens",
-    "arrow_normalize",
+    "arrow_kernel",
     "clear_context",
     "convert",
     "count_tokens",
@@ -203,20 +202,13 @@ def default_num_threads() -> int: ...
 
 # The Arrow kernel: ``array`` has ``__arrow_c_array__`` or ``__arrow_c_stream__``;
 # the result is an Arrow object with the same one (see ``msgnorm.arrow``).
-def arrow_normalize(
+def arrow_kernel(
     array: Any,
     session: bool,
     num_threads: int | None,
     raise_first: bool,
-    api: _ApiArgs,
+    api: _ApiArgs | None,
     counting: tuple[float, int, int, int] | None,
-) -> Any: ...
-def arrow_count_tokens(
-    array: Any,
-    session: bool,
-    num_threads: int | None,
-    raise_first: bool,
-    counting: tuple[float, int, int, int],
 ) -> Any: ...
 def _force_panic(message: str) -> None: ...
 

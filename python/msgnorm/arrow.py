@@ -112,7 +112,7 @@ def normalize_for_api(
         if tokens
         else None
     )
-    out = _native.arrow_normalize(
+    out = _native.arrow_kernel(
         array, bool(session), _threads(num_threads), errors == "raise", api, counting
     )
     return _like_input(array, out)
@@ -136,7 +136,7 @@ def count_tokens(
     counting = _api._counting(
         chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
     )
-    out = _native.arrow_count_tokens(
-        array, bool(session), _threads(num_threads), errors == "raise", counting
+    out = _native.arrow_kernel(
+        array, bool(session), _threads(num_threads), errors == "raise", None, counting
     )
     return _like_input(array, out)

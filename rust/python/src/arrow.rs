@@ -530,48 +530,37 @@ fn run<'py>(
     }
 }
 
-/// `normalize_for_api` of every row: a struct array of `normalized`, `repairs`,
-/// `tokens` (of the output; null unless `count_tokens`) and `error`.
+/// The Arrow kernel over every row. With `api`, `normalize_for_api`: a struct
+/// array of `normalized`, `repairs`, `tokens` (of the output; null unless
+/// `counting`) and `error`; without, `count_tokens` of the rows as given: a
+/// struct array of `tokens` and `error` (`counting` required).
 #[pyfunction]
 #[pyo3(signature = (array, session, num_threads, raise_first, api, counting))]
-pub fn arrow_normalize<'py>(
+pub fn arrow_kernel<'py>(
     py: Python<'py>,
     array: &Bound<'py, PyAny>,
     session: bool,
     num_threads: Option<usize>,
     raise_first: bool,
-    api: ApiArgs<'py>,
+    api: Option<ApiArgs<'py>>,
     counting: Option<Counting>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = api_args(py, api)?;
     let counting = counting.map(params);
     if let Some(p) = &counting {
         p.check().map_err(|e| to_pyerr(py, Failure::Core(e)))?;
     }
-    let job = Job::Normalize {
-        session,
-        opts,
-        counting,
+    let job = match (api, counting) {
+        (Some(api), counting) => Job::Normalize {
+            session,
+            opts: api_args(py, api)?,
+            counting,
+        },
+        (None, Some(counting)) => Job::Count { session, counting },
+        (None, None) => {
+            let msg = "internal error: counting without its parameters";
+            return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
+        }
     };
-    run(py, array, job, num_threads, raise_first)
-}
-
-/// `count_tokens` of every row: a struct array of `tokens` and `error`.
-#[pyfunction]
-#[pyo3(signature = (array, session, num_threads, raise_first, counting))]
-pub fn arrow_count_tokens<'py>(
-    py: Python<'py>,
-    array: &Bound<'py, PyAny>,
-    session: bool,
-    num_threads: Option<usize>,
-    raise_first: bool,
-    counting: Counting,
-) -> PyResult<Bound<'py, PyAny>> {
-    let counting = params(counting);
-    counting
-        .check()
-        .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
-    let job = Job::Count { session, counting };
     run(py, array, job, num_threads, raise_first)
 }
 

@@ -73,8 +73,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::count_tokens_batch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::default_num_threads, m)?)?;
     m.add_class::<conversation::Conversation>()?;
-    m.add_function(wrap_pyfunction!(arrow::arrow_normalize, m)?)?;
-    m.add_function(wrap_pyfunction!(arrow::arrow_count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(validate::validate, m)?)?;
     m.add_function(wrap_pyfunction!(validate::rules, m)?)?;
     m.add_function(wrap_pyfunction!(validate::rules_markdown, m)?)?;
