@@ -96,7 +96,7 @@ fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Val
             ),
         ]));
     } else if let Some(tr) = m.get("toolResult").and_then(Value::as_obj) {
-        let id = need_str(tr, "toolUseId", i, &format!("{path}.toolResult"))?;
+        let id = need_str(tr, "toolUseId", i, || format!("{path}.toolResult"))?;
         let mut inner = Vec::new();
         if let Some(Value::Arr(c)) = tr.get("content") {
             for (k, x) in c.iter().enumerate() {

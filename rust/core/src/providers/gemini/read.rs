@@ -102,9 +102,9 @@ pub(crate) fn from(
                     blocks.push(with_data(b, text_block(t), d));
                 }
             } else if let Some(fc) = get(p, "function_call", "functionCall") {
-                let at = format!(".parts[{j}].function_call");
-                let fc = need_obj(fc, i, &at, "must be an object")?;
-                let name = need_str(fc, "name", i, &at)?;
+                let at = || format!(".parts[{j}].function_call");
+                let fc = need_obj(fc, i, at, "must be an object")?;
+                let name = need_str(fc, "name", i, at)?;
                 let id = match fc.str("id") {
                     Some(id) => id.to_string(),
                     None => {
@@ -127,9 +127,9 @@ pub(crate) fn from(
                 ]);
                 blocks.push(with_data(b, blk, d));
             } else if let Some(fr) = get(p, "function_response", "functionResponse") {
-                let at = format!(".parts[{j}].function_response");
-                let fr = need_obj(fr, i, &at, "must be an object")?;
-                let name = need_str(fr, "name", i, &at)?;
+                let at = || format!(".parts[{j}].function_response");
+                let fr = need_obj(fr, i, at, "must be an object")?;
+                let name = need_str(fr, "name", i, at)?;
                 let id = match fr.str("id") {
                     Some(id) => {
                         open.retain(|(_, o)| o != id);

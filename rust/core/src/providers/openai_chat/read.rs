@@ -40,10 +40,10 @@ fn extras(m: &Map, known: &[&str]) -> Option<Map> {
 }
 
 fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
-    let at = format!(".content[{j}]");
-    let o = need_obj(p, i, &at, "a content part must be an object")?;
+    let at = || format!(".content[{j}]");
+    let o = need_obj(p, i, at, "a content part must be an object")?;
     Ok(match o.str("type") {
-        Some("text") => text_block(need_str(o, "text", i, &at)?),
+        Some("text") => text_block(need_str(o, "text", i, at)?),
         Some("image_url") => {
             let Some(iu) = o.get("image_url").and_then(Value::as_obj) else {
                 return Err(bad(
@@ -52,7 +52,7 @@ fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
                     "missing required field (an object)",
                 ));
             };
-            let url = need_str(iu, "url", i, &format!("{at}.image_url"))?;
+            let url = need_str(iu, "url", i, || format!("{}.image_url", at()))?;
             b.image(url, iu.without(&["url"]))
         }
         Some("file") => {
@@ -107,10 +107,10 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
                     Some(Value::Str(s)) => blocks.extend(string_blocks(s)),
                     Some(Value::Arr(a)) => {
                         for (j, p) in a.iter().enumerate() {
-                            let at = format!(".content[{j}]");
-                            let o = need_obj(p, i, &at, "a content part must be an object")?;
+                            let at = || format!(".content[{j}]");
+                            let o = need_obj(p, i, at, "a content part must be an object")?;
                             blocks.push(match o.str("type") {
-                                Some("text") => text_block(need_str(o, "text", i, &at)?),
+                                Some("text") => text_block(need_str(o, "text", i, at)?),
                                 _ => b.part(p.clone()),
                             });
                         }

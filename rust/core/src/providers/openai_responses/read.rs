@@ -13,9 +13,16 @@ fn item_part(item: &Value) -> Value {
 }
 
 fn input_part(b: &Builder, i: usize, path: &str, p: &Value) -> Result<Value> {
-    let o = need_obj(p, i, path, "a content part must be an object")?;
+    let o = need_obj(
+        p,
+        i,
+        || path.to_string(),
+        "a content part must be an object",
+    )?;
     Ok(match o.str("type") {
-        Some("input_text" | "output_text" | "text") => text_block(need_str(o, "text", i, path)?),
+        Some("input_text" | "output_text" | "text") => {
+            text_block(need_str(o, "text", i, || path.to_string())?)
+        }
         Some("input_image") => match o.str("image_url") {
             Some(url) => b.image(url, o.without(&["type", "image_url"])),
             None => b.part(p.clone()),
