@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -12,17 +10,10 @@ from typing import Any
 import msgnorm
 import pytest
 from msgnorm.cli import main
+from support.cli import run_cli as run
+from support.cli import start_cli
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "session.jsonl"
-
-
-def run(args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "msgnorm.cli", *args],
-        input=stdin,
-        capture_output=True,
-        timeout=120,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -219,11 +210,7 @@ def test_follow_tails_a_growing_session(tmp_path: Path, example: bytes) -> None:
     path = tmp_path / "live.jsonl"
     path.write_bytes(example)
     args = ["follow", str(path), "--interval", "0.05", "--idle-exit", "3"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "msgnorm.cli", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = start_cli(args)
     assert proc.stdout is not None
     start = proc.stdout.readline().decode()
     assert start.startswith("start: +9 records; 4 out")
@@ -334,11 +321,7 @@ def test_follow_with_a_context_editing_policy(tmp_path: Path) -> None:
     history = _tool_history(path, 2)
     args = ["follow", str(path), "--interval", "0.05", "--idle-exit", "3"]
     args += ["--clear-tool-results=1", "--trigger", "400"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "msgnorm.cli", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = start_cli(args)
     assert proc.stdout is not None
     assert "context edit" not in proc.stdout.readline().decode()
     more = _tool_history(tmp_path / "more.jsonl", 8)[1 + 2 * 2 :]

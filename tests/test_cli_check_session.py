@@ -4,19 +4,10 @@ transcript file and line; ``--at N`` names the lines message N came from."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-
-def run(args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "msgnorm.cli", *args],
-        input=stdin,
-        capture_output=True,
-        timeout=120,
-    )
+from support.cli import run_cli as run
 
 
 def rec(kind: str, uuid: str, parent: str | None, content: Any, **kw: Any) -> dict[str, Any]:

@@ -17,13 +17,12 @@ import msgnorm
 import pytest
 from msgnorm.cli import directory
 from msgnorm.cli.directory import MANIFEST, TMP_PREFIX
+from support.cli import run_cli
 from support.session_trees import random_session, write_session
 
 
 def run(args: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "msgnorm.cli", *args], capture_output=True, text=True, timeout=600
-    )
+    return run_cli(args, text=True)
 
 
 def expected(path: Path, **options: object) -> bytes:

@@ -4,10 +4,8 @@ directory tree on every core (and on Ray and Daft), mirrored, summarised."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -15,17 +13,12 @@ import msgnorm
 import pytest
 from msgnorm.cli import directory
 from msgnorm.cli.directory import MANIFEST
+from support.cli import run_cli
 from support.engines import CORPUS_FILES, histories, write_tree
 
 
 def run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "msgnorm.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, **env},
-    )
+    return run_cli(args, text=True, **env)
 
 
 def expected(source: Path | bytes, session: bool = True) -> bytes:

@@ -64,12 +64,6 @@ def test_qwen_agent_records() -> None:
     }
 
 
-def test_qwen_agent_round_trip() -> None:
-    msgs = qwen_history()
-    assert mqa.normalize_qwen_agent(msgs) == msgs
-    assert mqa.to_qwen_agent(mqa.from_qwen_agent(msgs)) == msgs
-
-
 def test_qwen_agent_calls_without_ids_and_repairs() -> None:
     msgs = [
         {"role": "user", "content": "go"},
@@ -159,12 +153,6 @@ def test_agentscope_records_split_a_msg_where_its_results_start() -> None:
     assert recs[4]["message"]["content"] == [{"type": "text", "text": "Paris is sunny."}]
 
 
-def test_agentscope_round_trip() -> None:
-    msgs = agentscope_history()
-    assert mas.normalize_agentscope(msgs) == msgs
-    assert mas.to_agentscope(mas.from_agentscope(msgs)) == msgs
-
-
 def test_agentscope_repairs_a_call_without_result() -> None:
     msgs = [
         {"name": "user", "role": "user", "content": [{"type": "text", "text": "go"}]},
@@ -209,3 +197,18 @@ def test_from_provider_to_provider_and_convert_take_frameworks() -> None:
     assert calls == answers == ["c1", "c2"]
     out, report = msgnorm.to_provider_report(mqa.from_qwen_agent(q), "agentscope")
     assert out == a and isinstance(report, dict)
+
+
+@pytest.mark.parametrize(
+    ("history", "normalize", "to", "from_"),
+    [
+        (qwen_history, mqa.normalize_qwen_agent, mqa.to_qwen_agent, mqa.from_qwen_agent),
+        (agentscope_history, mas.normalize_agentscope, mas.to_agentscope, mas.from_agentscope),
+    ],
+    ids=["qwen-agent", "agentscope"],
+)
+def test_round_trip(history: Any, normalize: Any, to: Any, from_: Any) -> None:
+    """A valid history normalizes to itself and comes back through records unchanged."""
+    msgs = history()
+    assert normalize(msgs) == msgs
+    assert to(from_(msgs)) == msgs

@@ -86,13 +86,20 @@ def _content(msgs: list[Any]) -> list[tuple[str, list[dict[str, Any]]]]:
     return out
 
 
+def _same_objects(name: str, history: list[Any], cls: Any) -> list[Any]:
+    """``convert`` from framework ``name`` to itself: objects of ``cls`` again,
+    which the framework's own validation accepts."""
+    out = msgnorm.convert(history, source=name, target=name)
+    assert all(isinstance(x, cls) for x in out)
+    for x in out:
+        cls.model_validate(x.model_dump())
+    return out
+
+
 def test_agentscope_msg_objects_come_back_as_msg_objects() -> None:
     m = _agentscope()
     history = _as_history(m, answered=True)
-    out = msgnorm.convert(history, source="agentscope", target="agentscope")
-    assert all(isinstance(x, m.Msg) for x in out)
-    for x in out:  # AgentScope's own validation accepts them again
-        m.Msg.model_validate(x.model_dump())
+    out = _same_objects("agentscope", history, m.Msg)
     assert _content(out) == _content(history)
 
 
@@ -210,10 +217,7 @@ def _qwen_to_openai(msgs: list[Any]) -> list[dict[str, Any]]:
 def test_qwen_agent_message_objects_come_back_as_message_objects() -> None:
     s = _qwen()
     history = _qwen_history(s, answered=True)
-    out = msgnorm.convert(history, source="qwen-agent", target="qwen-agent")
-    assert all(isinstance(x, s.Message) for x in out)
-    for x in out:
-        s.Message.model_validate(x.model_dump())
+    out = _same_objects("qwen-agent", history, s.Message)
     assert [(x.role, x.function_call and x.function_call.name) for x in out] == [
         (x.role, x.function_call and x.function_call.name) for x in history
     ]

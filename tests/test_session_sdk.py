@@ -27,13 +27,12 @@ The seed count is MSGNORM_SESSION_SEEDS (default 120).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -127,25 +126,24 @@ def chunks(seeds: list[int], size: int = 10) -> list[Any]:
     ]
 
 
-class Runner:
-    """Runs a check for every seed of a group, then fails naming every seed that failed."""
-
-    def __init__(self) -> None:
-        self.failures: list[str] = []
-
-    @contextlib.contextmanager
-    def __call__(self, seed: int) -> Iterator[None]:
+def each_session(
+    seeds: list[int], fresh: Fresh | None, check: Callable[[Session, Path], None]
+) -> None:
+    """Runs ``check(session, path)`` for every seed of a group (``path``: the session
+    written to ``fresh(seed)``'s dirs, when given), then fails naming every seed that
+    failed (an assertion, or an error of the code under test)."""
+    failures: list[str] = []
+    for seed in seeds:
         try:
-            yield
-        except Exception as exc:  # an assertion, or an error of the code under test
-            self.failures.append(f"seed {seed}: {type(exc).__name__}: {exc}"[:3000])
-
-    def check(self) -> None:
-        if self.failures:
-            pytest.fail(
-                f"{len(self.failures)} seed(s) failed\n\n" + "\n\n".join(self.failures[:4]),
-                pytrace=False,
-            )
+            s = session(seed)
+            check(s, fresh(seed).write(s) if fresh else Path())
+        except Exception as exc:
+            failures.append(f"seed {seed}: {type(exc).__name__}: {exc}"[:3000])
+    if failures:
+        pytest.fail(
+            f"{len(failures)} seed(s) failed\n\n" + "\n\n".join(failures[:4]),
+            pytrace=False,
+        )
 
 
 def internal() -> Any:
@@ -236,47 +234,39 @@ def linear(seed: int = 0, turns: int = 3, **kw: Any) -> SessionBuilder:
 
 @pytest.mark.parametrize("seeds", chunks(SEEDS))
 def test_generator_main_thread_is_the_sdk_chain(seeds: list[int], fresh: Fresh) -> None:
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            fresh(seed).write(s)
-            assert sdk_messages(s.session_id) == s.visible
-            assert sdk_chain(s.sdk_data) == s.main
-            assert sdk_full_chain(s.sdk_data) == s.full
-    run.check()
+    def check(s: Session, path: Path) -> None:
+        assert sdk_messages(s.session_id) == s.visible
+        assert sdk_chain(s.sdk_data) == s.main
+        assert sdk_full_chain(s.sdk_data) == s.full
+
+    each_session(seeds, fresh, check)
 
 
 @pytest.mark.parametrize("seeds", chunks(SEEDS))
 def test_generator_branches_are_sdk_walks(seeds: list[int]) -> None:
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            for leaf, path in s.branches.items():
-                assert sdk_chain_from_leaf(s.sdk_data, leaf) == path, s.branch_kinds[leaf]
-            for agent in s.agents.values():
-                if agent.file is None:  # in the session file
-                    assert sdk_chain_from_leaf(s.sdk_data, agent.path[-1]) == agent.path
-    run.check()
+    def check(s: Session, path: Path) -> None:
+        for leaf, walk in s.branches.items():
+            assert sdk_chain_from_leaf(s.sdk_data, leaf) == walk, s.branch_kinds[leaf]
+        for agent in s.agents.values():
+            if agent.file is None:  # in the session file
+                assert sdk_chain_from_leaf(s.sdk_data, agent.path[-1]) == agent.path
+
+    each_session(seeds, None, check)
 
 
 @pytest.mark.parametrize("seeds", chunks(SEEDS))
 def test_generator_subagents_are_sdk_subagent_chains(seeds: list[int], fresh: Fresh) -> None:
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            fresh(seed).write(s)
-            in_files = {a.agent_id for a in s.agents.values() if a.file is not None}
-            assert sorted(sdk.list_subagents(s.session_id)) == sorted(in_files)
-            for aid in in_files:
-                agent = s.agents[aid]
-                walk = st.message_uuids([s.records[u] for u in agent.walk])
-                assert sdk_agent_messages(s.session_id, aid) == walk
-                # a subagent that ran parallel calls loses some of them in a plain walk
-                assert (agent.path != agent.walk) == agent.parallel
-    run.check()
+    def check(s: Session, path: Path) -> None:
+        in_files = {a.agent_id for a in s.agents.values() if a.file is not None}
+        assert sorted(sdk.list_subagents(s.session_id)) == sorted(in_files)
+        for aid in in_files:
+            agent = s.agents[aid]
+            walk = st.message_uuids([s.records[u] for u in agent.walk])
+            assert sdk_agent_messages(s.session_id, aid) == walk
+            # a subagent that ran parallel calls loses some of them in a plain walk
+            assert (agent.path != agent.walk) == agent.parallel
+
+    each_session(seeds, fresh, check)
 
 
 def test_generator_covers_every_feature() -> None:
@@ -357,108 +347,94 @@ def test_sdk_subagent_reader_does_not_put_parallel_calls_back(dirs: Dirs) -> Non
 
 @pytest.mark.parametrize("seeds", chunks(SEEDS))
 def test_main_thread_matches_sdk(seeds: list[int], fresh: Fresh, mn: ModuleType) -> None:
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            path = fresh(seed).write(s)
-            loaded = mn.load_session(path)
-            records = loaded.records
-            assert st.visible_uuids(records) == sdk_messages(s.session_id)
-            assert uuids(records) == sdk_chain(s.sdk_data)
-            assert all(
-                r["type"] in ("user", "assistant", "system", "attachment", "progress")
-                for r in records
-            )
-            t = loaded.thread
-            assert (t.kind, t.id, t.leaf, t.session_id) == ("main", "main", s.leaf, s.session_id)
-            assert t.records == len(records)
-            assert t.file is not None and Path(t.file).name == s.file_name
-            assert t.last_timestamp == records[-1]["timestamp"]
-            assert thread(loaded.threads, kind="main").leaf == s.leaf
-    run.check()
+    def check(s: Session, path: Path) -> None:
+        loaded = mn.load_session(path)
+        records = loaded.records
+        assert st.visible_uuids(records) == sdk_messages(s.session_id)
+        assert uuids(records) == sdk_chain(s.sdk_data)
+        assert all(
+            r["type"] in ("user", "assistant", "system", "attachment", "progress") for r in records
+        )
+        t = loaded.thread
+        assert (t.kind, t.id, t.leaf, t.session_id) == ("main", "main", s.leaf, s.session_id)
+        assert t.records == len(records)
+        assert t.file is not None and Path(t.file).name == s.file_name
+        assert t.last_timestamp == records[-1]["timestamp"]
+        assert thread(loaded.threads, kind="main").leaf == s.leaf
+
+    each_session(seeds, fresh, check)
 
 
 @pytest.mark.parametrize("seeds", chunks(SEEDS[::6]))
 def test_sources_and_kinds_agree(seeds: list[int], fresh: Fresh, mn: ModuleType) -> None:
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            path = fresh(seed).write(s)
-            want = mn.load_session(path).records
-            assert mn.load_session(str(path)).records == want
-            assert mn.load_session(path.read_bytes()).records == want
-            assert mn.to_builtins(mn.load_session(path, kind="structs").records) == want
-            as_bytes = mn.load_session(path, kind="bytes").records
-            assert isinstance(as_bytes, bytes) and json.loads(as_bytes) == want
-    run.check()
+    def check(s: Session, path: Path) -> None:
+        want = mn.load_session(path).records
+        assert mn.load_session(str(path)).records == want
+        assert mn.load_session(path.read_bytes()).records == want
+        assert mn.to_builtins(mn.load_session(path, kind="structs").records) == want
+        as_bytes = mn.load_session(path, kind="bytes").records
+        assert isinstance(as_bytes, bytes) and json.loads(as_bytes) == want
+
+    each_session(seeds, fresh, check)
 
 
 @pytest.mark.parametrize("seeds", chunks(SEEDS))
 def test_branch_threads(seeds: list[int], fresh: Fresh, mn: ModuleType) -> None:
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            path = fresh(seed).write(s)
-            threads = mn.load_session(path).threads
-            for leaf, want in s.branches.items():
-                t = thread(threads, leaf=leaf)
-                if s.branch_kinds[leaf] != "sidechain":
-                    assert (t.kind, t.id) == ("branch", leaf)
-                got = mn.load_session(path, thread=leaf)
-                assert uuids(got.records) == want
-                assert got.thread.leaf == leaf
-    run.check()
+    def check(s: Session, path: Path) -> None:
+        threads = mn.load_session(path).threads
+        for leaf, want in s.branches.items():
+            t = thread(threads, leaf=leaf)
+            if s.branch_kinds[leaf] != "sidechain":
+                assert (t.kind, t.id) == ("branch", leaf)
+            got = mn.load_session(path, thread=leaf)
+            assert uuids(got.records) == want
+            assert got.thread.leaf == leaf
+
+    each_session(seeds, fresh, check)
 
 
 @pytest.mark.parametrize("seeds", chunks(seeds_with("recovered")))
 def test_parallel_results_are_not_branches(seeds: list[int], fresh: Fresh, mn: ModuleType) -> None:
     """The results of a parallel turn fan out from different parents; they are
     part of the main thread, not leaves of other threads."""
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            loaded = mn.load_session(fresh(seed).write(s))
-            on_main = set(uuids(loaded.records))
-            branch_leaves = {t.leaf for t in loaded.threads if t.kind == "branch"}
-            assert not branch_leaves & on_main
-            assert branch_leaves >= {leaf for leaf, k in s.branch_kinds.items() if k != "sidechain"}
-    run.check()
+
+    def check(s: Session, path: Path) -> None:
+        loaded = mn.load_session(path)
+        on_main = set(uuids(loaded.records))
+        branch_leaves = {t.leaf for t in loaded.threads if t.kind == "branch"}
+        assert not branch_leaves & on_main
+        assert branch_leaves >= {leaf for leaf, k in s.branch_kinds.items() if k != "sidechain"}
+
+    each_session(seeds, fresh, check)
 
 
 @pytest.mark.parametrize("seeds", chunks(SEEDS))
 def test_report(seeds: list[int], fresh: Fresh, mn: ModuleType) -> None:
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            path = fresh(seed).write(s)
-            report = mn.load_session(path).report
-            assert s.file_name in {Path(f).name for f in report.files}
-            for rel in s.subagents:
-                if rel.endswith(".jsonl"):
-                    assert Path(rel).name in {Path(f).name for f in report.files}
-            assert report.duplicate_uuids == s.duplicates
-            assert (report.missing_parents > 0) == (s.missing_parents > 0)
-            assert (report.cycles > 0) == (s.cycles > 0)
-            assert report.compactions == s.compactions
-            # the records the full history has and the default thread leaves out,
-            # parallel records put back before the last boundary included
-            assert report.before_compaction == len(s.full) - len(s.main)
-            assert report.recovered == s.recovered
-            # lines of the session file
-            here = [
-                i for i in report.skipped if i.file is not None and Path(i.file).name == s.file_name
-            ]
-            skipped = {i.line for i in here}
-            assert set(s.skipped_lines) <= skipped
-            assert not skipped & {s.line_of[u] for u in s.main}
-            repaired = {i.line for i in report.repaired if Path(i.file or "").name == s.file_name}
-            assert repaired == set(s.repaired_lines)
-    run.check()
+    def check(s: Session, path: Path) -> None:
+        report = mn.load_session(path).report
+        assert s.file_name in {Path(f).name for f in report.files}
+        for rel in s.subagents:
+            if rel.endswith(".jsonl"):
+                assert Path(rel).name in {Path(f).name for f in report.files}
+        assert report.duplicate_uuids == s.duplicates
+        assert (report.missing_parents > 0) == (s.missing_parents > 0)
+        assert (report.cycles > 0) == (s.cycles > 0)
+        assert report.compactions == s.compactions
+        # the records the full history has and the default thread leaves out,
+        # parallel records put back before the last boundary included
+        assert report.before_compaction == len(s.full) - len(s.main)
+        assert report.recovered == s.recovered
+        # lines of the session file
+        here = [
+            i for i in report.skipped if i.file is not None and Path(i.file).name == s.file_name
+        ]
+        skipped = {i.line for i in here}
+        assert set(s.skipped_lines) <= skipped
+        assert not skipped & {s.line_of[u] for u in s.main}
+        repaired = {i.line for i in report.repaired if Path(i.file or "").name == s.file_name}
+        assert repaired == set(s.repaired_lines)
+
+    each_session(seeds, fresh, check)
 
 
 def test_truncated_line_raises_with_its_position(dirs: Dirs, mn: ModuleType) -> None:
@@ -664,65 +640,50 @@ def test_corpus_agents_match_sdk(src: Path, dirs: Dirs, mn: ModuleType) -> None:
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("seeds", chunks(seeds_with("task:file")))
-def test_agents_match_sdk(seeds: list[int], fresh: Fresh, mn: ModuleType) -> None:
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            path = fresh(seed).write(s)
-            threads = mn.load_session(path).threads
-            for agent in s.agents.values():
-                if agent.file is None or "/workflows/" in agent.file:
-                    continue  # in-file agents and nested layouts: their own tests
-                t = thread(threads, kind="agent", id=agent.agent_id)
-                assert (t.agent_id, t.session_id) == (agent.agent_id, s.session_id)
-                assert t.file is not None and Path(t.file).name == Path(agent.file).name
-                loaded = mn.load_session(path, thread=agent.agent_id)
-                assert loaded.thread.kind == "agent"
-                assert uuids(loaded.records) == agent.path
-                if not agent.parallel:
-                    got = st.message_uuids(loaded.records)
-                    assert got == sdk_agent_messages(s.session_id, agent.agent_id)
-    run.check()
+def agent_file_cases() -> list[Any]:
+    """Seed groups with subagent files: in subagents/ and, nested, in
+    subagents/workflows/<run>/ (the SDK finds these too)."""
+    return [
+        pytest.param(p.values[0], nested, id=f"{feature}-{p.id}")
+        for feature, nested in (("task:file", False), ("task:nested", True))
+        for p in chunks(seeds_with(feature))
+    ]
 
 
-@pytest.mark.parametrize("seeds", chunks(seeds_with("task:nested")))
-def test_nested_workflow_agents_match_sdk(seeds: list[int], fresh: Fresh, mn: ModuleType) -> None:
-    """subagents/workflows/<run>/agent-<id>.jsonl: the SDK finds these too."""
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            path = fresh(seed).write(s)
-            for agent in s.agents.values():
-                if agent.file is None or "/workflows/" not in agent.file:
-                    continue
-                loaded = mn.load_session(path, thread=agent.agent_id)
-                assert loaded.thread.kind == "agent"
-                assert uuids(loaded.records) == agent.path
-                if not agent.parallel:
-                    got = st.message_uuids(loaded.records)
-                    assert got == sdk_agent_messages(s.session_id, agent.agent_id)
-    run.check()
+@pytest.mark.parametrize(("seeds", "nested"), agent_file_cases())
+def test_agents_match_sdk(seeds: list[int], nested: bool, fresh: Fresh, mn: ModuleType) -> None:
+    def check(s: Session, path: Path) -> None:
+        threads = mn.load_session(path).threads
+        for agent in s.agents.values():
+            if agent.file is None or ("/workflows/" in agent.file) != nested:
+                continue  # in-file agents: their own test
+            t = thread(threads, kind="agent", id=agent.agent_id)
+            assert (t.agent_id, t.session_id) == (agent.agent_id, s.session_id)
+            assert t.file is not None and Path(t.file).name == Path(agent.file).name
+            loaded = mn.load_session(path, thread=agent.agent_id)
+            assert loaded.thread.kind == "agent"
+            assert uuids(loaded.records) == agent.path
+            if not agent.parallel:
+                got = st.message_uuids(loaded.records)
+                assert got == sdk_agent_messages(s.session_id, agent.agent_id)
+
+    each_session(seeds, fresh, check)
 
 
 @pytest.mark.parametrize("seeds", chunks(seeds_with("task:infile")))
 def test_in_file_agents(seeds: list[int], fresh: Fresh, mn: ModuleType) -> None:
     """Older versions wrote subagents into the session file (isSidechain, agentId)."""
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            path = fresh(seed).write(s)
-            threads = mn.load_session(path).threads
-            for agent in s.agents.values():
-                if agent.file is not None:
-                    continue
-                assert thread(threads, kind="agent", id=agent.agent_id).leaf == agent.path[-1]
-                loaded = mn.load_session(path, thread=agent.agent_id)
-                assert uuids(loaded.records) == agent.path
-    run.check()
+
+    def check(s: Session, path: Path) -> None:
+        threads = mn.load_session(path).threads
+        for agent in s.agents.values():
+            if agent.file is not None:
+                continue
+            assert thread(threads, kind="agent", id=agent.agent_id).leaf == agent.path[-1]
+            loaded = mn.load_session(path, thread=agent.agent_id)
+            assert uuids(loaded.records) == agent.path
+
+    each_session(seeds, fresh, check)
 
 
 def test_agent_parallel_tools_deliberate_difference(dirs: Dirs, mn: ModuleType) -> None:
@@ -750,16 +711,14 @@ def test_loaded_thread_needs_no_invented_results(
     seeds: list[int], fresh: Fresh, mn: ModuleType
 ) -> None:
     """Only calls that really lost their result (a crash at the end) get one."""
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            path = fresh(seed).write(s)
-            for after in (True, False):
-                records = mn.load_session(path, after_compaction=after).records
-                assert missing_inserted(mn, records) == s.open_calls
-                assert mn.normalize_for_api(records)
-    run.check()
+
+    def check(s: Session, path: Path) -> None:
+        for after in (True, False):
+            records = mn.load_session(path, after_compaction=after).records
+            assert missing_inserted(mn, records) == s.open_calls
+            assert mn.normalize_for_api(records)
+
+    each_session(seeds, fresh, check)
 
 
 def straw_man_case(case: str) -> tuple[Session, str]:
@@ -846,43 +805,37 @@ def _starts_at_boundary(s: Session) -> bool:
 def test_compaction_starts_at_the_last_boundary(
     seeds: list[int], fresh: Fresh, mn: ModuleType
 ) -> None:
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            path = fresh(seed).write(s)
-            loaded = mn.load_session(path)
-            records = loaded.records
-            assert records[0]["type"] == "system" and records[0]["subtype"] == "compact_boundary"
-            assert records[0]["parentUuid"] is None
-            assert records[1]["type"] == "user" and records[1]["isCompactSummary"] is True
-            assert records[1]["parentUuid"] == records[0]["uuid"]
-            boundaries = [u for u in s.full if s.records[u].get("subtype") == "compact_boundary"]
-            assert records[0]["uuid"] == boundaries[-1]
-            assert uuids(records) == s.main
-            assert loaded.report.compactions == len(boundaries)
-            assert loaded.report.before_compaction == len(s.full) - len(s.main) > 0
-    run.check()
+    def check(s: Session, path: Path) -> None:
+        loaded = mn.load_session(path)
+        records = loaded.records
+        assert records[0]["type"] == "system" and records[0]["subtype"] == "compact_boundary"
+        assert records[0]["parentUuid"] is None
+        assert records[1]["type"] == "user" and records[1]["isCompactSummary"] is True
+        assert records[1]["parentUuid"] == records[0]["uuid"]
+        boundaries = [u for u in s.full if s.records[u].get("subtype") == "compact_boundary"]
+        assert records[0]["uuid"] == boundaries[-1]
+        assert uuids(records) == s.main
+        assert loaded.report.compactions == len(boundaries)
+        assert loaded.report.before_compaction == len(s.full) - len(s.main) > 0
+
+    each_session(seeds, fresh, check)
 
 
 @pytest.mark.parametrize("seeds", chunks(seeds_with("compaction")))
 def test_compaction_full_history(seeds: list[int], fresh: Fresh, mn: ModuleType) -> None:
-    run = Runner()
-    for seed in seeds:
-        with run(seed):
-            s = session(seed)
-            path = fresh(seed).write(s)
-            loaded = mn.load_session(path, after_compaction=False)
-            records = loaded.records
-            assert uuids(records) == s.full
-            for i, r in enumerate(records):
-                if r.get("subtype") == "compact_boundary" and i:
-                    assert r["logicalParentUuid"] == records[i - 1]["uuid"]
-            assert loaded.report.compactions == s.compactions
-            assert loaded.report.before_compaction == 0  # nothing is left out
-            assert loaded.report.recovered == s.recovered_full
-            assert missing_inserted(mn, records) == s.open_calls
-    run.check()
+    def check(s: Session, path: Path) -> None:
+        loaded = mn.load_session(path, after_compaction=False)
+        records = loaded.records
+        assert uuids(records) == s.full
+        for i, r in enumerate(records):
+            if r.get("subtype") == "compact_boundary" and i:
+                assert r["logicalParentUuid"] == records[i - 1]["uuid"]
+        assert loaded.report.compactions == s.compactions
+        assert loaded.report.before_compaction == 0  # nothing is left out
+        assert loaded.report.recovered == s.recovered_full
+        assert missing_inserted(mn, records) == s.open_calls
+
+    each_session(seeds, fresh, check)
 
 
 def test_two_compactions(dirs: Dirs, mn: ModuleType) -> None:

@@ -7,9 +7,10 @@ Lines) gives ``bytes`` of a JSON array, and a JSON ``str`` gives ``str``.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from . import _native
 from .errors import MsgnormError
@@ -50,6 +51,38 @@ normalize_for_api = _native.normalize_for_api
 normalize_for_api_report = _native.normalize_for_api_report
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_T = TypeVar("_T")
+
+
+def _first(result: tuple[_T, Any]) -> _T:
+    return result[0]
+
+
+def _derived(
+    report: Callable[_P, _R], take: Callable[[_R], _T], name: str, doc: str
+) -> Callable[_P, _T]:
+    """A function with ``report``'s parameters that returns ``take`` of its result."""
+
+    @functools.wraps(report)
+    def plain(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return take(report(*args, **kwargs))
+
+    plain.__name__ = plain.__qualname__ = name
+    plain.__doc__ = doc
+    plain.__signature__ = inspect.signature(report).replace(  # type: ignore[attr-defined]
+        return_annotation=Any
+    )
+    return plain
+
+
+def _without_report(report: Callable[_P, tuple[_T, Any]], name: str, doc: str) -> Callable[_P, _T]:
+    """The plain function of a ``*_report`` one: the same parameters, the output
+    without the report."""
+    return _derived(report, _first, name, doc)
+
+
 def _defaults(f: Callable[..., Any]) -> dict[str, Any]:
     params = inspect.signature(f).parameters.values()
     return {p.name: p.default for p in params if p.default is not p.empty}
@@ -67,6 +100,19 @@ _CHARS_PER_TOKEN: float = _COUNTING_DEFAULTS["chars_per_token"]
 _TOKENS_PER_MESSAGE: int = _COUNTING_DEFAULTS["tokens_per_message"]
 _TOKENS_PER_IMAGE: int = _COUNTING_DEFAULTS["tokens_per_image"]
 _TOKENS_PER_DOCUMENT: int = _COUNTING_DEFAULTS["tokens_per_document"]
+
+
+def _api_args(
+    strict: bool,
+    max_media: int | None,
+    short_ids: bool,
+    ensure_user_first: bool,
+    attachment_templates: Mapping[str, str | None] | None,
+) -> tuple[bool, int | None, bool, bool, dict[str, str | None] | None]:
+    """The §4 options as the batch, Arrow and conversation entry points of the
+    core take them (checked)."""
+    templates = dict(attachment_templates) if attachment_templates is not None else None
+    return bool(strict), _max_media(max_media), bool(short_ids), bool(ensure_user_first), templates
 
 
 normalize_messages = _native.normalize_messages

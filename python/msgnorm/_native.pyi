@@ -9,7 +9,9 @@ native functions themselves: their keyword defaults and checks exist once, here.
 """
 
 from collections.abc import Mapping
-from typing import Any, final
+from typing import Any, TypedDict, final
+
+from typing_extensions import Unpack
 
 __all__ = [
     "BUILD_PROFILE",
@@ -21,8 +23,7 @@ __all__ = [
     "_counting",
     "_force_panic",
     "_max_media",
-    "arrow_count_tokens",
-    "arrow_normalize",
+    "arrow_kernel",
     "clear_context",
     "convert",
     "count_tokens",
@@ -60,24 +61,36 @@ __version__: str
 #: wheels) or ``dev`` (``maturin develop`` without ``--release``).
 BUILD_PROFILE: str
 
+class _ApiOptions(TypedDict, total=False):
+    """The options of the §4 steps (``normalize_for_api`` and its report)."""
+
+    strict: bool
+    max_media: int | None
+    short_ids: bool
+    ensure_user_first: bool
+    attachment_templates: Mapping[str, str | None] | None
+
+#: ``(strict, max_media, short_ids, ensure_user_first, attachment_templates)``:
+#: the §4 options of the batch, Arrow and conversation entry points.
+_ApiArgs = tuple[bool, int | None, bool, bool, dict[str, str | None] | None]
+
+class _Costs(TypedDict, total=False):
+    """The token cost options (SPEC §6) every counting function takes."""
+
+    chars_per_token: float
+    tokens_per_message: int
+    tokens_per_image: int
+    tokens_per_document: int
+
 def normalize_for_api(
     records: Any,
-    *,
-    strict: bool = ...,
-    max_media: int | None = ...,
-    short_ids: bool = ...,
-    ensure_user_first: bool = ...,
-    attachment_templates: Mapping[str, str | None] | None = None,
+    **options: Unpack[_ApiOptions],
 ) -> Any: ...
 def normalize_for_api_report(
     records: Any,
     *,
-    strict: bool = ...,
-    max_media: int | None = ...,
-    short_ids: bool = ...,
-    ensure_user_first: bool = ...,
-    attachment_templates: Mapping[str, str | None] | None = None,
     source_map: bool = False,
+    **options: Unpack[_ApiOptions],
 ) -> tuple[Any, dict[str, Any]]: ...
 def normalize_messages(records: Any) -> Any: ...
 def _counting(
@@ -87,49 +100,32 @@ def _max_media(value: int | None) -> int | None: ...
 def _count(name: str, value: int, records: bool) -> int: ...
 def count_tokens_per_record(
     records: Any,
-    *,
-    chars_per_token: float = ...,
-    tokens_per_message: int = ...,
-    tokens_per_image: int = ...,
-    tokens_per_document: int = ...,
+    **costs: Unpack[_Costs],
 ) -> list[int]: ...
 def count_tokens(
     records: Any,
-    *,
-    chars_per_token: float = ...,
-    tokens_per_message: int = ...,
-    tokens_per_image: int = ...,
-    tokens_per_document: int = ...,
+    **costs: Unpack[_Costs],
 ) -> int: ...
 def find_cutoff(
     records: Any,
     max_tokens: int,
     *,
     pin: int = 0,
-    chars_per_token: float = ...,
-    tokens_per_message: int = ...,
-    tokens_per_image: int = ...,
-    tokens_per_document: int = ...,
+    **costs: Unpack[_Costs],
 ) -> int: ...
 def trim_to_budget(
     records: Any,
     max_tokens: int,
     *,
     pin: int = 0,
-    chars_per_token: float = ...,
-    tokens_per_message: int = ...,
-    tokens_per_image: int = ...,
-    tokens_per_document: int = ...,
+    **costs: Unpack[_Costs],
 ) -> Any: ...
 def split_for_summary(
     records: Any,
     keep_tokens: int,
     *,
     pin: int = 0,
-    chars_per_token: float = ...,
-    tokens_per_message: int = ...,
-    tokens_per_image: int = ...,
-    tokens_per_document: int = ...,
+    **costs: Unpack[_Costs],
 ) -> tuple[Any, Any]: ...
 def to_anthropic(records: Any) -> Any: ...
 def validate_records(records: Any) -> int: ...
@@ -161,20 +157,7 @@ def convert(
     store: bool = True,
 ) -> tuple[Any, dict[str, int]]: ...
 def tool_name(name: str, provider_name: str) -> str: ...
-def clear_context(
-    records: Any,
-    tools: bool,
-    trigger_kind: str,
-    trigger_value: int,
-    keep: int,
-    clear_at_least: int,
-    exclude_tools: list[str],
-    clear_all_inputs: bool,
-    clear_inputs_of: list[str],
-    placeholder: str,
-    thinking: bool,
-    keep_turns: int | None,
-) -> tuple[Any, Any]: ...
+def clear_context(records: Any, args: dict[str, Any]) -> tuple[Any, Any]: ...
 def render_attachment(
     attachment: Any, attachment_templates: dict[str, str | None] | None = None
 ) -> str | None: ...
@@ -209,11 +192,7 @@ def normalize_batch(
     items: list[bytes | str],
     session: bool,
     num_threads: int | None,
-    strict: bool,
-    max_media: int | None,
-    short_ids: bool,
-    ensure_user_first: bool,
-    attachment_templates: dict[str, str | None] | None,
+    api: _ApiArgs,
 ) -> list[Any]: ...
 def count_tokens_batch(
     items: list[bytes | str],
@@ -242,24 +221,13 @@ class ArrowStream:
     def __arrow_c_stream__(self, requested_schema: object = None) -> Any: ...
     def __len__(self) -> int: ...
 
-def arrow_normalize(
+def arrow_kernel(
     array: Any,
     session: bool,
     num_threads: int | None,
     raise_first: bool,
-    strict: bool,
-    max_media: int | None,
-    short_ids: bool,
-    ensure_user_first: bool,
-    attachment_templates: dict[str, str | None] | None,
+    api: _ApiArgs | None,
     counting: tuple[float, int, int, int] | None,
-) -> ArrowArray | ArrowStream: ...
-def arrow_count_tokens(
-    array: Any,
-    session: bool,
-    num_threads: int | None,
-    raise_first: bool,
-    counting: tuple[float, int, int, int],
 ) -> ArrowArray | ArrowStream: ...
 def _force_panic(message: str) -> None: ...
 
@@ -267,11 +235,7 @@ def _force_panic(message: str) -> None: ...
 class Conversation:
     def __new__(
         cls,
-        strict: bool,
-        max_media: int | None,
-        short_ids: bool,
-        ensure_user_first: bool,
-        attachment_templates: dict[str, str | None] | None,
+        api: _ApiArgs,
         counting: tuple[float, int, int, int],
     ) -> Conversation: ...
     def append(self, data: bytes | str) -> int: ...
@@ -288,21 +252,7 @@ class Conversation:
     def count_tokens(self) -> int: ...
     def trim_to_budget(self, max_tokens: int, pin: int) -> bytes: ...
     def split_for_summary(self, keep_tokens: int, pin: int) -> tuple[bytes, bytes]: ...
-    def set_policy(
-        self,
-        *,
-        trigger_kind: str,
-        trigger_value: int,
-        clear_at_least: int,
-        tools: bool,
-        keep: int,
-        exclude_tools: list[str],
-        clear_all_inputs: bool,
-        clear_inputs_of: list[str],
-        placeholder: str,
-        thinking: bool,
-        keep_turns: int | None,
-    ) -> None: ...
+    def set_policy(self, args: dict[str, Any]) -> None: ...
     @property
     def edit_count(self) -> int: ...
     def edits(self) -> list[tuple[int, dict[str, Any]]]: ...

@@ -106,24 +106,14 @@ def normalize_for_api(
     """
     _check_errors(errors)
     _check_array(array)
-    media = _api._max_media(max_media)
+    api = _api._api_args(strict, max_media, short_ids, ensure_user_first, attachment_templates)
     counting = (
         _api._counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
         if tokens
         else None
     )
-    templates = dict(attachment_templates) if attachment_templates is not None else None
-    out = _native.arrow_normalize(
-        array,
-        bool(session),
-        _threads(num_threads),
-        errors == "raise",
-        bool(strict),
-        media,
-        bool(short_ids),
-        bool(ensure_user_first),
-        templates,
-        counting,
+    out = _native.arrow_kernel(
+        array, bool(session), _threads(num_threads), errors == "raise", api, counting
     )
     return _like_input(array, out)
 
@@ -146,7 +136,7 @@ def count_tokens(
     counting = _api._counting(
         chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
     )
-    out = _native.arrow_count_tokens(
-        array, bool(session), _threads(num_threads), errors == "raise", counting
+    out = _native.arrow_kernel(
+        array, bool(session), _threads(num_threads), errors == "raise", None, counting
     )
     return _like_input(array, out)

@@ -12,7 +12,7 @@ thread.  The pool is rebuilt in a forked child (``multiprocessing``, engine work
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from . import _api, _native
@@ -65,6 +65,34 @@ def _split(items: Sequence[Any]) -> tuple[list[int], list[Any], list[int]]:
     return json_at, json_items, lists_at
 
 
+#: The §6 cost options, in the order of ``_api._counting``'s tuple.
+_COSTS = ("chars_per_token", "tokens_per_message", "tokens_per_image", "tokens_per_document")
+
+
+def _each(
+    items: Sequence[Any],
+    session: bool,
+    json_batch: Callable[[list[Any]], list[Any]],
+    one_list: Callable[[Any], Any],
+) -> list[Any]:
+    """Every item's result, in input order: the JSON items in one ``json_batch``
+    call (on every core), each record list by ``one_list``; a bad item's place
+    holds its exception, tagged with its index."""
+    if session and any(isinstance(it, list) for it in items):
+        raise MsgnormError("session=True takes session files as JSON bytes/str, not lists")
+    json_at, json_items, lists_at = _split(items)
+    out: list[Any] = [None] * len(items)
+    if json_items:
+        for i, r in zip(json_at, json_batch(json_items), strict=True):
+            out[i] = _tag(r, i) if isinstance(r, MsgnormError) else r
+    for i in lists_at:
+        try:
+            out[i] = one_list(items[i])
+        except MsgnormError as e:
+            out[i] = _tag(e, i)
+    return out
+
+
 def _tag(err: MsgnormError, i: int) -> MsgnormError:
     err.item = i  # type: ignore[attr-defined]
     return err
@@ -83,6 +111,10 @@ def _check_errors(errors: str) -> None:
         raise MsgnormError(f"errors must be 'report' or 'raise', not {errors!r}")
 
 
+def _outputs(results: list[Any]) -> list[Any]:
+    return [r if isinstance(r, MsgnormError) else r[0] for r in results]
+
+
 def normalize_batch_report(
     items: Sequence[Any],
     *,
@@ -98,52 +130,27 @@ def normalize_batch_report(
     """:func:`normalize_batch` with each item's repair counts: ``(output, report)``
     per good item; a bad item is its exception (with ``.item``, its index)."""
     _check_errors(errors)
-    media = _api._max_media(max_media)
-    if session and any(isinstance(it, list) for it in items):
-        raise MsgnormError("session=True takes session files as JSON bytes/str, not lists")
-    json_at, json_items, lists_at = _split(items)
-    templates = dict(attachment_templates) if attachment_templates is not None else None
-    out: list[Any] = [None] * len(items)
-    if json_items:
-        results = _native.normalize_batch(
-            json_items,
-            bool(session),
-            _threads(num_threads),
-            bool(strict),
-            media,
-            bool(short_ids),
-            bool(ensure_user_first),
-            templates,
-        )
-        for i, r in zip(json_at, results, strict=True):
-            out[i] = _tag(r, i) if isinstance(r, MsgnormError) else r
-    for i in lists_at:
-        try:
-            out[i] = _api.normalize_for_api_report(
-                items[i],
-                strict=strict,
-                max_media=max_media,
-                short_ids=short_ids,
-                ensure_user_first=ensure_user_first,
-                attachment_templates=attachment_templates,
-            )
-        except MsgnormError as e:
-            out[i] = _tag(e, i)
+    api = _api._api_args(strict, max_media, short_ids, ensure_user_first, attachment_templates)
+    out = _each(
+        items,
+        session,
+        lambda xs: _native.normalize_batch(xs, bool(session), _threads(num_threads), api),
+        lambda records: _api.normalize_for_api_report(
+            records,
+            strict=strict,
+            max_media=max_media,
+            short_ids=short_ids,
+            ensure_user_first=ensure_user_first,
+            attachment_templates=attachment_templates,
+        ),
+    )
     return _finish(out, errors)
 
 
-def normalize_batch(
-    items: Sequence[Any],
-    *,
-    num_threads: int | None = None,
-    errors: Errors = "report",
-    session: bool = False,
-    strict: bool = _api._STRICT,
-    max_media: int | None = _api._MAX_MEDIA,
-    short_ids: bool = _api._SHORT_IDS,
-    ensure_user_first: bool = _api._ENSURE_USER_FIRST,
-    attachment_templates: Mapping[str, str | None] | None = None,
-) -> list[Any]:
+normalize_batch = _api._derived(
+    normalize_batch_report,
+    _outputs,
+    "normalize_batch",
     """``normalize_for_api`` of every item, in input order, on every core.
 
     ``errors="report"``: a bad item's place holds its exception (a
@@ -151,19 +158,8 @@ def normalize_batch(
     ``index``/``path``), and the other items are unaffected; ``errors="raise"``
     raises the first one.  ``session=True`` reads each item as a session file
     (its main thread after the last compaction, broken lines skipped).
-    """
-    results = normalize_batch_report(
-        items,
-        num_threads=num_threads,
-        errors=errors,
-        session=session,
-        strict=strict,
-        max_media=max_media,
-        short_ids=short_ids,
-        ensure_user_first=ensure_user_first,
-        attachment_templates=attachment_templates,
-    )
-    return [r if isinstance(r, MsgnormError) else r[0] for r in results]
+    """,
+)
 
 
 def count_tokens_batch(
@@ -181,30 +177,16 @@ def count_tokens_batch(
     """``count_tokens`` of every item (``per_record=True``: ``count_tokens_per_record``),
     in input order, on every core; errors as in :func:`normalize_batch`."""
     _check_errors(errors)
-    if session and any(isinstance(it, list) for it in items):
-        raise MsgnormError("session=True takes session files as JSON bytes/str, not lists")
     counting = _api._counting(
         chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
     )
-    json_at, json_items, lists_at = _split(items)
-    out: list[Any] = [None] * len(items)
-    if json_items:
-        results = _native.count_tokens_batch(
-            json_items, bool(session), _threads(num_threads), counting
-        )
-        for i, r in zip(json_at, results, strict=True):
-            out[i] = _tag(r, i) if isinstance(r, MsgnormError) else r
-    for i in lists_at:
-        try:
-            out[i] = _native.count_tokens_per_record(
-                items[i],
-                chars_per_token=counting[0],
-                tokens_per_message=counting[1],
-                tokens_per_image=counting[2],
-                tokens_per_document=counting[3],
-            )
-        except MsgnormError as e:
-            out[i] = _tag(e, i)
+    costs: dict[str, Any] = dict(zip(_COSTS, counting, strict=True))
+    out = _each(
+        items,
+        session,
+        lambda xs: _native.count_tokens_batch(xs, bool(session), _threads(num_threads), counting),
+        lambda records: _native.count_tokens_per_record(records, **costs),
+    )
     if not per_record:
         out = [r if isinstance(r, MsgnormError) else sum(r) for r in out]
     return _finish(out, errors)

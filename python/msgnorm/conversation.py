@@ -88,22 +88,14 @@ class Conversation:
     ) -> None:
         if kind is not None and kind not in _KINDS:
             raise MsgnormError(f"kind must be one of {', '.join(map(repr, _KINDS))}, not {kind!r}")
-        media = _api._max_media(max_media)
+        api = _api._api_args(strict, max_media, short_ids, ensure_user_first, attachment_templates)
         counting = _api._counting(
             chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
         )
-        templates = dict(attachment_templates) if attachment_templates is not None else None
-        native = _native.Conversation(
-            bool(strict),
-            media,
-            bool(short_ids),
-            bool(ensure_user_first),
-            templates,
-            counting,
-        )
+        native = _native.Conversation(api, counting)
         policy = _policy_args(clear_tool_results, clear_thinking)
         if policy is not None:
-            native.set_policy(**policy)
+            native.set_policy(policy)
         self._init(native, kind)
         if records is not None:
             self.append(records)

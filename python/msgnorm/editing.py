@@ -29,10 +29,11 @@ slicing), changed ones are fresh shallow copies sharing unchanged blocks.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
-from . import _native
+from . import _api, _native
 from .errors import MsgnormError
 from .model import _gc_paused
 
@@ -102,7 +103,7 @@ def _names(name: str, value: object) -> list[str]:
 def _run(records: Any, **kw: Any) -> tuple[Any, EditReport]:
     """Calls the core: JSON text, or a list of dicts or msgnorm Structs read natively."""
     with _gc_paused():  # the call may build many objects; see model._gc_paused
-        out, report = _native.clear_context(records, **kw)
+        out, report = _native.clear_context(records, kw)
     return out, report
 
 
@@ -117,31 +118,44 @@ def clear_tool_results_report(
     placeholder: str = DEFAULT_PLACEHOLDER,
 ) -> tuple[Any, EditReport]:
     """:func:`clear_tool_results` and its :class:`EditReport`."""
-    return _run(
-        records,
-        **_tool_args(
-            trigger=trigger,
-            keep=keep,
-            clear_at_least=clear_at_least,
-            exclude_tools=exclude_tools,
-            clear_tool_inputs=clear_tool_inputs,
-            placeholder=placeholder,
-        ),
-        thinking=False,
-        keep_turns=None,
-    )
+    options = {k: v for k, v in locals().items() if k != "records"}  # the keywords, by name
+    return _run(records, **_tool_args(**options), thinking=False, keep_turns=None)
 
 
-def _tool_args(
-    *,
-    trigger: int | Mapping[str, Any] | None = 100_000,
-    keep: int | Mapping[str, Any] = 3,
-    clear_at_least: int | Mapping[str, Any] | None = None,
-    exclude_tools: Iterable[str] = (),
-    clear_tool_inputs: bool | Iterable[str] = False,
-    placeholder: str = DEFAULT_PLACEHOLDER,
-) -> dict[str, Any]:
-    """The core's arguments for :func:`clear_tool_results`'s options (checked)."""
+clear_tool_results = _api._without_report(
+    clear_tool_results_report,
+    "clear_tool_results",
+    """Replace the content of old ``tool_result`` blocks by ``placeholder``.
+
+    Fires when the history's §6 token count exceeds ``trigger`` (an int, or
+    ``{"type": "input_tokens" | "tool_uses", "value": n}``: more than ``n``
+    ``tool_use`` blocks; ``None`` always fires). Then every ``tool_use`` but the
+    last ``keep`` has its result cleared (and its ``input`` set to ``{}`` when
+    ``clear_tool_inputs`` is ``True`` or names its tool), except tools in
+    ``exclude_tools`` and the current tool loop (the last assistant record with
+    ``tool_use`` blocks and the user record after it), which is never touched.
+    A result no bigger than the placeholder (fewer characters, no media) stays:
+    clearing never raises the token count. If all that would free fewer than
+    ``clear_at_least`` tokens, nothing changes (Anthropic's rule; LangChain
+    instead stops once it has freed that many).
+    Results are replaced, never removed, so ``tool_use``/``tool_result``
+    pairing holds; records before the first changed one are unchanged (byte
+    for byte for JSON input). Run it on :func:`msgnorm.normalize_for_api`'s output.
+    """,
+)
+
+
+_TOOL_OPTIONS = inspect.signature(clear_tool_results_report)
+
+
+def _tool_args(**options: Any) -> dict[str, Any]:
+    """The core's arguments for :func:`clear_tool_results`'s options (checked;
+    the options and their defaults are its own)."""
+    bound = _TOOL_OPTIONS.bind(None, **options)
+    bound.apply_defaults()
+    trigger, keep, clear_at_least, exclude_tools, clear_tool_inputs, placeholder = list(
+        bound.arguments.values()
+    )[1:]
     if trigger is None:
         tkind, tvalue = "tool_uses", 0
     else:
@@ -177,9 +191,7 @@ def _keep_turns(keep_turns: int | Literal["all"] | Mapping[str, Any]) -> int | N
     return min(_count("keep_turns", keep_turns, ("thinking_turns",))[1], _USIZE_MAX)
 
 
-_TOOL_KEYS = frozenset(
-    ("trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs", "placeholder")
-)
+_TOOL_KEYS = frozenset(list(_TOOL_OPTIONS.parameters)[1:])
 
 
 def _policy_args(clear_tool_results: Any, clear_thinking: Any) -> dict[str, Any] | None:
@@ -228,44 +240,6 @@ def _policy_args(clear_tool_results: Any, clear_thinking: Any) -> dict[str, Any]
     return {**base, "thinking": thinking, "keep_turns": keep_turns}
 
 
-def clear_tool_results(
-    records: Any,
-    *,
-    trigger: int | Mapping[str, Any] | None = 100_000,
-    keep: int | Mapping[str, Any] = 3,
-    clear_at_least: int | Mapping[str, Any] | None = None,
-    exclude_tools: Iterable[str] = (),
-    clear_tool_inputs: bool | Iterable[str] = False,
-    placeholder: str = DEFAULT_PLACEHOLDER,
-) -> Any:
-    """Replace the content of old ``tool_result`` blocks by ``placeholder``.
-
-    Fires when the history's §6 token count exceeds ``trigger`` (an int, or
-    ``{"type": "input_tokens" | "tool_uses", "value": n}``: more than ``n``
-    ``tool_use`` blocks; ``None`` always fires). Then every ``tool_use`` but the
-    last ``keep`` has its result cleared (and its ``input`` set to ``{}`` when
-    ``clear_tool_inputs`` is ``True`` or names its tool), except tools in
-    ``exclude_tools`` and the current tool loop (the last assistant record with
-    ``tool_use`` blocks and the user record after it), which is never touched.
-    A result no bigger than the placeholder (fewer characters, no media) stays:
-    clearing never raises the token count. If all that would free fewer than
-    ``clear_at_least`` tokens, nothing changes (Anthropic's rule; LangChain
-    instead stops once it has freed that many).
-    Results are replaced, never removed, so ``tool_use``/``tool_result``
-    pairing holds; records before the first changed one are unchanged (byte
-    for byte for JSON input). Run it on :func:`msgnorm.normalize_for_api`'s output.
-    """
-    return clear_tool_results_report(
-        records,
-        trigger=trigger,
-        keep=keep,
-        clear_at_least=clear_at_least,
-        exclude_tools=exclude_tools,
-        clear_tool_inputs=clear_tool_inputs,
-        placeholder=placeholder,
-    )[0]
-
-
 def clear_thinking_report(
     records: Any, *, keep_turns: int | Literal["all"] | Mapping[str, Any] = 1
 ) -> tuple[Any, EditReport]:
@@ -287,14 +261,14 @@ def clear_thinking_report(
     )
 
 
-def clear_thinking(
-    records: Any, *, keep_turns: int | Literal["all"] | Mapping[str, Any] = 1
-) -> Any:
+clear_thinking = _api._without_report(
+    clear_thinking_report,
+    "clear_thinking",
     """Remove ``thinking``/``redacted_thinking`` blocks of older assistant turns.
 
     The last ``keep_turns`` assistant records holding thinking keep it (``"all"``
     keeps everything); so does the current tool loop's assistant (its signed
     thinking must go back unchanged), and any record that the removal would
     leave empty.
-    """
-    return clear_thinking_report(records, keep_turns=keep_turns)[0]
+    """,
+)

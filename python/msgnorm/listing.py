@@ -88,23 +88,13 @@ def list_sessions(directory: PathArg, *, num_threads: int | None = None) -> list
     out = []
     for p, i in zip(paths, infos, strict=True):
         modified = datetime.fromtimestamp(i["mtime"], tz=timezone.utc)
-        out.append(
-            SessionInfo(
-                session_id=i["session_id"] or p.stem,
-                path=str(p),
-                title=i["custom_title"] or i["summary"] or i["first_prompt"],
-                custom_title=i["custom_title"],
-                summary=i["summary"],
-                first_prompt=i["first_prompt"],
-                created=i["created"],
-                last_timestamp=i["last_timestamp"],
-                modified=modified.isoformat().replace("+00:00", "Z"),
-                size=i["size"],
-                cwd=i["cwd"],
-                git_branch=i["git_branch"],
-                model=i["model"],
-            )
-        )
+        fields = {
+            "session_id": i["session_id"] or p.stem,
+            "path": str(p),
+            "title": i["custom_title"] or i["summary"] or i["first_prompt"],
+            "modified": modified.isoformat().replace("+00:00", "Z"),
+        }
+        out.append(msgspec.convert(i | fields, SessionInfo))
     out.sort(key=lambda s: (s.modified, s.path), reverse=True)
     return out
 
@@ -132,15 +122,13 @@ def search_sessions(
         raise MsgnormError(f"no session file or directory at {str(d)!r}")
     hits = _native.search_files([str(p) for p in paths], query, regex, tools, num_threads)
     return [
-        SearchHit(
-            session=h["session"] or paths[h["file"]].stem,
-            path=str(paths[h["file"]]),
-            line=h["line"],
-            uuid=h["uuid"],
-            timestamp=h["timestamp"],
-            role=h["role"],
-            field=h["field"],
-            snippet=h["snippet"],
+        msgspec.convert(
+            h
+            | {
+                "session": h["session"] or paths[h["file"]].stem,
+                "path": str(paths[h["file"]]),
+            },
+            SearchHit,
         )
         for h in hits
     ]

@@ -122,6 +122,7 @@ class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
             parts.append(f"skipped {len(self.skipped)} broken line(s) ({lines}{more})")
         if self.repaired:
             parts.append(f"split {len(self.repaired)} line(s) holding several records")
+        cleared = f"result(s) cleared by {self.microcompactions} microcompaction(s)"
         counted = (
             (self.duplicate_uuids, "repeated uuid(s) kept once"),
             (self.missing_parents, "missing parent(s)"),
@@ -129,19 +130,12 @@ class LoadReport(msgspec.Struct, frozen=True, kw_only=True):
             (self.recovered, "parallel tool record(s) put back"),
             (self.preserved, "preserved record(s) relinked after their summary"),
             (self.unlinked_segments, "preserved segment(s) left as written"),
+            (len(self.cleared_results), cleared),
+            (self.tool_results_read, "offloaded tool result(s) read back"),
+            (len(self.tool_results_missing), "offloaded tool result(s) not found"),
+            (self.client_only, "client-only item(s) left out"),
         )
         parts += [f"{n} {what}" for n, what in counted if n]
-        if self.cleared_results:
-            parts.append(
-                f"{len(self.cleared_results)} result(s) cleared by "
-                f"{self.microcompactions} microcompaction(s)"
-            )
-        if self.tool_results_read:
-            parts.append(f"{self.tool_results_read} offloaded tool result(s) read back")
-        if self.tool_results_missing:
-            parts.append(f"{len(self.tool_results_missing)} offloaded tool result(s) not found")
-        if self.client_only:
-            parts.append(f"{self.client_only} client-only item(s) left out")
         if self.before_compaction:
             parts.append(
                 f"started after the last of {self.compactions} compaction(s) "
@@ -440,25 +434,17 @@ def load_session(
         read_back = _read_back(decoded, origins)
         if read_back != (0, []):
             out = msgspec.json.encode(decoded)
-    report = LoadReport(
-        files=names,
-        lines=rep["lines"],
-        records=rep["records"],
-        skipped=[LineIssue(**{**i, "file": name(i["file"])}) for i in rep["skipped"]],
-        repaired=[LineIssue(**{**i, "file": name(i["file"])}) for i in rep["repaired"]],
-        duplicate_uuids=rep["duplicate_uuids"],
-        missing_parents=rep["missing_parents"],
-        cycles=rep["cycles"],
-        recovered=rep["recovered"],
-        compactions=rep["compactions"],
-        before_compaction=rep["before_compaction"],
-        preserved=rep["preserved"],
-        unlinked_segments=rep["unlinked_segments"],
-        microcompactions=rep["microcompactions"],
-        cleared_results=rep["cleared_results"],
-        tool_results_read=read_back[0],
-        tool_results_missing=read_back[1],
-        client_only=rep["client_only"],
+    # the core's report, by field name; the file indices named
+    report = msgspec.convert(
+        rep
+        | {
+            "files": names,
+            "skipped": [{**i, "file": name(i["file"])} for i in rep["skipped"]],
+            "repaired": [{**i, "file": name(i["file"])} for i in rep["repaired"]],
+            "tool_results_read": read_back[0],
+            "tool_results_missing": read_back[1],
+        },
+        LoadReport,
     )
     records: Any
     if kind == "bytes":

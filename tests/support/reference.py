@@ -1088,7 +1088,7 @@ def check_max_media(max_media: int | None) -> None:
         raise ValueError("max_media must be None or an int >= 0")
 
 
-def normalize_for_api(
+def normalize_for_api_shared(
     records: Sequence[Any],
     *,
     strict: bool = False,
@@ -1097,7 +1097,8 @@ def normalize_for_api(
     ensure_user_first: bool = True,
     attachment_templates: Mapping[str, str | None] | None = None,
 ) -> list[Record]:
-    """§4: what is sent to the model. Steps 1-11 in order."""
+    """§4 steps 1-11 in order; records and blocks the steps do not change are
+    the input's own (the fair baseline of the benchmarks)."""
     check_max_media(max_media)
     check_templates(attachment_templates)
     validate_records(records)
@@ -1120,7 +1121,14 @@ def normalize_for_api(
         recs = inserted
     if short_ids:
         recs = [rec for _, rec in step11_short_ids(list(zip(indices, recs, strict=True)))]
-    return copy.deepcopy(recs)
+    return recs
+
+
+def normalize_for_api(records: Sequence[Any], **options: Any) -> list[Record]:
+    """§4: what is sent to the model. Steps 1-11 in order (``options`` as
+    :func:`normalize_for_api_shared`'s), then a deep copy: the oracle's output
+    shares nothing with its input."""
+    return copy.deepcopy(normalize_for_api_shared(records, **options))
 
 
 def to_anthropic(records: Sequence[Any]) -> list[dict[str, Any]]:

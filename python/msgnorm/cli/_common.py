@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,19 @@ def write_output(data: bytes, out: str | None) -> None:
         sys.stdout.buffer.flush()
     else:
         Path(out).write_bytes(data + b"\n")
+
+
+def clip(text: str, width: int = 60) -> str:
+    """``text`` cut to ``width`` characters (the last one an ellipsis)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def write_table(rows: Sequence[Sequence[str]]) -> None:
+    """Rows as aligned columns on standard output (the last column as it is)."""
+    n = len(rows[0]) - 1
+    widths = [max(len(r[k]) for r in rows) for k in range(n)]
+    lines = ("  ".join(r[k].ljust(widths[k]) for k in range(n)) + "  " + r[n] for r in rows)
+    sys.stdout.write("\n".join(line.rstrip() for line in lines) + "\n")
 
 
 def summary(records_in: int, records_out: int, report: dict[str, int]) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from ..listing import list_sessions
+from ._common import clip, write_table
 
 
 def _size(n: int) -> str:
@@ -36,12 +37,10 @@ def _sessions(args: argparse.Namespace) -> int:
                 i.session_id[:8],
                 i.git_branch or "-",
                 i.model or "-",
-                title if len(title) <= 60 else title[:59] + "…",
+                clip(title),
             )
         )
-    widths = [max(len(r[k]) for r in rows) for k in range(5)]
-    out = ["  ".join(r[k].ljust(widths[k]) for k in range(5)) + "  " + r[5] for r in rows]
-    sys.stdout.write("\n".join(line.rstrip() for line in out) + "\n")
+    write_table(rows)
     print(f"msgnorm: {len(infos)} session(s)", file=sys.stderr)
     return 0
 

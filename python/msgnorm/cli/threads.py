@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ._common import load, session_options
+from ._common import clip, load, session_options, write_table
 
 
 def _threads(args: argparse.Namespace) -> int:
@@ -16,11 +16,9 @@ def _threads(args: argparse.Namespace) -> int:
         return 0
     rows = [("id", "kind", "records", "last timestamp", "first prompt")]
     for t in loaded.threads:
-        prompt = t.first_prompt if len(t.first_prompt) <= 60 else t.first_prompt[:59] + "…"
+        prompt = clip(t.first_prompt)
         rows.append((t.id, t.kind, str(t.records), t.last_timestamp or "-", prompt))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
-    sys.stdout.write("\n".join(line.rstrip() for line in lines) + "\n")
+    write_table(rows)
     print(f"msgnorm: {loaded.report.summary()}", file=sys.stderr)
     return 0
 

@@ -3,9 +3,20 @@ to msgnorm records, through the core's provider adapters."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from .. import providers
+
+
+def need(module: str, adapter: str, package: str, extra: str) -> Any:
+    """``module`` imported, or an ImportError that names the extra to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:  # pragma: no cover - the error names the extra
+        raise ImportError(
+            f"msgnorm's {adapter} adapter needs {package}: pip install 'msgnorm[{extra}]'"
+        ) from e
 
 
 def _system(system: list[str]) -> Any:

@@ -21,13 +21,7 @@ __all__ = ["from_langchain", "normalize_langchain", "to_langchain"]
 
 
 def _lc() -> Any:
-    try:
-        import langchain_core.messages as m
-    except ImportError as e:  # pragma: no cover - the error names the extra
-        raise ImportError(
-            "msgnorm's LangChain adapter needs langchain-core: pip install 'msgnorm[langchain]'"
-        ) from e
-    return m
+    return _bridge.need("langchain_core.messages", "LangChain", "langchain-core", "langchain")
 
 
 def _media_source(block: dict[str, Any]) -> dict[str, Any] | None:

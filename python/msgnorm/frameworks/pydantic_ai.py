@@ -24,13 +24,7 @@ _FAILED = ("failed", "denied", "interrupted", "retried")
 
 
 def _m() -> Any:
-    try:
-        import pydantic_ai.messages as m
-    except ImportError as e:  # pragma: no cover - the error names the extra
-        raise ImportError(
-            "msgnorm's pydantic-ai adapter needs pydantic-ai: pip install 'msgnorm[pydantic-ai]'"
-        ) from e
-    return m
+    return _bridge.need("pydantic_ai.messages", "pydantic-ai", "pydantic-ai", "pydantic-ai")
 
 
 def _user_content(item: Any, m: Any) -> dict[str, Any]:

@@ -8,31 +8,9 @@
 
 from __future__ import annotations
 
-from ._convert import (
-    convert,
-    convert_report,
-    from_provider,
-    to_bedrock,
-    to_gemini,
-    to_openai_chat,
-    to_openai_responses,
-    to_provider,
-    to_provider_report,
-)
-from ._registry import PROVIDERS
+from . import _convert
+from ._convert import *  # noqa: F403
 from ._tools import rename_tools, tool_name
 
-__all__ = [
-    "PROVIDERS",
-    "convert",
-    "convert_report",
-    "from_provider",
-    "rename_tools",
-    "to_bedrock",
-    "to_gemini",
-    "to_openai_chat",
-    "to_openai_responses",
-    "to_provider",
-    "to_provider_report",
-    "tool_name",
-]
+__all__ = ["rename_tools", "tool_name"]
+__all__ += _convert.__all__

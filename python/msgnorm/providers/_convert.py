@@ -139,21 +139,10 @@ def to_provider_report(
     _check_store(store, continuation)
     if strict:
         _refuse_repairs(records, "anthropic", None)
-    if is_framework(target):
-        if source_map:
-            raise MsgnormError("source_map is for provider targets, not framework objects")
-        shape, report = to_provider_report(
-            records,
-            "anthropic",
-            system=system,
-            normalize=normalize,
-            strict=strict,
-            max_media=max_media,
-            model=model,
-            foreign_thinking=foreign_thinking,
-            continuation=continuation,
-        )
-        return framework(target)._from_anthropic(shape), report
+    # a framework's objects are made from the Anthropic request shape
+    shape = "anthropic" if is_framework(target) else target
+    if source_map and shape != target:
+        raise MsgnormError("source_map is for provider targets, not framework objects")
     data = to_builtins(records) if _is_structs(records) else records
     if not isinstance(data, list):
         raise InvalidRecordError(
@@ -165,10 +154,12 @@ def to_provider_report(
     media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.to_provider(
-            data, target, _plain(system), bool(normalize), bool(strict), media, bool(store)
+            data, shape, _plain(system), bool(normalize), bool(strict), media, bool(store)
         )
     for k, n in switched.items():
         report[k] = report.get(k, 0) + n
+    if shape != target:
+        return framework(target)._from_anthropic(out), report
     if source_map:
         from ._source_map import provider_source_map
 
@@ -180,19 +171,9 @@ def to_provider_report(
     return out, report
 
 
-def to_provider(
-    records: Any,
-    target: str,
-    *,
-    system: Any = None,
-    normalize: bool = True,
-    strict: bool = _api._STRICT,
-    max_media: int | None = _api._MAX_MEDIA,
-    model: str | None = None,
-    foreign_thinking: ForeignThinking = "drop",
-    store: bool = True,
-    continuation: bool = False,
-) -> Any:
+to_provider = _api._without_report(
+    to_provider_report,
+    "to_provider",
     """Records in ``target``'s request shape, after :func:`msgnorm.normalize_for_api`.
 
     Shapes: ``anthropic`` ``{"system"?, "messages"}``; ``openai-chat`` a list of
@@ -212,19 +193,8 @@ def to_provider(
     server-side id (a reasoning item keeps the id its ``encrypted_content`` is
     bound to). ``continuation=True`` says the request continues a stored
     response, which ``store=False`` cannot: the two together raise ValueError.
-    """
-    return to_provider_report(
-        records,
-        target,
-        system=system,
-        normalize=normalize,
-        strict=strict,
-        max_media=max_media,
-        model=model,
-        foreign_thinking=foreign_thinking,
-        store=store,
-        continuation=continuation,
-    )[0]
+    """,
+)
 
 
 def to_openai_chat(
@@ -251,36 +221,6 @@ def to_bedrock(records: Any, *, system: Any = None, normalize: bool = True) -> d
     return to_provider(records, "bedrock", system=system, normalize=normalize)  # type: ignore[no-any-return]
 
 
-def convert(
-    messages: Sequence[Any],
-    *,
-    source: str,
-    target: str,
-    system: Any = None,
-    strict: bool = _api._STRICT,
-    max_media: int | None = _api._MAX_MEDIA,
-    store: bool = True,
-    continuation: bool = False,
-) -> Any:
-    """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call.
-
-    With the same format in and out, the messages no step changed are the
-    input's own objects (shared, like slicing); repaired or made ones are new.
-    The input is never mutated. ``store`` and ``continuation`` are
-    :func:`to_provider`'s.
-    """
-    return convert_report(
-        messages,
-        source=source,
-        target=target,
-        system=system,
-        strict=strict,
-        max_media=max_media,
-        store=store,
-        continuation=continuation,
-    )[0]
-
-
 def convert_report(
     messages: Sequence[Any],
     *,
@@ -304,24 +244,30 @@ def convert_report(
     messages, source, system = _from_framework(messages, source, system)
     if strict:
         _refuse_repairs(_messages(messages, source), source, system)
-    if is_framework(target):
-        shape, report = convert_report(
-            messages,
-            source=source,
-            target="anthropic",
-            system=system,
-            strict=strict,
-            max_media=max_media,
-        )
-        module = framework(target)
-        out = module._from_anthropic(shape)
-        if objects and hasattr(module, "_as_objects"):
-            out = module._as_objects(out)
-        return out, report
+    # a framework's objects are made from the Anthropic request shape
+    shape = "anthropic" if is_framework(target) else target
     items = _messages(messages, source)
     media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.convert(
-            items, source, target, _plain(system), bool(strict), media, bool(store)
+            items, source, shape, _plain(system), bool(strict), media, bool(store)
         )
+    if shape != target:
+        module = framework(target)
+        out = module._from_anthropic(out)
+        if objects and hasattr(module, "_as_objects"):
+            out = module._as_objects(out)
     return out, report
+
+
+convert = _api._without_report(
+    convert_report,
+    "convert",
+    """``from_provider`` → ``normalize_for_api`` → ``to_provider(target)``, in one call.
+
+    With the same format in and out, the messages no step changed are the
+    input's own objects (shared, like slicing); repaired or made ones are new.
+    The input is never mutated. ``store`` and ``continuation`` are
+    :func:`to_provider`'s.
+    """,
+)

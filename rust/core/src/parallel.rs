@@ -66,10 +66,23 @@ pub fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl Fn() -> B + Sync) -> (A, 
 }
 
 /// Writes every record with `f` (which appends the record's messages to
-/// `out`), in order. When no tool id is rewritten a record's messages depend
-/// on that record alone, so a long history is written in halves, the second
-/// on a thread of its own at the same time.
+/// `out`), in order, after the messages `out` already holds; tool ids are
+/// kept to `limit` characters ([`Ids`]). When no tool id is rewritten a
+/// record's messages depend on that record alone, so a long history is
+/// written in halves, the second on a thread of its own at the same time.
 pub fn write_each<'v>(
+    recs: &[Rec<'v>],
+    limit: usize,
+    counts: &mut Counts,
+    mut out: Vec<Value>,
+    f: impl Fn(&Rec<'v>, &mut Ids, &mut Counts, &mut Vec<Value>) + Sync,
+) -> Vec<Value> {
+    out.reserve(recs.len());
+    write_halves(recs, Ids::new(recs, limit), counts, &mut out, f);
+    out
+}
+
+fn write_halves<'v>(
     recs: &[Rec<'v>],
     mut ids: Ids,
     counts: &mut Counts,
@@ -189,8 +202,8 @@ mod tests {
                 .map(|i| record(i, if bad && i == 7 { "a.b" } else { "ok" }))
                 .collect();
             let recs = read_records(&records, Provider::OpenAIChat).unwrap();
-            let (mut out, mut counts) = (Vec::new(), Counts::new());
-            write_each(&recs, Ids::new(&recs, 40), &mut counts, &mut out, f);
+            let mut counts = Counts::new();
+            let out = write_each(&recs, 40, &mut counts, Vec::new(), f);
             let want: Vec<Value> = (0..20_000)
                 .map(|i| {
                     let id = if bad && i == 7 {

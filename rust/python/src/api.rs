@@ -10,19 +10,18 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 /// Declares a public function taking `normalize_for_api`'s options as
-/// keywords, with their defaults written once for both functions; `$ret`
-/// maps the `(output, report)` pair to what the function returns.
+/// keywords, with their defaults written once for both functions, and the
+/// flags `$extra` after them (false by default); `$ret` maps the
+/// `(output, report)` pair to what the function returns.
 macro_rules! api_fn {
-    ($(#[$doc:meta])* fn $name:ident -> $ty:ty = $ret:expr) => {
+    ($(#[$doc:meta])* fn $name:ident($($extra:ident),*) -> $ty:ty = $ret:expr; $text:literal) => {
         $(#[$doc])*
         #[pyfunction]
         #[pyo3(signature = (
             records, *, strict=false, max_media=msgnorm_core::DEFAULT_MAX_MEDIA, short_ids=false,
-            ensure_user_first=true, attachment_templates=None,
+            ensure_user_first=true, attachment_templates=None, $($extra=false),*
         ))]
-        #[pyo3(
-            text_signature = "(records, *, strict=False, max_media=100, short_ids=False, ensure_user_first=True, attachment_templates=None)"
-        )]
+        #[pyo3(text_signature = $text)]
         #[allow(clippy::too_many_arguments)]
         pub(crate) fn $name<'py>(
             py: Python<'py>,
@@ -32,6 +31,7 @@ macro_rules! api_fn {
             #[pyo3(from_py_with = args::flag)] short_ids: bool,
             #[pyo3(from_py_with = args::flag)] ensure_user_first: bool,
             attachment_templates: Option<&Bound<'py, PyAny>>,
+            $(#[pyo3(from_py_with = args::flag)] $extra: bool),*
         ) -> PyResult<$ty> {
             let opts = api_options(
                 py,
@@ -39,7 +39,7 @@ macro_rules! api_fn {
                 templates_dict(attachment_templates)?.as_ref(),
             )?;
             let _gc = GcPaused::new(py)?;
-            normalize_for_api_with(py, records, &opts)
+            normalize_for_api_sourced(py, records, &opts, false $(|| $extra)*)
                 .map($ret)
                 .map_err(|e| if strict { with_violations(py, e, records) } else { e })
         }
@@ -52,18 +52,20 @@ api_fn! {
     /// input's own objects (shared, like slicing); changed records and their
     /// `message` are fresh shallow copies that share the blocks the call did not
     /// change.
-    fn normalize_for_api -> Bound<'py, PyAny> = |(out, _)| out
+    fn normalize_for_api() -> Bound<'py, PyAny> = |(out, _)| out;
+    "(records, *, strict=False, max_media=100, short_ids=False, ensure_user_first=True, attachment_templates=None)"
 }
 
-pub(crate) fn normalize_for_api_with<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-    opts: &ApiOptions,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-    normalize_for_api_sourced(py, records, opts, false)
+api_fn! {
+    /// `(output, report)`: what is sent to the model (SPEC §4) and a count of
+    /// every repair rule that fired, by name; with `source_map`, the report's
+    /// `"source_map"` names, for each output record, the input records it came
+    /// from (ascending; none for a record the pipeline inserted).
+    fn normalize_for_api_report(source_map) -> (Bound<'py, PyAny>, Bound<'py, PyDict>) = |r| r;
+    "(records, *, strict=False, max_media=100, short_ids=False, ensure_user_first=True, attachment_templates=None, source_map=False)"
 }
 
-/// `normalize_for_api_with`, and with `source_map` the report's `"source_map"`:
+/// `(output, report)` of `normalize_for_api`, and with `source_map` the report's `"source_map"`:
 /// for each output record, the input records it came from (the core's
 /// `Record::sources`), read off the same pass.
 pub(crate) fn normalize_for_api_sourced<'py>(

@@ -165,6 +165,23 @@ pub(crate) fn template_overrides(
 }
 
 /// `normalize_for_api`'s options from its arguments (the batch kernels').
+/// The §4 options as the Python wrappers pass them to the batch, Arrow and
+/// conversation entry points, checked: `(strict, max_media, short_ids,
+/// ensure_user_first, attachment_templates)`.
+pub(crate) type ApiArgs<'py> = (bool, Option<usize>, bool, bool, Option<Bound<'py, PyDict>>);
+
+/// [`ApiArgs`] as the core's options.
+pub(crate) fn api_args(
+    py: Python<'_>,
+    (strict, max_media, short_ids, ensure_user_first, t): ApiArgs<'_>,
+) -> PyResult<ApiOptions> {
+    api_options(
+        py,
+        (strict, max_media, short_ids, ensure_user_first),
+        t.as_ref(),
+    )
+}
+
 pub(crate) fn api_options(
     py: Python<'_>,
     (strict, max_media, short_ids, ensure_user_first): (bool, Option<usize>, bool, bool),

@@ -3,7 +3,7 @@
 //! core's batch kernel with the GIL released, and the results built as an Arrow
 //! struct array with arrow-rs builders, handed back through the same interface.
 
-use crate::args::{params, templates, Counting};
+use crate::args::{api_args, params, ApiArgs, Counting};
 use crate::arrow_ffi::{self, ArrowArray, ArrowStream};
 use crate::batch::item_error;
 use crate::errors::{guard, to_pyerr, Failure};
@@ -18,7 +18,6 @@ use arrow_buffer::{ArrowNativeType, Buffer, NullBuffer, OffsetBuffer, ScalarBuff
 use arrow_schema::{DataType, Field, FieldRef, Fields};
 use msgnorm_core::{batch, on_json, ApiOptions, CountParams, Error, Report};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 use std::sync::{Arc, Mutex};
 
 /// What the kernel does to each row.
@@ -516,59 +515,37 @@ fn run<'py>(
     }
 }
 
-/// `normalize_for_api` of every row: a struct array of `normalized`, `repairs`,
-/// `tokens` (of the output; null unless `count_tokens`) and `error`.
+/// The Arrow kernel over every row. With `api`, `normalize_for_api`: a struct
+/// array of `normalized`, `repairs`, `tokens` (of the output; null unless
+/// `counting`) and `error`; without, `count_tokens` of the rows as given: a
+/// struct array of `tokens` and `error` (`counting` required).
 #[pyfunction]
-#[pyo3(signature = (array, session, num_threads, raise_first, strict, max_media, short_ids, ensure_user_first, attachment_templates, counting))]
-#[allow(clippy::too_many_arguments)]
-pub fn arrow_normalize<'py>(
+#[pyo3(signature = (array, session, num_threads, raise_first, api, counting))]
+pub fn arrow_kernel<'py>(
     py: Python<'py>,
     array: &Bound<'py, PyAny>,
     session: bool,
     num_threads: Option<usize>,
     raise_first: bool,
-    strict: bool,
-    max_media: Option<usize>,
-    short_ids: bool,
-    ensure_user_first: bool,
-    attachment_templates: Option<&Bound<'py, PyDict>>,
+    api: Option<ApiArgs<'py>>,
     counting: Option<Counting>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let opts = ApiOptions {
-        strict,
-        max_media,
-        short_ids,
-        ensure_user_first,
-        templates: templates(py, attachment_templates)?,
-    };
     let counting = counting.map(params);
     if let Some(p) = &counting {
         p.check().map_err(|e| to_pyerr(py, Failure::Core(e)))?;
     }
-    let job = Job::Normalize {
-        session,
-        opts,
-        counting,
+    let job = match (api, counting) {
+        (Some(api), counting) => Job::Normalize {
+            session,
+            opts: api_args(py, api)?,
+            counting,
+        },
+        (None, Some(counting)) => Job::Count { session, counting },
+        (None, None) => {
+            let msg = "internal error: counting without its parameters";
+            return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
+        }
     };
-    run(py, array, job, num_threads, raise_first)
-}
-
-/// `count_tokens` of every row: a struct array of `tokens` and `error`.
-#[pyfunction]
-#[pyo3(signature = (array, session, num_threads, raise_first, counting))]
-pub fn arrow_count_tokens<'py>(
-    py: Python<'py>,
-    array: &Bound<'py, PyAny>,
-    session: bool,
-    num_threads: Option<usize>,
-    raise_first: bool,
-    counting: Counting,
-) -> PyResult<Bound<'py, PyAny>> {
-    let counting = params(counting);
-    counting
-        .check()
-        .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
-    let job = Job::Count { session, counting };
     run(py, array, job, num_threads, raise_first)
 }
 

@@ -1,7 +1,7 @@
 //! `normalize_batch` / `count_tokens_batch`: JSON items (bytes or str) on the
 //! core's batch kernel, the GIL released, one result or error per item.
 
-use crate::args::{api_options, params, Counting};
+use crate::args::{api_args, params, ApiArgs, Counting};
 use crate::errors::{to_pyerr, Failure};
 use msgnorm_core::{batch, on_json, Report};
 use pyo3::prelude::*;
@@ -71,24 +71,15 @@ fn not_text(objs: &[Bound<'_, PyAny>], i: usize) -> msgnorm_core::Error {
 
 /// Each item's `(output, report)`, or its error (an exception object with `.item`).
 #[pyfunction]
-#[pyo3(signature = (items, session, num_threads, strict, max_media, short_ids, ensure_user_first, attachment_templates))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (items, session, num_threads, api))]
 pub fn normalize_batch<'py>(
     py: Python<'py>,
     items: &Bound<'py, PyList>,
     session: bool,
     num_threads: Option<usize>,
-    strict: bool,
-    max_media: Option<usize>,
-    short_ids: bool,
-    ensure_user_first: bool,
-    attachment_templates: Option<&Bound<'py, PyDict>>,
+    api: ApiArgs<'py>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let opts = api_options(
-        py,
-        (strict, max_media, short_ids, ensure_user_first),
-        attachment_templates,
-    )?;
+    let opts = api_args(py, api)?;
     let objs = self::items(py, items)?;
     let borrowed = borrow(&objs);
     let n = batch::threads(num_threads);

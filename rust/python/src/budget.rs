@@ -3,7 +3,7 @@
 use crate::args::{self, params};
 use crate::errors::{guard, to_pyerr, Failure};
 use crate::input::with_records;
-use crate::read::{self, read_records, Strs};
+use crate::read::{self, Strs};
 use crate::view::Ctx;
 use crate::write;
 use msgnorm_core::model::Kind;
@@ -55,7 +55,7 @@ pub(crate) fn list_costs<'a, 'py>(
 ) -> PyResult<(Vec<read::Rec<'a, 'py>>, Vec<u64>, Vec<bool>)> {
     let py = ctx.py();
     guard(|| {
-        let recs = read_records(ctx, strs, l, true)?;
+        let recs = read::read(ctx, strs, l, ReadOpts::COUNT)?;
         let (costs, turns) = msgnorm_core::costs_and_turns(&recs, p)?;
         Ok((recs, costs, turns))
     })

@@ -2,7 +2,7 @@
 //! lock, so that it can be shared between threads. JSON in, JSON out; the
 //! Python class `msgnorm.Conversation` converts kinds.
 
-use crate::args::{params, template_overrides, Counting};
+use crate::args::{params, template_overrides, ApiArgs, Counting};
 use crate::errors::{guard, surrogate_error, to_pyerr, Failure};
 use msgnorm_core::conversation::{self, Settings};
 use pyo3::prelude::*;
@@ -56,22 +56,15 @@ fn text<'py>(data: &Bound<'py, PyAny>) -> PyResult<Vec<u8>> {
 #[pymethods]
 impl Conversation {
     #[new]
-    #[pyo3(signature = (strict, max_media, short_ids, ensure_user_first, attachment_templates, counting))]
-    fn new(
-        py: Python<'_>,
-        strict: bool,
-        max_media: Option<usize>,
-        short_ids: bool,
-        ensure_user_first: bool,
-        attachment_templates: Option<&Bound<'_, PyDict>>,
-        counting: Counting,
-    ) -> PyResult<Self> {
+    #[pyo3(signature = (api, counting))]
+    fn new(py: Python<'_>, api: ApiArgs<'_>, counting: Counting) -> PyResult<Self> {
+        let (strict, max_media, short_ids, ensure_user_first, attachment_templates) = api;
         let settings = Settings {
             strict,
             max_media,
             short_ids,
             ensure_user_first,
-            templates: template_overrides(py, attachment_templates)?,
+            templates: template_overrides(py, attachment_templates.as_ref())?,
             count: params(counting),
         };
         let inner = conversation::Conversation::new(settings)
@@ -174,41 +167,21 @@ impl Conversation {
     }
 
     /// Sets the context-editing policy (`tools` / `thinking` off: none of it).
-    #[pyo3(signature = (*, trigger_kind, trigger_value, clear_at_least, tools, keep, exclude_tools, clear_all_inputs, clear_inputs_of, placeholder, thinking, keep_turns))]
-    #[allow(clippy::too_many_arguments)]
-    fn set_policy(
-        &self,
-        py: Python<'_>,
-        trigger_kind: &str,
-        trigger_value: u64,
-        clear_at_least: u64,
-        tools: bool,
-        keep: usize,
-        exclude_tools: Vec<String>,
-        clear_all_inputs: bool,
-        clear_inputs_of: Vec<String>,
-        placeholder: String,
-        thinking: bool,
-        keep_turns: Option<usize>,
-    ) -> PyResult<()> {
-        use msgnorm_core::editing::ThinkingOptions;
-        let trigger = crate::editing::trigger(py, trigger_kind, trigger_value)?;
-        let policy = (tools || thinking).then(|| conversation::Policy {
-            trigger,
-            clear_at_least,
-            tools: tools.then(|| {
-                crate::editing::tool_options(
-                    trigger,
-                    keep,
-                    0,
-                    exclude_tools,
-                    clear_all_inputs,
-                    clear_inputs_of,
-                    placeholder,
-                )
-            }),
-            thinking: thinking.then_some(ThinkingOptions { keep_turns }),
-        });
+    fn set_policy(&self, py: Python<'_>, args: crate::editing::EditArgs) -> PyResult<()> {
+        let policy = if args.tools || args.thinking {
+            Some(conversation::Policy {
+                trigger: args.trigger(py)?,
+                clear_at_least: args.clear_at_least,
+                tools: if args.tools {
+                    Some(args.tool_options(py, 0)?)
+                } else {
+                    None
+                },
+                thinking: args.thinking(),
+            })
+        } else {
+            None
+        };
         self.with(py, |c| c.set_policy(policy))
     }
 

@@ -9,42 +9,19 @@ use msgnorm_core::{CountParams, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-/// Context editing (issue 15).
-/// `trigger` is `("input_tokens" | "tool_uses", n)`; `clear_tool_inputs` is
-/// cleared for every tool with `clear_all_inputs`, else for `clear_inputs_of`.
+/// Context editing: `(output, EditReport dict)` of `records` edited as
+/// [`EditArgs`] say.
 #[pyfunction]
-#[pyo3(signature = (records, tools, trigger_kind, trigger_value, keep, clear_at_least, exclude_tools, clear_all_inputs, clear_inputs_of, placeholder, thinking, keep_turns))]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn clear_context<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
-    tools: bool,
-    trigger_kind: &str,
-    trigger_value: u64,
-    keep: usize,
-    clear_at_least: u64,
-    exclude_tools: Vec<String>,
-    clear_all_inputs: bool,
-    clear_inputs_of: Vec<String>,
-    placeholder: String,
-    thinking: bool,
-    keep_turns: Option<usize>,
+    args: EditArgs,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-    use msgnorm_core::editing::ThinkingOptions;
-    let trigger = trigger(py, trigger_kind, trigger_value)?;
-    let t = tool_options(
-        trigger,
-        keep,
-        clear_at_least,
-        exclude_tools,
-        clear_all_inputs,
-        clear_inputs_of,
-        placeholder,
-    );
-    let th = ThinkingOptions { keep_turns };
+    let t = args.tool_options(py, args.clear_at_least)?;
+    let th = args.thinking();
     // The options are checked before the records are read.
     t.check().map_err(|e| to_pyerr(py, Failure::Core(e)))?;
-    let (tools, thinking) = (tools.then_some(&t), thinking.then_some(th));
+    let (tools, thinking) = (args.tools.then_some(&t), th);
     let p = CountParams::default();
     let (out, rep) = with_records!(
         py,
@@ -56,6 +33,64 @@ pub(crate) fn clear_context<'py>(
         |w, out| (w.records(&out.0)?, out.1),
     );
     Ok((out, edit_report(py, &rep)?))
+}
+
+/// The context-editing options as the Python side passes them: one dict
+/// (`editing._tool_args` and the thinking keys), read by name.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct EditArgs {
+    pub tools: bool,
+    trigger_kind: String,
+    trigger_value: u64,
+    keep: usize,
+    pub clear_at_least: u64,
+    exclude_tools: Vec<String>,
+    clear_all_inputs: bool,
+    clear_inputs_of: Vec<String>,
+    placeholder: String,
+    pub thinking: bool,
+    keep_turns: Option<usize>,
+}
+
+impl EditArgs {
+    /// The trigger `("input_tokens" | "tool_uses", n)`.
+    pub(crate) fn trigger(&self, py: Python<'_>) -> PyResult<msgnorm_core::editing::Trigger> {
+        trigger(py, &self.trigger_kind, self.trigger_value)
+    }
+
+    /// `clear_tool_uses` options with `clear_at_least` (a conversation's
+    /// policy holds its own: 0 here); `clear_tool_inputs` is cleared for every
+    /// tool with `clear_all_inputs`, else for `clear_inputs_of`.
+    pub(crate) fn tool_options(
+        &self,
+        py: Python<'_>,
+        clear_at_least: u64,
+    ) -> PyResult<msgnorm_core::editing::ToolOptions> {
+        use msgnorm_core::editing::ClearInputs;
+        Ok(msgnorm_core::editing::ToolOptions {
+            trigger: self.trigger(py)?,
+            keep: self.keep,
+            clear_at_least,
+            exclude_tools: self.exclude_tools.clone(),
+            clear_inputs: if self.clear_all_inputs {
+                ClearInputs::All
+            } else if self.clear_inputs_of.is_empty() {
+                ClearInputs::None
+            } else {
+                ClearInputs::Tools(self.clear_inputs_of.clone())
+            },
+            placeholder: self.placeholder.clone(),
+        })
+    }
+
+    /// The thinking options (`None`: thinking is not cleared).
+    pub(crate) fn thinking(&self) -> Option<msgnorm_core::editing::ThinkingOptions> {
+        self.thinking
+            .then_some(msgnorm_core::editing::ThinkingOptions {
+                keep_turns: self.keep_turns,
+            })
+    }
 }
 
 /// A context edit's report as the `EditReport` dict.
@@ -78,11 +113,7 @@ pub(crate) fn edit_report<'py>(
 }
 
 /// A context edit's trigger from its Python spelling.
-pub(crate) fn trigger(
-    py: Python<'_>,
-    kind: &str,
-    value: u64,
-) -> PyResult<msgnorm_core::editing::Trigger> {
+fn trigger(py: Python<'_>, kind: &str, value: u64) -> PyResult<msgnorm_core::editing::Trigger> {
     use msgnorm_core::editing::Trigger;
     match kind {
         "input_tokens" => Ok(Trigger::InputTokens(value)),
@@ -93,33 +124,6 @@ pub(crate) fn trigger(
                 "trigger type must be 'input_tokens' or 'tool_uses', not {other:?}"
             ))),
         )),
-    }
-}
-
-/// `clear_tool_uses` options from the binding's arguments.
-pub(crate) fn tool_options(
-    trigger: msgnorm_core::editing::Trigger,
-    keep: usize,
-    clear_at_least: u64,
-    exclude_tools: Vec<String>,
-    clear_all_inputs: bool,
-    clear_inputs_of: Vec<String>,
-    placeholder: String,
-) -> msgnorm_core::editing::ToolOptions {
-    use msgnorm_core::editing::ClearInputs;
-    msgnorm_core::editing::ToolOptions {
-        trigger,
-        keep,
-        clear_at_least,
-        exclude_tools,
-        clear_inputs: if clear_all_inputs {
-            ClearInputs::All
-        } else if clear_inputs_of.is_empty() {
-            ClearInputs::None
-        } else {
-            ClearInputs::Tools(clear_inputs_of)
-        },
-        placeholder,
     }
 }
 

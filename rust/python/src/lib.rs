@@ -15,7 +15,6 @@ mod input;
 mod providers;
 mod read;
 mod session;
-mod source_map;
 mod usage;
 mod validate;
 mod view;
@@ -46,7 +45,7 @@ fn _force_panic(py: Python<'_>, message: &str) -> PyResult<()> {
 #[pymodule(gil_used = true)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::normalize_for_api, m)?)?;
-    m.add_function(wrap_pyfunction!(source_map::normalize_for_api_report, m)?)?;
+    m.add_function(wrap_pyfunction!(api::normalize_for_api_report, m)?)?;
     m.add_function(wrap_pyfunction!(budget::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(args::counting, m)?)?;
     m.add_function(wrap_pyfunction!(args::max_media_arg, m)?)?;
@@ -77,8 +76,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<conversation::Conversation>()?;
     m.add_class::<arrow_ffi::ArrowArray>()?;
     m.add_class::<arrow_ffi::ArrowStream>()?;
-    m.add_function(wrap_pyfunction!(arrow::arrow_normalize, m)?)?;
-    m.add_function(wrap_pyfunction!(arrow::arrow_count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::arrow_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(validate::validate, m)?)?;
     m.add_function(wrap_pyfunction!(validate::rules, m)?)?;
     m.add_function(wrap_pyfunction!(validate::rules_markdown, m)?)?;

@@ -90,20 +90,6 @@ fn record<'a, 'py>(
     read_record(&mut src, item, index, opts).map_err(|e| e.record(index, None))
 }
 
-/// The records of `list`; `count`: gather §6 costs.
-pub fn read_records<'a, 'py>(
-    ctx: &Ctx<'py>,
-    strs: &'a Strs<'py>,
-    list: &Bound<'py, PyList>,
-    count: bool,
-) -> Result<Vec<Rec<'a, 'py>>, Failure> {
-    let opts = ReadOpts {
-        count,
-        ..ReadOpts::default()
-    };
-    read(ctx, strs, list, opts)
-}
-
 /// §6 costs and §7 turn starts of the records of `list`, reading one record at
 /// a time (nothing is kept but the two numbers per record, so what is read
 /// stays in cache). `p` must be valid ([`CountParams::check`]).

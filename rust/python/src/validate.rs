@@ -35,6 +35,21 @@ fn text(s: &Bound<'_, PyString>) -> String {
     }
 }
 
+/// A list's or tuple's items as an array (skipped past [`MAX_DEPTH`]).
+fn array<'py>(
+    items: impl ExactSizeIterator<Item = Bound<'py, PyAny>>,
+    depth: usize,
+) -> PyResult<Value<'static>> {
+    if depth >= MAX_DEPTH {
+        return Ok(Value::Skipped(Kind::Array));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for x in items {
+        out.push(to_value(&x, depth + 1)?);
+    }
+    Ok(Value::Array(out))
+}
+
 /// A Python object as a value tree. Objects that are not JSON-shaped are read
 /// through `model_dump` (pydantic models such as `google.genai.types.Content`)
 /// or `msgspec.to_builtins` (msgnorm Structs); anything else is kept as a kind.
@@ -62,24 +77,10 @@ pub fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value<'static>
         return Ok(Value::Str(Cow::Owned(text(s))));
     }
     if let Ok(l) = obj.cast::<PyList>() {
-        if depth >= MAX_DEPTH {
-            return Ok(Value::Skipped(Kind::Array));
-        }
-        let mut items = Vec::with_capacity(l.len());
-        for x in l.iter() {
-            items.push(to_value(&x, depth + 1)?);
-        }
-        return Ok(Value::Array(items));
+        return array(l.iter(), depth);
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        if depth >= MAX_DEPTH {
-            return Ok(Value::Skipped(Kind::Array));
-        }
-        let mut items = Vec::with_capacity(t.len());
-        for x in t.iter() {
-            items.push(to_value(&x, depth + 1)?);
-        }
-        return Ok(Value::Array(items));
+        return array(t.iter(), depth);
     }
     match kind_of(obj) {
         Kind::Null => return Ok(Value::Null),

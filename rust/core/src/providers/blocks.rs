@@ -47,6 +47,98 @@ pub fn data_fields(d: &Map) -> impl Iterator<Item = (&str, &Value)> {
     })
 }
 
+/// How one of OpenAI's request formats spells a user content part: Chat
+/// Completions and Responses differ in the names and nesting only.
+pub struct PartShape {
+    pub provider: Provider,
+    /// A text part.
+    pub text: fn(SmolStr) -> Value,
+    /// An image part from its URL (a `data:` URL for base64) and the block's
+    /// own `provider_data`.
+    pub image: fn(String, Option<&Map>) -> Value,
+    /// A file part from its `data:` URL and file name.
+    pub file: fn(String, &str) -> Value,
+}
+
+/// A user-side block as an OpenAI content part (`None`: the target has no
+/// shape for it, counted).
+pub fn user_part_out(b: &Map, shape: &PartShape, counts: &mut Counts) -> Option<Value> {
+    let mut drop = |k: &'static str| {
+        count(counts, k);
+        None
+    };
+    let me = shape.provider;
+    match b.str("type").unwrap_or("") {
+        "text" => Some((shape.text)(b.text("text").clone())),
+        "image" => {
+            let url = match source(b) {
+                Source::Base64 { media, data } => data_url(media, data),
+                Source::Url(u) => u.to_string(),
+                _ => return drop("parts_dropped"),
+            };
+            Some((shape.image)(url, data_from(b, me)))
+        }
+        "document" => match source(b) {
+            Source::Base64 { media, data } => Some((shape.file)(
+                data_url(media, data),
+                b.str("title").unwrap_or("document.pdf"),
+            )),
+            Source::Text { data, .. } if !crate::model::is_blank(data) => {
+                Some((shape.text)(data.into()))
+            }
+            Source::Text { .. } => drop("blank_text_dropped"),
+            _ => drop("parts_dropped"),
+        },
+        "provider_part" if origin(b) == Some(me.name()) && b.get("part").is_some() => {
+            b.get("part").cloned()
+        }
+        "thinking" | "redacted_thinking" => drop("thinking_dropped"),
+        _ => drop("parts_dropped"),
+    }
+}
+
+/// A system prompt's content with its text blocks as the target's text parts.
+pub fn system_content(content: &Value, text: fn(SmolStr) -> Value) -> Value {
+    match content {
+        Value::Arr(a) => Value::Arr(
+            a.iter()
+                .filter_map(Value::as_obj)
+                .map(|b| text(b.text("text").clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Appends a `{"role": role, key: items}` turn (Bedrock's and Gemini's
+/// shape): an empty one filled with `(no content)` (`empty_filled`), merged
+/// into the previous turn when that has the same role (`messages_merged`).
+pub fn push_turn(
+    out: &mut Vec<Value>,
+    role: &'static str,
+    key: &'static str,
+    mut items: Vec<Value>,
+    counts: &mut Counts,
+) {
+    if items.is_empty() {
+        count(counts, "empty_filled");
+        items.push(obj([("text", "(no content)".into())]));
+    }
+    if let Some(Value::Obj(prev)) = out.last_mut() {
+        if prev.str("role") == Some(role) {
+            if let Some(Value::Arr(p)) = prev.get_mut(key) {
+                count(counts, "messages_merged");
+                p.extend(items);
+                return;
+            }
+        }
+    }
+    let mut m = Map::with_capacity(2);
+    m.push("role", role);
+    m.push(key, Value::Arr(items));
+    out.push(Value::Obj(m));
+}
+
 /// A string content as blocks (none when empty).
 pub fn string_blocks(s: &SmolStr) -> Vec<Value> {
     if s.is_empty() {

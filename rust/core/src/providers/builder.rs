@@ -105,6 +105,30 @@ impl Builder {
         Value::Obj(m)
     }
 
+    /// An image block from a URL (a `data:` URL as base64 media), the part's
+    /// other fields kept in its `provider_data`.
+    pub fn image(&self, url: &str, rest: Map) -> Value {
+        let mut blk = match super::parse_data_url(url) {
+            Some((media, data)) => super::media_block("image", media, data),
+            None => super::url_block("image", url),
+        };
+        if let (Value::Obj(m), false) = (&mut blk, rest.is_empty()) {
+            m.push("provider_data", self.data(rest));
+        }
+        blk
+    }
+
+    /// A document block from a `data:` URL (`None`: not one), titled with
+    /// the file name.
+    pub fn document(url: Option<&str>, name: Option<&str>) -> Option<Value> {
+        let (media, data) = super::parse_data_url(url?)?;
+        let mut blk = super::media_block("document", media, data);
+        if let (Value::Obj(m), Some(name)) = (&mut blk, name) {
+            m.push("title", name);
+        }
+        Some(blk)
+    }
+
     /// `{"type": "provider_part", "provider": name, "part": part}`.
     pub fn part(&self, part: Value) -> Value {
         let mut m = Map::with_capacity(3);

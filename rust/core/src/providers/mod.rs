@@ -35,7 +35,7 @@ pub use builder::Builder;
 pub use ids::*;
 pub use rec::*;
 use std::collections::BTreeMap;
-pub use value::{bad, Map, SmolStr, Value};
+pub use value::{bad, message_objects, need_obj, need_str, Map, SmolStr, Value};
 
 /// What the output adapters changed or could not carry, by rule name.
 pub type Counts = BTreeMap<&'static str, u64>;

@@ -371,6 +371,12 @@ mod tests {
         }
     }
 
+    /// [`normalize`] with the default options.
+    fn defaults(recs: &mut [Value]) -> Result<Vec<Value>> {
+        let api = crate::ApiOptions::default();
+        normalize(recs, false, &api, &mut crate::Report::default())
+    }
+
     /// The JSON backend's output for the same records, as values.
     fn through_json(src: &str, api: &crate::ApiOptions) -> (Vec<Value>, crate::Report) {
         let mut report = crate::Report::default();
@@ -422,13 +428,7 @@ mod tests {
         ]"#;
         let mut recs = values(src);
         let want = values(src);
-        let out = normalize(
-            &mut recs,
-            false,
-            &crate::ApiOptions::default(),
-            &mut crate::Report::default(),
-        )
-        .unwrap();
+        let out = defaults(&mut recs).unwrap();
         assert_eq!(out, vec![want[0].clone(), want[2].clone()]);
         // moved out: the inputs left behind are null, the dropped one is not
         assert_eq!(recs[0], Value::Null);
@@ -451,13 +451,7 @@ mod tests {
         m.push("message", message);
         m.push("blob", Value::Bytes(b"hi".to_vec()));
         let mut recs = vec![Value::Obj(m)];
-        let out = normalize(
-            &mut recs,
-            false,
-            &crate::ApiOptions::default(),
-            &mut crate::Report::default(),
-        )
-        .unwrap();
+        let out = defaults(&mut recs).unwrap();
         let want = values(
             r#"[{"type":"user","uuid":"u1","message":{"role":"user","content":"last"},"blob":"aGk="}]"#,
         );
@@ -467,14 +461,7 @@ mod tests {
     #[test]
     fn an_invalid_record_names_its_index_and_field() {
         let mut recs = values(r#"[{"type":"user","uuid":"u"},{"type":"assistant","uuid":5}]"#);
-        let err = normalize(
-            &mut recs,
-            false,
-            &crate::ApiOptions::default(),
-            &mut crate::Report::default(),
-        )
-        .unwrap_err()
-        .to_string();
+        let err = defaults(&mut recs).unwrap_err().to_string();
         assert!(err.contains("records[0].message"), "{err}");
     }
 }

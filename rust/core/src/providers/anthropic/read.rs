@@ -62,29 +62,27 @@ fn reuse_ids(
 }
 
 pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]) -> Result<()> {
-    for (i, m) in (at..).zip(messages) {
-        let Some(m) = m.as_obj() else {
-            return Err(bad(i, "", "a message must be an object"));
-        };
+    for item in message_objects(at, messages) {
+        let (i, m) = item?;
+        if m.str("role") == Some("system") {
+            // a system message in the conversation: kept where it is
+            match m.get("content") {
+                Some(c @ (Value::Str(_) | Value::Arr(_))) => {
+                    b.system_in_messages("system", c.clone())
+                }
+                _ => {
+                    return Err(bad(
+                        i,
+                        ".content",
+                        "must be a string or a list of text blocks",
+                    ))
+                }
+            }
+            continue;
+        }
         let assistant = match m.str("role") {
             Some("user") => false,
             Some("assistant") => true,
-            Some("system") => {
-                // a system message in the conversation: kept where it is
-                match m.get("content") {
-                    Some(c @ (Value::Str(_) | Value::Arr(_))) => {
-                        b.system_in_messages("system", c.clone())
-                    }
-                    _ => {
-                        return Err(bad(
-                            i,
-                            ".content",
-                            "must be a string or a list of text blocks",
-                        ))
-                    }
-                }
-                continue;
-            }
             _ => return Err(bad(i, ".role", "must be 'user', 'assistant' or 'system'")),
         };
         let content = match m.get("content") {

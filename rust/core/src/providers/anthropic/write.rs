@@ -5,9 +5,7 @@ use crate::parallel::write_each;
 
 /// `{"system"?, "messages"}`.
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let ids = Ids::new(recs, usize::MAX);
-    let mut messages = Vec::with_capacity(recs.len());
-    write_each(recs, ids, counts, &mut messages, record);
+    let mut messages = write_each(recs, usize::MAX, counts, Vec::new(), record);
     let mut system = system_value(system);
     cache_control_last_four(system.as_mut(), &mut messages, counts);
     let mut out = Map::new();

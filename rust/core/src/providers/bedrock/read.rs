@@ -149,13 +149,7 @@ fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Val
             ),
         ]));
     } else if let Some(tr) = m.get("toolResult").and_then(Value::as_obj) {
-        let Some(id) = tr.str("toolUseId") else {
-            return Err(bad(
-                i,
-                &format!("{path}.toolResult.toolUseId"),
-                "missing required field (a string)",
-            ));
-        };
+        let id = need_str(tr, "toolUseId", i, || format!("{path}.toolResult"))?;
         let mut inner = Vec::new();
         if let Some(Value::Arr(c)) = tr.get("content") {
             for (k, x) in c.iter().enumerate() {
@@ -211,10 +205,8 @@ fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Val
 }
 
 pub(crate) fn from(b: &mut Builder, at: usize, messages: &[Value]) -> Result<()> {
-    for (i, m) in (at..).zip(messages) {
-        let Some(m) = m.as_obj() else {
-            return Err(bad(i, "", "a message must be an object"));
-        };
+    for item in message_objects(at, messages) {
+        let (i, m) = item?;
         let assistant = match m.str("role") {
             Some("user") => false,
             Some("assistant") => true,

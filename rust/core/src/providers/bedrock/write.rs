@@ -180,7 +180,6 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         docs: 0,
     };
     let mut messages: Vec<Value> = Vec::with_capacity(recs.len());
-    let mut last_role = "";
     for r in recs {
         let role = if r.assistant { "assistant" } else { "user" };
         let mut content = Vec::with_capacity(r.blocks.len().max(1));
@@ -192,24 +191,7 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         for b in r.blocks.iter().filter_map(Value::as_obj) {
             o.block(b, &mut content);
         }
-        if content.is_empty() {
-            count(o.counts, "empty_filled");
-            content.push(obj([("text", "(no content)".into())]));
-        }
-        if role == last_role {
-            if let Some(Value::Obj(prev)) = messages.last_mut() {
-                if let Some(Value::Arr(c)) = prev.get_mut("content") {
-                    count(o.counts, "messages_merged");
-                    c.extend(content);
-                    continue;
-                }
-            }
-        }
-        last_role = role;
-        messages.push(obj([
-            ("role", role.into()),
-            ("content", Value::Arr(content)),
-        ]));
+        push_turn(&mut messages, role, "content", content, o.counts);
     }
     let mut out = Map::new();
     if !system.is_empty() {

@@ -105,20 +105,9 @@ pub(crate) fn from(
                     blocks.push(with_data(b, text_block(t), d));
                 }
             } else if let Some(fc) = get(p, "function_call", "functionCall") {
-                let Some(fc) = fc.as_obj() else {
-                    return Err(bad(
-                        i,
-                        &format!(".parts[{j}].function_call"),
-                        "must be an object",
-                    ));
-                };
-                let Some(name) = fc.str("name") else {
-                    return Err(bad(
-                        i,
-                        &format!(".parts[{j}].function_call.name"),
-                        "missing required field (a string)",
-                    ));
-                };
+                let at = || format!(".parts[{j}].function_call");
+                let fc = need_obj(fc, i, at, "must be an object")?;
+                let name = need_str(fc, "name", i, at)?;
                 let id = match fc.str("id") {
                     Some(id) => id.to_string(),
                     None => {
@@ -141,20 +130,9 @@ pub(crate) fn from(
                 ]);
                 blocks.push(with_data(b, blk, d));
             } else if let Some(fr) = get(p, "function_response", "functionResponse") {
-                let Some(fr) = fr.as_obj() else {
-                    return Err(bad(
-                        i,
-                        &format!(".parts[{j}].function_response"),
-                        "must be an object",
-                    ));
-                };
-                let Some(name) = fr.str("name") else {
-                    return Err(bad(
-                        i,
-                        &format!(".parts[{j}].function_response.name"),
-                        "missing required field (a string)",
-                    ));
-                };
+                let at = || format!(".parts[{j}].function_response");
+                let fr = need_obj(fr, i, at, "must be an object")?;
+                let name = need_str(fr, "name", i, at)?;
                 let id = match fr.str("id") {
                     Some(id) => {
                         open.retain(|(_, o)| o != id);

@@ -131,7 +131,6 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         }
     }
     let mut contents: Vec<Value> = Vec::with_capacity(recs.len());
-    let mut last_role = "";
     for r in recs {
         let role = if r.assistant { "model" } else { "user" };
         let mut parts = Vec::with_capacity(r.blocks.len().max(1));
@@ -148,21 +147,7 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
             block_parts(b, &names, counts, &mut parts, &mut moved);
         }
         parts.append(&mut moved);
-        if parts.is_empty() {
-            count(counts, "empty_filled");
-            parts.push(obj([("text", "(no content)".into())]));
-        }
-        if role == last_role {
-            if let Some(Value::Obj(prev)) = contents.last_mut() {
-                if let Some(Value::Arr(p)) = prev.get_mut("parts") {
-                    count(counts, "messages_merged");
-                    p.extend(parts);
-                    continue;
-                }
-            }
-        }
-        last_role = role;
-        contents.push(obj([("role", role.into()), ("parts", Value::Arr(parts))]));
+        push_turn(&mut contents, role, "parts", parts, counts);
     }
     let mut out = Map::new();
     if !system.is_empty() {

@@ -40,24 +40,10 @@ fn extras(m: &Map, known: &[&str]) -> Option<Map> {
 }
 
 fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
-    let Some(o) = p.as_obj() else {
-        return Err(bad(
-            i,
-            &format!(".content[{j}]"),
-            "a content part must be an object",
-        ));
-    };
+    let at = || format!(".content[{j}]");
+    let o = need_obj(p, i, at, "a content part must be an object")?;
     Ok(match o.str("type") {
-        Some("text") => match o.str("text") {
-            Some(t) => text_block(t),
-            None => {
-                return Err(bad(
-                    i,
-                    &format!(".content[{j}].text"),
-                    "missing required field (a string)",
-                ))
-            }
-        },
+        Some("text") => text_block(need_str(o, "text", i, at)?),
         Some("image_url") => {
             let Some(iu) = o.get("image_url").and_then(Value::as_obj) else {
                 return Err(bad(
@@ -66,37 +52,13 @@ fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
                     "missing required field (an object)",
                 ));
             };
-            let Some(url) = iu.str("url") else {
-                return Err(bad(
-                    i,
-                    &format!(".content[{j}].image_url.url"),
-                    "missing required field (a string)",
-                ));
-            };
-            let mut blk = match parse_data_url(url) {
-                Some((media, data)) => media_block("image", media, data),
-                None => url_block("image", url),
-            };
-            if let Some(rest) = extras(iu, &["url"]) {
-                if let Value::Obj(m) = &mut blk {
-                    m.push("provider_data", b.data(rest));
-                }
-            }
-            blk
+            let url = need_str(iu, "url", i, || format!("{}.image_url", at()))?;
+            b.image(url, iu.without(&["url"]))
         }
         Some("file") => {
             let f = o.get("file").and_then(Value::as_obj);
-            match f.and_then(|f| Some((f.str("file_data")?, f))) {
-                Some((fd, f)) if parse_data_url(fd).is_some() => {
-                    let (media, data) = parse_data_url(fd).unwrap_or_default();
-                    let mut blk = media_block("document", media, data);
-                    if let (Value::Obj(m), Some(name)) = (&mut blk, f.str("filename")) {
-                        m.push("title", name);
-                    }
-                    blk
-                }
-                _ => b.part(p.clone()),
-            }
+            let doc = f.and_then(|f| Builder::document(f.str("file_data"), f.str("filename")));
+            doc.unwrap_or_else(|| b.part(p.clone()))
         }
         Some(_) => b.part(p.clone()),
         None => {
@@ -111,10 +73,8 @@ fn user_part(b: &Builder, i: usize, j: usize, p: &Value) -> Result<Value> {
 
 pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]) -> Result<()> {
     let (legacy, reused) = (&mut c.legacy, &mut c.reused);
-    for (i, m) in (at..).zip(messages) {
-        let Some(m) = m.as_obj() else {
-            return Err(bad(i, "", "a message must be an object"));
-        };
+    for item in message_objects(at, messages) {
+        let (i, m) = item?;
         match m.str("role") {
             Some(role @ ("system" | "developer")) => {
                 let c = m.get("content").unwrap_or(&Value::Null);
@@ -147,24 +107,12 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
                     Some(Value::Str(s)) => blocks.extend(string_blocks(s)),
                     Some(Value::Arr(a)) => {
                         for (j, p) in a.iter().enumerate() {
-                            let Some(o) = p.as_obj() else {
-                                return Err(bad(
-                                    i,
-                                    &format!(".content[{j}]"),
-                                    "a content part must be an object",
-                                ));
-                            };
-                            match (o.str("type"), o.str("text")) {
-                                (Some("text"), Some(t)) => blocks.push(text_block(t)),
-                                (Some("text"), None) => {
-                                    return Err(bad(
-                                        i,
-                                        &format!(".content[{j}].text"),
-                                        "missing required field (a string)",
-                                    ))
-                                }
-                                _ => blocks.push(b.part(p.clone())),
-                            }
+                            let at = || format!(".content[{j}]");
+                            let o = need_obj(p, i, at, "a content part must be an object")?;
+                            blocks.push(match o.str("type") {
+                                Some("text") => text_block(need_str(o, "text", i, at)?),
+                                _ => b.part(p.clone()),
+                            });
                         }
                     }
                     Some(other) => {

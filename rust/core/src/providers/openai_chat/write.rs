@@ -3,68 +3,32 @@
 use super::*;
 use crate::parallel::write_each;
 
-fn part_text(t: impl Into<SmolStr>) -> Value {
-    obj([("type", "text".into()), ("text", Value::Str(t.into()))])
+fn part_text(t: SmolStr) -> Value {
+    obj([("type", "text".into()), ("text", Value::Str(t))])
 }
 
-/// A user-side block as a chat content part (`None`: the target has no shape for it).
-pub(crate) fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
-    match b.str("type").unwrap_or("") {
-        "text" => Some(part_text(b.text("text").clone())),
-        "image" => {
-            let url = match source(b) {
-                Source::Base64 { media, data } => data_url(media, data),
-                Source::Url(u) => u.to_string(),
-                _ => {
-                    count(counts, "parts_dropped");
-                    return None;
-                }
-            };
-            let mut iu = Map::new();
-            iu.push("url", url);
-            if let Some(d) = data_from(b, ME) {
-                iu.extend_new(data_fields(d));
-            }
-            Some(obj([
-                ("type", "image_url".into()),
-                ("image_url", Value::Obj(iu)),
-            ]))
+/// Chat Completions' content parts.
+pub(crate) const PARTS: PartShape = PartShape {
+    provider: ME,
+    text: part_text,
+    image: |url, data| {
+        let mut iu = Map::new();
+        iu.push("url", url);
+        if let Some(d) = data {
+            iu.extend_new(data_fields(d));
         }
-        "document" => match source(b) {
-            Source::Base64 { media, data } => {
-                let name = b.str("title").unwrap_or("document.pdf");
-                Some(obj([
-                    ("type", "file".into()),
-                    (
-                        "file",
-                        obj([
-                            ("file_data", data_url(media, data).into()),
-                            ("filename", name.into()),
-                        ]),
-                    ),
-                ]))
-            }
-            Source::Text { data, .. } if !crate::model::is_blank(data) => Some(part_text(data)),
-            Source::Text { .. } => {
-                count(counts, "blank_text_dropped");
-                None
-            }
-            _ => {
-                count(counts, "parts_dropped");
-                None
-            }
-        },
-        "provider_part" if origin(b) == Some(ME.name()) => b.get("part").cloned(),
-        "thinking" | "redacted_thinking" => {
-            count(counts, "thinking_dropped");
-            None
-        }
-        _ => {
-            count(counts, "parts_dropped");
-            None
-        }
-    }
-}
+        obj([("type", "image_url".into()), ("image_url", Value::Obj(iu))])
+    },
+    file: |url, name| {
+        obj([
+            ("type", "file".into()),
+            (
+                "file",
+                obj([("file_data", url.into()), ("filename", name.into())]),
+            ),
+        ])
+    },
+};
 
 fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
     if let Some(d) = data.filter(|d| d.str("provider") == Some(ME.name())) {
@@ -75,24 +39,15 @@ fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
 
 /// A plain list of chat messages, system/developer messages first.
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let ids = Ids::new(recs, ID_LIMIT);
-    let mut out = Vec::with_capacity(recs.len() + system.len());
-    out.extend(system.iter().map(system_message));
-    write_each(recs, ids, counts, &mut out, record);
-    Ok(Value::Arr(out))
+    let first = system.iter().map(system_message).collect();
+    Ok(Value::Arr(write_each(
+        recs, ID_LIMIT, counts, first, record,
+    )))
 }
 
 /// A system or developer message.
 fn system_message(s: &SystemPrompt) -> Value {
-    let content = match &s.content {
-        Value::Arr(a) => Value::Arr(
-            a.iter()
-                .filter_map(Value::as_obj)
-                .map(|b| part_text(b.text("text").clone()))
-                .collect(),
-        ),
-        other => other.clone(),
-    };
+    let content = system_content(&s.content, part_text);
     obj([("role", s.openai_role().into()), ("content", content)])
 }
 
@@ -130,7 +85,7 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>)
                     for x in a.iter().filter_map(Value::as_obj) {
                         if x.str("type") == Some("text") {
                             texts.push(part_text(x.text("text").clone()));
-                        } else if let Some(p) = user_part_out(x, counts) {
+                        } else if let Some(p) = user_part_out(x, &PARTS, counts) {
                             count(counts, "media_moved");
                             moved.push(p);
                         }
@@ -144,14 +99,14 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>)
                 ("tool_call_id", id.into()),
                 ("content", content),
             ]));
-        } else if let Some(p) = user_part_out(b, counts) {
+        } else if let Some(p) = user_part_out(b, &PARTS, counts) {
             parts.push(p);
         }
     }
     moved.extend(parts);
     if moved.is_empty() && out.len() == before {
         count(counts, "empty_filled");
-        moved.push(part_text("(no content)"));
+        moved.push(part_text("(no content)".into()));
     }
     if !moved.is_empty() {
         out.push(with_extras(

@@ -13,47 +13,22 @@ fn item_part(item: &Value) -> Value {
 }
 
 fn input_part(b: &Builder, i: usize, path: &str, p: &Value) -> Result<Value> {
-    let Some(o) = p.as_obj() else {
-        return Err(bad(i, path, "a content part must be an object"));
-    };
+    let o = need_obj(
+        p,
+        i,
+        || path.to_string(),
+        "a content part must be an object",
+    )?;
     Ok(match o.str("type") {
-        Some("input_text" | "output_text" | "text") => match o.str("text") {
-            Some(t) => text_block(t),
-            None => {
-                return Err(bad(
-                    i,
-                    &format!("{path}.text"),
-                    "missing required field (a string)",
-                ))
-            }
-        },
+        Some("input_text" | "output_text" | "text") => {
+            text_block(need_str(o, "text", i, || path.to_string())?)
+        }
         Some("input_image") => match o.str("image_url") {
-            Some(url) => {
-                let mut blk = match parse_data_url(url) {
-                    Some((media, data)) => media_block("image", media, data),
-                    None => url_block("image", url),
-                };
-                if let (Value::Obj(m), Some(rest)) =
-                    (&mut blk, Some(o.without(&["type", "image_url"])))
-                {
-                    if !rest.is_empty() {
-                        m.push("provider_data", b.data(rest));
-                    }
-                }
-                blk
-            }
+            Some(url) => b.image(url, o.without(&["type", "image_url"])),
             None => b.part(p.clone()),
         },
-        Some("input_file") => match o.str("file_data").and_then(parse_data_url) {
-            Some((media, data)) => {
-                let mut blk = media_block("document", media, data);
-                if let (Value::Obj(m), Some(name)) = (&mut blk, o.str("filename")) {
-                    m.push("title", name);
-                }
-                blk
-            }
-            None => b.part(p.clone()),
-        },
+        Some("input_file") => Builder::document(o.str("file_data"), o.str("filename"))
+            .unwrap_or_else(|| b.part(p.clone())),
         Some(_) => b.part(p.clone()),
         None => {
             return Err(bad(

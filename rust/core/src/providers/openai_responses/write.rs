@@ -3,61 +3,32 @@
 use super::*;
 use crate::parallel::write_each;
 
-fn user_part_out(b: &Map, counts: &mut Counts) -> Option<Value> {
-    match b.str("type").unwrap_or("") {
-        "text" => Some(obj([
-            ("type", "input_text".into()),
-            ("text", b.str("text").unwrap_or("").into()),
-        ])),
-        "image" => {
-            let url = match source(b) {
-                Source::Base64 { media, data } => data_url(media, data),
-                Source::Url(u) => u.to_string(),
-                _ => {
-                    count(counts, "parts_dropped");
-                    return None;
-                }
-            };
-            let mut m = Map::new();
-            m.push("type", "input_image");
-            m.push("image_url", url);
-            match data_from(b, ME) {
-                Some(d) if data_fields(d).next().is_some() => m.extend_new(data_fields(d)),
-                _ => m.push("detail", "auto"),
-            }
-            Some(Value::Obj(m))
-        }
-        "document" => match source(b) {
-            Source::Base64 { media, data } => Some(obj([
-                ("type", "input_file".into()),
-                ("file_data", data_url(media, data).into()),
-                ("filename", b.str("title").unwrap_or("document.pdf").into()),
-            ])),
-            Source::Text { data, .. } if !crate::model::is_blank(data) => {
-                Some(obj([("type", "input_text".into()), ("text", data.into())]))
-            }
-            Source::Text { .. } => {
-                count(counts, "blank_text_dropped");
-                None
-            }
-            _ => {
-                count(counts, "parts_dropped");
-                None
-            }
-        },
-        "provider_part" if origin(b) == Some(ME.name()) && b.get("part").is_some() => {
-            b.get("part").cloned()
-        }
-        "thinking" | "redacted_thinking" => {
-            count(counts, "thinking_dropped");
-            None
-        }
-        _ => {
-            count(counts, "parts_dropped");
-            None
-        }
-    }
+fn input_text(t: SmolStr) -> Value {
+    obj([("type", "input_text".into()), ("text", Value::Str(t))])
 }
+
+/// The Responses API's input content parts.
+const PARTS: PartShape = PartShape {
+    provider: ME,
+    text: input_text,
+    image: |url, data| {
+        let mut m = Map::new();
+        m.push("type", "input_image");
+        m.push("image_url", url);
+        match data {
+            Some(d) if data_fields(d).next().is_some() => m.extend_new(data_fields(d)),
+            _ => m.push("detail", "auto"),
+        }
+        Value::Obj(m)
+    },
+    file: |url, name| {
+        obj([
+            ("type", "input_file".into()),
+            ("file_data", url.into()),
+            ("filename", name.into()),
+        ])
+    },
+};
 
 fn message(role: &str, content: Value, template: Option<&Map>) -> Value {
     let mut m = match template {
@@ -73,10 +44,8 @@ fn message(role: &str, content: Value, template: Option<&Map>) -> Value {
 
 /// A list of input items, system/developer messages first.
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let ids = Ids::new(recs, ID_LIMIT);
-    let mut out = Vec::with_capacity(recs.len() + system.len());
-    out.extend(system.iter().map(system_message));
-    write_each(recs, ids, counts, &mut out, record);
+    let first = system.iter().map(system_message).collect();
+    let mut out = write_each(recs, ID_LIMIT, counts, first, record);
     drop_unsendable_ids(&mut out, counts);
     compaction_trigger_last(&mut out, counts);
     Ok(Value::Arr(out))
@@ -121,21 +90,11 @@ fn sendable(item: Option<&Value>, counts: &mut Counts) -> Option<Value> {
 
 /// A system or developer message item.
 fn system_message(s: &SystemPrompt) -> Value {
-    let content = match &s.content {
-        Value::Arr(a) => Value::Arr(
-            a.iter()
-                .filter_map(Value::as_obj)
-                .map(|b| {
-                    obj([
-                        ("type", "input_text".into()),
-                        ("text", b.str("text").unwrap_or("").into()),
-                    ])
-                })
-                .collect(),
-        ),
-        other => other.clone(),
-    };
-    message(s.openai_role(), content, None)
+    message(
+        s.openai_role(),
+        system_content(&s.content, input_text),
+        None,
+    )
 }
 
 /// One record's input items (a system message between turns stays there).
@@ -168,7 +127,7 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>)
                     Some(Value::Arr(a)) => Value::Arr(
                         a.iter()
                             .filter_map(Value::as_obj)
-                            .filter_map(|x| user_part_out(x, counts))
+                            .filter_map(|x| user_part_out(x, &PARTS, counts))
                             .collect(),
                     ),
                     _ => Value::from(""),
@@ -187,15 +146,12 @@ fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>)
             Some("provider_part") if origin(b) == Some(ME.name()) && b.get("item").is_some() => {
                 out.extend(sendable(b.get("item"), counts));
             }
-            _ => parts.extend(user_part_out(b, counts)),
+            _ => parts.extend(user_part_out(b, &PARTS, counts)),
         }
     }
     if parts.is_empty() && out.len() == before {
         count(counts, "empty_filled");
-        parts.push(obj([
-            ("type", "input_text".into()),
-            ("text", "(no content)".into()),
-        ]));
+        parts.push(input_text("(no content)".into()));
     }
     if !parts.is_empty() {
         out.push(message("user", Value::Arr(parts), template));
