@@ -292,6 +292,76 @@ def test_target_native_server_tools_pass_in_their_own_shape() -> None:
     assert items[1] in out
 
 
+def _nova_code_interpreter() -> list[dict[str, Any]]:
+    """A Converse history in which Nova ran its code interpreter (a system
+    tool): the use and its result are both in the assistant message."""
+    code = "numbers = [10, 24, 2]\nsum(numbers) / len(numbers)"
+    result = '{"stdOut":"12.0","stdErr":"","exitCode":0,"isError":false}'
+    return [
+        {"role": "user", "content": [{"text": "What is the average of 10, 24 and 2?"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "toolUse": {
+                        "toolUseId": "tooluse_Wq3kP0",
+                        "name": "nova_code_interpreter",
+                        "input": {"code": code},
+                        "type": "server_tool_use",
+                    }
+                },
+                {
+                    "toolResult": {
+                        "toolUseId": "tooluse_Wq3kP0",
+                        "content": [{"text": result}],
+                        "status": "success",
+                        "type": "nova_code_interpreter_result",
+                    }
+                },
+                {"text": "The average is 12."},
+            ],
+        },
+        {"role": "user", "content": [{"text": "thanks"}]},
+    ]
+
+
+NOVA_TOOLS = {"tools": [{"systemTool": {"name": "nova_code_interpreter"}}]}
+
+
+def test_bedrock_nova_code_interpreter_passes_in_its_own_shape() -> None:
+    import botocore.session
+    import botocore.validate
+
+    messages = _nova_code_interpreter()
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    shape = model.operation_model("Converse").input_shape
+    params = {"modelId": "amazon.nova-2-lite-v1:0", "messages": messages}
+    params["toolConfig"] = NOVA_TOOLS
+    assert not botocore.validate.ParamValidator().validate(params, shape).has_errors()
+    # the service pairs its own tool: no client pairing rule applies
+    assert msgnorm.validate(messages, "bedrock", tools=NOVA_TOOLS) == []
+    before = copy.deepcopy(messages)
+    out, report = msgnorm.convert_report(messages, source="bedrock", target="bedrock")
+    assert messages == before
+    assert out["messages"] == messages
+    assert not any(report.values())
+    # another target has no such tool: the pair is left out, counted
+    records = msgnorm.from_provider(messages, "bedrock")
+    chat, report = msgnorm.to_provider_report(records, "openai-chat")
+    assert "nova_code_interpreter" not in json.dumps(chat)
+    assert chat[1] == {"role": "assistant", "content": "The average is 12."}
+    assert report["parts_dropped"] == 2
+
+
+def test_a_client_tool_of_the_same_name_still_needs_its_result() -> None:
+    messages = _nova_code_interpreter()
+    use = dict(messages[1]["content"][0]["toolUse"])
+    del use["type"]
+    messages[1]["content"] = [{"toolUse": use}]
+    found = msgnorm.validate(messages, "bedrock", tools=NOVA_TOOLS)
+    assert [v.rule for v in found] == ["bedrock/tool-use-without-result"]
+
+
 # --------------------------------------------------------------------------
 # compaction
 # --------------------------------------------------------------------------
