@@ -819,6 +819,37 @@ def test_an_image_call_without_its_reasoning_is_named_not_repaired() -> None:
     assert v.repair.startswith("none")
 
 
+def test_reasoning_needs_the_item_it_reasoned_toward() -> None:
+    """An MCP approval request is what a response's reasoning can lead to; an
+    item_reference may name the following item; a reasoning item left before
+    a call's output is dropped (the API: "without its required following item")."""
+    enc = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"}
+    user = {"type": "message", "role": "user", "content": "go"}
+    kept = [user, enc, MCP_REQUEST]
+    assert msgnorm.validate(kept, "openai-responses") == []
+    assert msgnorm.convert(kept, source="openai-responses", target="openai-responses") == kept
+    assert (
+        msgnorm.validate([user, enc, {"type": "item_reference", "id": "msg_1"}], "openai-responses")
+        == []
+    )
+    call = {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "ok"}
+    bad = [user, call, enc, output]
+    assert [v.rule for v in msgnorm.validate(bad, "openai-responses")] == [
+        "openai-responses/reasoning-without-following"
+    ]
+    out, report = msgnorm.convert_report(bad, source="openai-responses", target="openai-responses")
+    assert out == [user, call, output] and report["reasoning_dropped"] == 1
+    assert msgnorm.validate(out, "openai-responses") == []
+    # stateless: dropping the item_reference leaves the reasoning unfollowed: it goes too
+    refd = [user, enc, {"type": "item_reference", "id": "msg_1"}, user]
+    out, report = msgnorm.convert_report(
+        refd, source="openai-responses", target="openai-responses", store=False
+    )
+    assert [i["type"] for i in out] == ["message", "message"]
+    assert report["reasoning_dropped"] == 1 and report["item_references_dropped"] == 1
+
+
 # --------------------------------------------------------------------------
 # convert(..., model=...): the model switch in one call
 # --------------------------------------------------------------------------

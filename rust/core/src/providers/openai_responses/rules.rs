@@ -14,7 +14,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-responses/reasoning-without-following",
         text: "Item '{x}' of type 'reasoning' was provided without its required following item.",
-        repair: "to_openai_responses drops the item id of a replayed function_call that has no reasoning item in its response (the call is then the caller's)",
+        repair: "to_openai_responses drops a reasoning item that no output item (a message, a call, an MCP request) or item_reference follows, counted as `reasoning_dropped`",
         check: reasoning_without_following,
     },
     Rule {
@@ -149,7 +149,10 @@ pub fn is_output_item(t: &str, role: Option<&str>) -> bool {
         | "local_shell_call_output"
         | "mcp_approval_response"
         | "item_reference" => false,
-        t => t.ends_with("_call") || t == "reasoning",
+        t => {
+            t.ends_with("_call")
+                || matches!(t, "reasoning" | "mcp_approval_request" | "mcp_list_tools")
+        }
     }
 }
 
@@ -181,10 +184,10 @@ fn reasoning_without_following(c: &Ctx, out: &mut Vec<Hit>) {
         if item_type(m) != "reasoning" {
             continue;
         }
-        let ok = c
-            .msgs
-            .get(k + 1)
-            .is_some_and(|n| is_output(n) && item_type(n) != "reasoning");
+        // (an item_reference may name the following item: the server has it)
+        let ok = c.msgs.get(k + 1).is_some_and(|n| {
+            is_output(n) && item_type(n) != "reasoning" || item_type(n) == "item_reference"
+        });
         if !ok {
             out.push(Hit::at(m, "", id_of(m)));
         }

@@ -49,6 +49,8 @@ pub fn stateless(out: &mut Value, counts: &mut Counts) {
         count(counts, gone);
         false
     });
+    // a reasoning item the dropped items followed, with no output item after it now
+    super::drop_unfollowed_reasoning(items, counts);
     for it in items.iter_mut() {
         let Value::Obj(m) = it else { continue };
         let t = match m.str("type") {

@@ -79,8 +79,46 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
     write_each(recs, ids, counts, &mut out, record);
     drop_unsendable_ids(&mut out, counts);
     pair_tool_items(&mut out, counts);
+    drop_unfollowed_reasoning(&mut out, counts);
     compaction_trigger_last(&mut out, counts);
     Ok(Value::Arr(out))
+}
+
+/// A reasoning item must be followed by the item it reasoned toward (a
+/// message, a call, an MCP request: an output item; or an `item_reference`
+/// that may name one): one that is not ("provided without its required
+/// following item") is dropped, counted as `reasoning_dropped`.
+pub(crate) fn drop_unfollowed_reasoning(items: &mut Vec<Value>, counts: &mut Counts) {
+    let kind = |v: &Value| -> (String, Option<String>) {
+        let m = v.as_obj();
+        let role = m.and_then(|m| m.str("role")).map(str::to_owned);
+        let t = m.and_then(|m| m.str("type")).map(str::to_owned);
+        (t.unwrap_or_else(|| "message".to_owned()), role)
+    };
+    let is_reasoning = |v: &Value| v.as_obj().and_then(|m| m.str("type")) == Some("reasoning");
+    if !items.iter().any(is_reasoning) {
+        return;
+    }
+    let unfollowed: Vec<bool> = (0..items.len())
+        .map(|k| {
+            is_reasoning(&items[k])
+                && !items.get(k + 1).is_some_and(|n| {
+                    let (t, role) = kind(n);
+                    t == "item_reference"
+                        || t != "reasoning" && super::rules::is_output_item(&t, role.as_deref())
+                })
+        })
+        .collect();
+    if unfollowed.contains(&true) {
+        let mut k = 0;
+        items.retain(|_| {
+            k += 1;
+            if unfollowed[k - 1] {
+                count(counts, "reasoning_dropped");
+            }
+            !unfollowed[k - 1]
+        });
+    }
 }
 
 /// The call id and type of an item, when it is one of the client-run calls
