@@ -693,6 +693,20 @@ def test_replay_items_without_server_state() -> None:
     assert report["item_ids_dropped"] == 4
 
 
+def test_a_tool_list_before_the_reasoning_is_no_unreasoned_item() -> None:
+    """The server lists an MCP server's tools before the model reasons: the
+    list needs no reasoning before it; the call and the request do."""
+    enc = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"}
+    user = {"type": "message", "role": "user", "content": "file it"}
+    ok = [user, MCP_LIST, enc, MCP_CALL]
+    assert msgnorm.validate(ok, "openai-responses", store=False) == []
+    bad = [user, MCP_LIST, enc, MCP_CALL, user, MCP_CALL | {"id": "mcp_2"}]
+    found = msgnorm.validate(bad, "openai-responses", store=False)
+    assert [(v.rule, v.index) for v in found] == [
+        ("openai-responses/required-id-item-without-reasoning", 5)
+    ]
+
+
 def test_an_unanswered_client_call_gets_an_error_output() -> None:
     custom = {"type": "custom_tool_call", "call_id": "call_ct", "name": "apply", "input": "x"}
     items = [

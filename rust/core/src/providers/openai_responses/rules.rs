@@ -32,7 +32,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-responses/required-id-item-without-reasoning",
         text: "Item '{x}' of type '{t}' was provided without its required 'reasoning' item.",
-        repair: "none: checked with store=False only; the API requires the id of this item type (image_generation_call, mcp_call, mcp_list_tools, mcp_approval_request, the hosted tools' calls), so keep its reasoning: request it with include=[\"reasoning.encrypted_content\"]",
+        repair: "none: checked with store=False only; the API requires the id of this item type (image_generation_call, mcp_call, mcp_approval_request, the hosted tools' calls), so keep its reasoning: request it with include=[\"reasoning.encrypted_content\"]",
         check: required_id_item_without_reasoning,
     },
     Rule {
@@ -213,7 +213,8 @@ fn item_without_reasoning(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn required_id_item_without_reasoning(c: &Ctx, out: &mut Vec<Hit>) {
-    let req = |t: &str| t != "reasoning" && !ID_OPTIONAL.contains(&t);
+    // (a tool list is the server's, made before the model reasons)
+    let req = |t: &str| !matches!(t, "reasoning" | "mcp_list_tools") && !ID_OPTIONAL.contains(&t);
     unreasoned(c, req, |m| format!("{}\n{}", item_type(m), id_of(m)), out);
 }
 
