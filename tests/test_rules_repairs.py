@@ -63,9 +63,9 @@ def _messages(target: str, shape: Any) -> list[Any]:
     return shape
 
 
-def _repaired_violations(target: str, shape: Any) -> list[msgnorm.Violation]:
+def _repaired_violations(target: str, shape: Any, store: bool = True) -> list[msgnorm.Violation]:
     system = shape.get("system") if isinstance(shape, dict) else None
-    found = msgnorm.validate(_messages(target, shape), target, system=system)
+    found = msgnorm.validate(_messages(target, shape), target, system=system, store=store)
     return [v for v in found if not v.repair.startswith("none")]
 
 
@@ -292,6 +292,76 @@ def test_target_native_server_tools_pass_in_their_own_shape() -> None:
     assert items[1] in out
 
 
+def _nova_code_interpreter() -> list[dict[str, Any]]:
+    """A Converse history in which Nova ran its code interpreter (a system
+    tool): the use and its result are both in the assistant message."""
+    code = "numbers = [10, 24, 2]\nsum(numbers) / len(numbers)"
+    result = '{"stdOut":"12.0","stdErr":"","exitCode":0,"isError":false}'
+    return [
+        {"role": "user", "content": [{"text": "What is the average of 10, 24 and 2?"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "toolUse": {
+                        "toolUseId": "tooluse_Wq3kP0",
+                        "name": "nova_code_interpreter",
+                        "input": {"code": code},
+                        "type": "server_tool_use",
+                    }
+                },
+                {
+                    "toolResult": {
+                        "toolUseId": "tooluse_Wq3kP0",
+                        "content": [{"text": result}],
+                        "status": "success",
+                        "type": "nova_code_interpreter_result",
+                    }
+                },
+                {"text": "The average is 12."},
+            ],
+        },
+        {"role": "user", "content": [{"text": "thanks"}]},
+    ]
+
+
+NOVA_TOOLS = {"tools": [{"systemTool": {"name": "nova_code_interpreter"}}]}
+
+
+def test_bedrock_nova_code_interpreter_passes_in_its_own_shape() -> None:
+    import botocore.session
+    import botocore.validate
+
+    messages = _nova_code_interpreter()
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    shape = model.operation_model("Converse").input_shape
+    params = {"modelId": "amazon.nova-2-lite-v1:0", "messages": messages}
+    params["toolConfig"] = NOVA_TOOLS
+    assert not botocore.validate.ParamValidator().validate(params, shape).has_errors()
+    # the service pairs its own tool: no client pairing rule applies
+    assert msgnorm.validate(messages, "bedrock", tools=NOVA_TOOLS) == []
+    before = copy.deepcopy(messages)
+    out, report = msgnorm.convert_report(messages, source="bedrock", target="bedrock")
+    assert messages == before
+    assert out["messages"] == messages
+    assert not any(report.values())
+    # another target has no such tool: the pair is left out, counted
+    records = msgnorm.from_provider(messages, "bedrock")
+    chat, report = msgnorm.to_provider_report(records, "openai-chat")
+    assert "nova_code_interpreter" not in json.dumps(chat)
+    assert chat[1] == {"role": "assistant", "content": "The average is 12."}
+    assert report["parts_dropped"] == 2
+
+
+def test_a_client_tool_of_the_same_name_still_needs_its_result() -> None:
+    messages = _nova_code_interpreter()
+    use = dict(messages[1]["content"][0]["toolUse"])
+    del use["type"]
+    messages[1]["content"] = [{"toolUse": use}]
+    found = msgnorm.validate(messages, "bedrock", tools=NOVA_TOOLS)
+    assert [v.rule for v in found] == ["bedrock/tool-use-without-result"]
+
+
 # --------------------------------------------------------------------------
 # compaction
 # --------------------------------------------------------------------------
@@ -462,6 +532,387 @@ def test_store_false_with_continuation_is_refused() -> None:
         msgnorm.to_provider([], "openai-responses", store=False, continuation=True)
 
 
+def test_validate_knows_the_store_mode() -> None:
+    """A replayed call without its reasoning item is a 400 of a stateless
+    request only: with stored responses the server holds the reasoning."""
+    items = [
+        {"type": "message", "role": "user", "content": "q"},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
+        {"type": "message", "role": "assistant", "id": "msg_1", "content": "a"},
+        {"type": "message", "role": "user", "content": "again"},
+        {"type": "function_call", "id": "fc_2", "call_id": "c2", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c2", "output": "ok"},
+    ]
+    assert msgnorm.validate(items, "openai-responses") == []
+    assert msgnorm.validate(items, "openai-responses", store=True) == []
+    found = msgnorm.validate(items, "openai-responses", store=False)
+    assert [(v.rule, v.index) for v in found] == [
+        ("openai-responses/function-call-without-reasoning", 4)
+    ]
+    assert found[0].message == (
+        "Item 'fc_2' of type 'function_call' was provided without its required 'reasoning' item."
+    )
+    # the stateless output carries no server-side id: nothing left to name
+    out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=False)
+    assert msgnorm.validate(out, "openai-responses", store=False) == []
+    with pytest.raises(TypeError, match="store"):
+        msgnorm.validate(items, "openai-responses", store="no")  # type: ignore[arg-type]
+    with pytest.raises(msgnorm.ProviderRuleError):
+        msgnorm.check(items, "openai-responses", store=False)
+
+
+def test_strict_convert_refuses_the_stateless_repairs() -> None:
+    items = [
+        {"type": "message", "role": "user", "content": "q"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"type": "message", "role": "assistant", "content": "a"},
+    ]
+    kw: dict[str, Any] = {"source": "openai-responses", "target": "openai-responses"}
+    assert msgnorm.convert(items, strict=True, **kw) == items
+    with pytest.raises(msgnorm.ProviderRuleError) as e:
+        msgnorm.convert(items, strict=True, store=False, **kw)
+    assert [v.rule for v in e.value.violations] == ["openai-responses/item-not-stored"]
+    # the stateless rules are the Responses target's: another target is not refused
+    assert msgnorm.convert(
+        items, strict=True, store=False, source="openai-responses", target="gemini"
+    )
+
+
+# --------------------------------------------------------------------------
+# Responses replay items: shell, apply_patch, image generation, MCP
+# --------------------------------------------------------------------------
+
+
+def _sdk_input(items: list[Any]) -> None:
+    import pydantic
+    from openai.types.responses import ResponseInputParam
+
+    pydantic.TypeAdapter(ResponseInputParam).validate_python(items)
+
+
+SHELL_CALL = {
+    "type": "shell_call",
+    "id": "sh_1",
+    "call_id": "call_sh",
+    "action": {"commands": ["ls"]},
+    "status": "completed",
+}
+SHELL_OUT = {
+    "type": "shell_call_output",
+    "id": "sho_1",
+    "call_id": "call_sh",
+    "output": [{"stdout": "a.txt\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}],
+}
+PATCH_CALL = {
+    "type": "apply_patch_call",
+    "id": "apc_1",
+    "call_id": "call_ap",
+    "status": "completed",
+    "operation": {"type": "update_file", "path": "a.txt", "diff": "@@\n-a\n+b\n"},
+}
+PATCH_OUT = {
+    "type": "apply_patch_call_output",
+    "id": "apco_1",
+    "call_id": "call_ap",
+    "status": "completed",
+    "output": "Done",
+}
+IMAGE_CALL = {
+    "type": "image_generation_call",
+    "id": "ig_1",
+    "result": "iVBORw0KGgo=",
+    "status": "completed",
+}
+MCP_LIST = {
+    "type": "mcp_list_tools",
+    "id": "mcpl_1",
+    "server_label": "github",
+    "tools": [{"name": "create_issue", "input_schema": {"type": "object"}}],
+}
+MCP_REQUEST = {
+    "type": "mcp_approval_request",
+    "id": "mcpr_1",
+    "name": "create_issue",
+    "arguments": '{"title":"flaky test"}',
+    "server_label": "github",
+}
+MCP_RESPONSE = {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True}
+MCP_CALL = {
+    "type": "mcp_call",
+    "id": "mcp_1",
+    "name": "create_issue",
+    "arguments": '{"title":"flaky test"}',
+    "server_label": "github",
+    "approval_request_id": "mcpr_1",
+    "output": "issue #7",
+    "status": "completed",
+}
+
+
+def _replay() -> list[dict[str, Any]]:
+    return [
+        {"type": "message", "role": "user", "content": "fix it, draw it, file it"},
+        SHELL_CALL,
+        SHELL_OUT,
+        PATCH_CALL,
+        PATCH_OUT,
+        IMAGE_CALL,
+        MCP_LIST,
+        MCP_REQUEST,
+        MCP_RESPONSE,
+        MCP_CALL,
+        {"type": "message", "role": "user", "content": "thanks"},
+    ]
+
+
+def test_replay_items_pass_through_unchanged() -> None:
+    items = _replay()
+    _sdk_input(items)
+    assert msgnorm.validate(items, "openai-responses") == []
+    assert msgnorm.validate(items, "openai-responses", store=False) == []
+    out, report = msgnorm.convert_report(
+        items, source="openai-responses", target="openai-responses"
+    )
+    assert out == items
+    assert not any(report.get(k) for k in ("item_outputs_inserted", "item_outputs_removed"))
+
+
+def test_replay_items_without_server_state() -> None:
+    out, report = msgnorm.convert_report(
+        _replay(), source="openai-responses", target="openai-responses", store=False
+    )
+    _sdk_input(out)
+    assert msgnorm.validate(out, "openai-responses", store=False) == []
+    by_type = {i["type"]: i for i in out}
+    # the shell and patch items' ids are optional: left out, paired by call_id
+    for t in ("shell_call", "shell_call_output", "apply_patch_call", "apply_patch_call_output"):
+        assert "id" not in by_type[t] and by_type[t]["call_id"].startswith("call_")
+    # the image and MCP items' ids are required: kept, the approval with its request
+    assert [by_type[t]["id"] for t in ("image_generation_call", "mcp_call", "mcp_approval_request")]
+    assert by_type["mcp_approval_response"] == MCP_RESPONSE
+    assert report["item_ids_dropped"] == 4
+
+
+def test_a_tool_list_before_the_reasoning_is_no_unreasoned_item() -> None:
+    """The server lists an MCP server's tools before the model reasons: the
+    list needs no reasoning before it; the call and the request do."""
+    enc = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"}
+    user = {"type": "message", "role": "user", "content": "file it"}
+    ok = [user, MCP_LIST, enc, MCP_CALL]
+    assert msgnorm.validate(ok, "openai-responses", store=False) == []
+    bad = [user, MCP_LIST, enc, MCP_CALL, user, MCP_CALL | {"id": "mcp_2"}]
+    found = msgnorm.validate(bad, "openai-responses", store=False)
+    assert [(v.rule, v.index) for v in found] == [
+        ("openai-responses/required-id-item-without-reasoning", 5)
+    ]
+
+
+def test_an_unanswered_client_call_gets_an_error_output() -> None:
+    custom = {"type": "custom_tool_call", "call_id": "call_ct", "name": "apply", "input": "x"}
+    items = [
+        {"type": "message", "role": "user", "content": "go"},
+        SHELL_CALL,
+        PATCH_CALL,
+        custom,
+        {"type": "message", "role": "user", "content": "stop"},
+    ]
+    found = msgnorm.validate(items, "openai-responses")
+    assert [(v.rule, v.index, v.message) for v in found] == [
+        (
+            "openai-responses/tool-call-without-output",
+            1,
+            "No tool output found for shell call call_sh.",
+        ),
+        (
+            "openai-responses/tool-call-without-output",
+            2,
+            "No tool output found for apply patch call call_ap.",
+        ),
+        (
+            "openai-responses/tool-call-without-output",
+            3,
+            "No tool output found for custom tool call call_ct.",
+        ),
+    ]
+    out, report = msgnorm.convert_report(
+        items, source="openai-responses", target="openai-responses"
+    )
+    _sdk_input(out)
+    assert msgnorm.validate(out, "openai-responses") == []
+    assert report["item_outputs_inserted"] == 3
+    assert [i["type"] for i in out] == [
+        "message",
+        "shell_call",
+        "shell_call_output",
+        "apply_patch_call",
+        "apply_patch_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "message",
+    ]
+    missing = "[Tool result missing due to internal error]"
+    assert out[2]["output"][0]["stderr"] == missing
+    assert out[2]["output"][0]["outcome"] == {"type": "exit", "exit_code": 1}
+    assert out[4]["status"] == "failed" and out[4]["output"] == missing
+    assert out[6]["output"] == missing
+
+
+def test_an_output_before_or_without_its_call_is_removed() -> None:
+    items = [
+        {"type": "message", "role": "user", "content": "go"},
+        PATCH_OUT,
+        SHELL_OUT,
+        SHELL_CALL,
+        {"type": "message", "role": "user", "content": "stop"},
+    ]
+    found = msgnorm.validate(items, "openai-responses")
+    # (the shell call has an output, in the wrong place: one rule names it)
+    assert [(v.rule, v.index) for v in found] == [
+        ("openai-responses/tool-output-without-call", 1),
+        ("openai-responses/tool-output-without-call", 2),
+    ]
+    assert found[0].message == (
+        "No tool call found for apply patch call output with call_id call_ap."
+    )
+    out, report = msgnorm.convert_report(
+        items, source="openai-responses", target="openai-responses"
+    )
+    assert msgnorm.validate(out, "openai-responses") == []
+    assert report["item_outputs_removed"] == 2 and report["item_outputs_inserted"] == 1
+    assert [i["type"] for i in out] == ["message", "shell_call", "shell_call_output", "message"]
+
+
+def test_stateless_replay_drops_what_names_a_stored_item() -> None:
+    items = [
+        {"type": "message", "role": "user", "content": "q"},
+        {"type": "item_reference", "id": "msg_0"},
+        {"type": "mcp_approval_response", "approval_request_id": "mcpr_9", "approve": False},
+        {"type": "message", "role": "user", "content": "next"},
+    ]
+    found = msgnorm.validate(items, "openai-responses", store=False)
+    assert [(v.rule, v.index, v.path) for v in found] == [
+        ("openai-responses/item-not-stored", 1, "input[1].id"),
+        (
+            "openai-responses/mcp-approval-response-without-request",
+            2,
+            "input[2].approval_request_id",
+        ),
+    ]
+    assert found[0].message.startswith("Item with id 'msg_0' not found. Items are not persisted")
+    # with stored responses both are looked up on the server: no rule broken
+    assert msgnorm.validate(items, "openai-responses") == []
+    out, report = msgnorm.convert_report(
+        items, source="openai-responses", target="openai-responses", store=False
+    )
+    assert [i["content"] for i in out] == ["q", "next"]
+    assert report["item_references_dropped"] == 1 and report["mcp_approvals_dropped"] == 1
+    kept = msgnorm.convert(items, source="openai-responses", target="openai-responses")
+    assert kept == items
+
+
+def test_an_image_call_without_its_reasoning_is_named_not_repaired() -> None:
+    items = [
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_0", "summary": [], "encrypted_content": "gAAA"},
+        {"type": "message", "role": "assistant", "content": "hello"},
+        {"type": "message", "role": "user", "content": "draw"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        IMAGE_CALL,
+    ]
+    found = msgnorm.validate(items, "openai-responses", store=False)
+    assert [v.rule for v in found] == ["openai-responses/item-not-stored"]
+    out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=False)
+    # the bare reasoning goes; the image call's id is required, so it stays and
+    # now lacks its reasoning: named, with no repair of msgnorm's
+    (v,) = msgnorm.validate(out, "openai-responses", store=False)
+    assert v.rule == "openai-responses/required-id-item-without-reasoning"
+    assert v.message == (
+        "Item 'ig_1' of type 'image_generation_call' was provided without its required "
+        "'reasoning' item."
+    )
+    assert v.repair.startswith("none")
+
+
+def test_reasoning_needs_the_item_it_reasoned_toward() -> None:
+    """An MCP approval request is what a response's reasoning can lead to; an
+    item_reference may name the following item; a reasoning item left before
+    a call's output is dropped (the API: "without its required following item")."""
+    enc = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"}
+    user = {"type": "message", "role": "user", "content": "go"}
+    kept = [user, enc, MCP_REQUEST]
+    assert msgnorm.validate(kept, "openai-responses") == []
+    assert msgnorm.convert(kept, source="openai-responses", target="openai-responses") == kept
+    assert (
+        msgnorm.validate([user, enc, {"type": "item_reference", "id": "msg_1"}], "openai-responses")
+        == []
+    )
+    call = {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "ok"}
+    bad = [user, call, enc, output]
+    assert [v.rule for v in msgnorm.validate(bad, "openai-responses")] == [
+        "openai-responses/reasoning-without-following"
+    ]
+    out, report = msgnorm.convert_report(bad, source="openai-responses", target="openai-responses")
+    assert out == [user, call, output] and report["reasoning_dropped"] == 1
+    assert msgnorm.validate(out, "openai-responses") == []
+    # stateless: dropping the item_reference leaves the reasoning unfollowed: it goes too
+    refd = [user, enc, {"type": "item_reference", "id": "msg_1"}, user]
+    out, report = msgnorm.convert_report(
+        refd, source="openai-responses", target="openai-responses", store=False
+    )
+    assert [i["type"] for i in out] == ["message", "message"]
+    assert report["reasoning_dropped"] == 1 and report["item_references_dropped"] == 1
+
+
+# --------------------------------------------------------------------------
+# convert(..., model=...): the model switch in one call
+# --------------------------------------------------------------------------
+
+
+def test_convert_switches_models() -> None:
+    messages = [U("q"), A([THINK("opus thought"), T("a")]), U("n")]
+    kw: dict[str, Any] = {"source": "anthropic", "target": "anthropic"}
+    same = msgnorm.convert(messages, model="claude-opus-4-5", source_model="claude-opus-4-5", **kw)
+    assert same["messages"][1]["content"][0] == THINK("opus thought")
+    other, report = msgnorm.convert_report(
+        messages, model="claude-haiku-4-5", source_model="claude-opus-4-5", **kw
+    )
+    assert other["messages"][1]["content"] == [T("a")] and report["thinking_dropped"] == 1
+    text = msgnorm.convert(
+        messages,
+        model="claude-haiku-4-5",
+        source_model="claude-opus-4-5",
+        foreign_thinking="text",
+        **kw,
+    )
+    assert text["messages"][1]["content"] == [T("opus thought"), T("a")]
+    # a source of no known model: its thinking is kept
+    unknown = msgnorm.convert(messages, model="claude-haiku-4-5", **kw)
+    assert unknown["messages"][1]["content"][0] == THINK("opus thought")
+    # the same as the two steps
+    records = msgnorm.from_provider(messages, "anthropic", model="claude-opus-4-5")
+    assert other == msgnorm.to_provider(records, "anthropic", model="claude-haiku-4-5")
+
+
+def test_convert_switches_models_across_providers() -> None:
+    chat = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "a", "reasoning_content": "deep thought"},
+        {"role": "user", "content": "n"},
+    ]
+    kw: dict[str, Any] = {"source": "openai-chat", "source_model": "deepseek-reasoner"}
+    own = msgnorm.convert(chat, target="openai-chat", model="deepseek-reasoner", **kw)
+    assert own[1]["reasoning_content"] == "deep thought"
+    out, report = msgnorm.convert_report(chat, target="openai-responses", model="gpt-5", **kw)
+    assert "deep thought" not in json.dumps(out) and report["thinking_dropped"] == 1
+    with pytest.raises(ValueError, match="foreign_thinking"):
+        msgnorm.convert(chat, target="openai-chat", model="m", foreign_thinking="keep", **kw)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="continuation"):
+        msgnorm.convert(
+            chat, target="openai-responses", model="m", store=False, continuation=True, **kw
+        )
+
+
 # --------------------------------------------------------------------------
 # every output passes its target's rules (those msgnorm repairs)
 # --------------------------------------------------------------------------
@@ -478,7 +929,7 @@ def test_every_output_passes_validate_for_its_target(target: str, records: list[
     assert _repaired_violations(target, shape) == []
     if target == "openai-responses":
         stateless = msgnorm.to_provider(records, target, store=False)
-        assert _repaired_violations(target, stateless) == []
+        assert _repaired_violations(target, stateless, store=False) == []
         assert not any(
             i.get("type") == "reasoning" and not i.get("encrypted_content") for i in stateless
         )

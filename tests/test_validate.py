@@ -108,6 +108,47 @@ def FCO(call_id: str) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": "sunny"}
 
 
+def RSE(id_: str = "rs_1") -> dict[str, Any]:
+    """A reasoning item with its encrypted content (what a stateless request replays)."""
+    return {"type": "reasoning", "id": id_, "summary": [], "encrypted_content": "gAAAAenc"}
+
+
+def SHC(call_id: str) -> dict[str, Any]:
+    return {"type": "shell_call", "call_id": call_id, "action": {"commands": ["ls"]}}
+
+
+def SHO(call_id: str) -> dict[str, Any]:
+    chunk = {"stdout": "a.txt\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}
+    return {"type": "shell_call_output", "call_id": call_id, "output": [chunk]}
+
+
+def APC(call_id: str) -> dict[str, Any]:
+    op = {"type": "create_file", "path": "a.txt", "diff": "+hi\n"}
+    return {"type": "apply_patch_call", "call_id": call_id, "status": "completed", "operation": op}
+
+
+def APO(call_id: str) -> dict[str, Any]:
+    return {"type": "apply_patch_call_output", "call_id": call_id, "status": "completed"}
+
+
+def IGC(id_: str) -> dict[str, Any]:
+    return {"type": "image_generation_call", "id": id_, "result": "iVBORw0K", "status": "completed"}
+
+
+def MREQ(id_: str) -> dict[str, Any]:
+    return {
+        "type": "mcp_approval_request",
+        "id": id_,
+        "name": "create_issue",
+        "arguments": "{}",
+        "server_label": "github",
+    }
+
+
+def MRESP(request_id: str) -> dict[str, Any]:
+    return {"type": "mcp_approval_response", "approval_request_id": request_id, "approve": True}
+
+
 def RA(id_: str = "msg_1") -> dict[str, Any]:
     return {
         "type": "message",
@@ -446,21 +487,75 @@ CASES: list[Case] = [
     ),
     (
         "openai-responses/function-call-without-reasoning",
-        [RU(), RS("rs_1"), FC("c1", "fc_1"), FCO("c1"), RU("more"), FC("c2", "fc_2"), FCO("c2")],
-        {},
+        [RU(), RSE("rs_1"), FC("c1", "fc_1"), FCO("c1"), RU("more"), FC("c2", "fc_2"), FCO("c2")],
+        {"store": False},
         5,
         "input[5]",
         [
             RU(),
-            RS("rs_1"),
+            RSE("rs_1"),
             FC("c1", "fc_1"),
             FCO("c1"),
             RU("more"),
-            RS("rs_2"),
+            RSE("rs_2"),
             FC("c2", "fc_2"),
             FCO("c2"),
         ],
+        {"store": False},
+    ),
+    (
+        "openai-responses/item-without-reasoning",
+        [RU(), RSE("rs_1"), RA("msg_1"), RU("more"), RA("msg_2")],
+        {"store": False},
+        4,
+        "input[4]",
+        [RU(), RSE("rs_1"), RA("msg_1"), RU("more"), RSE("rs_2"), RA("msg_2")],
+        {"store": False},
+    ),
+    (
+        "openai-responses/required-id-item-without-reasoning",
+        [RU(), RSE("rs_1"), RA("msg_1"), RU("draw it"), IGC("ig_1")],
+        {"store": False},
+        4,
+        "input[4]",
+        [RU(), RSE("rs_1"), RA("msg_1"), RU("draw it"), RSE("rs_2"), IGC("ig_1")],
+        {"store": False},
+    ),
+    (
+        "openai-responses/item-not-stored",
+        [RU(), RS("rs_1"), RA("msg_1")],
+        {"store": False},
+        1,
+        "input[1].id",
+        [RU(), RSE("rs_1"), RA("msg_1")],
+        {"store": False},
+    ),
+    (
+        "openai-responses/tool-call-without-output",
+        [RU(), SHC("c1"), RU("next")],
         {},
+        1,
+        "input[1].call_id",
+        [RU(), SHC("c1"), SHO("c1"), RU("next")],
+        {},
+    ),
+    (
+        "openai-responses/tool-output-without-call",
+        [RU(), APO("c9"), APC("c9")],
+        {},
+        1,
+        "input[1].call_id",
+        [RU(), APC("c9"), APO("c9")],
+        {},
+    ),
+    (
+        "openai-responses/mcp-approval-response-without-request",
+        [RU(), MRESP("mcpr_1")],
+        {"store": False},
+        1,
+        "input[1].approval_request_id",
+        [RU(), MREQ("mcpr_1"), MRESP("mcpr_1")],
+        {"store": False},
     ),
     (
         "openai-responses/function-call-output-without-call",
@@ -1109,12 +1204,13 @@ def test_provider_repair_passes(case: Case) -> None:
     definitions go through ``rename_tools``, as the tool-name rules say."""
     rule, bad, kwargs, *_ = case
     p = _provider(rule)
-    shape = msgnorm.convert(bad, source=p, target=p, system=kwargs.get("system"))
+    store = kwargs.get("store", True)
+    shape = msgnorm.convert(bad, source=p, target=p, system=kwargs.get("system"), store=store)
     messages, system = _unpack(p, shape)
     tools = kwargs.get("tools")
     if tools is not None:
         tools = msgnorm.rename_tools(tools, p)
-    found = msgnorm.validate(messages, p, system=system, tools=tools)
+    found = msgnorm.validate(messages, p, system=system, tools=tools, store=store)
     assert [v for v in found if _repaired(v)] == []
     assert rule not in {v.rule for v in found}
 
@@ -1141,7 +1237,9 @@ def test_what_the_adapters_refuse_is_named(case: Case) -> None:
 STRICT = [
     c
     for c in REPAIRED_ANTHROPIC + REPAIRED_ELSEWHERE
-    if msgnorm.validate(c[1], _provider(c[0]), system=c[2].get("system"))
+    if msgnorm.validate(
+        c[1], _provider(c[0]), system=c[2].get("system"), store=c[2].get("store", True)
+    )
 ]
 
 
@@ -1152,9 +1250,11 @@ def test_strict_mode_raises_what_validate_names(case: Case) -> None:
     would repair), the first one's place in ``index``/``path``."""
     rule, bad, kwargs, *_ = case
     p = _provider(rule)
+    system, store = kwargs.get("system"), kwargs.get("store", True)
     with pytest.raises(ProviderRuleError) as e:
-        msgnorm.convert(bad, source=p, target=p, system=kwargs.get("system"), strict=True)
-    want = [v for v in msgnorm.validate(bad, p, system=kwargs.get("system")) if _repaired(v)]
+        msgnorm.convert(bad, source=p, target=p, system=system, strict=True, store=store)
+    found = msgnorm.validate(bad, p, system=system, store=store)
+    want = [v for v in found if _repaired(v)]
     assert e.value.violations == want and rule in {v.rule for v in want}
     assert (e.value.index, e.value.path) == (want[0].index, want[0].path)
 

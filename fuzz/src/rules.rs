@@ -3,10 +3,15 @@
 //! and lone results, compaction and fallback blocks, `cache_control`), written
 //! for every provider; the output must break no rule of its target that
 //! msgnorm repairs (docs/RULES.md), and the stateless Responses replay must
-//! hold no reasoning without `encrypted_content`.
+//! hold no reasoning without `encrypted_content`. The same bytes also make a
+//! Responses input of replay items (reasoning with and without
+//! `encrypted_content`, messages and calls with server ids, shell, apply_patch
+//! and custom tool calls and outputs, MCP approvals, item references, image
+//! calls): converted to Responses with and without `store`, the output breaks
+//! no rule msgnorm repairs, the stateless ones included.
 
 use msgnorm_core::providers::{self, openai_responses::stateless::stateless, Provider, Value};
-use msgnorm_core::validate::{validate_json, Violation};
+use msgnorm_core::validate::{self as rules_, parse_items, validate_json, Params, Violation};
 use msgnorm_core::{ApiOptions, Report};
 
 /// Records from the bytes: each byte adds one block (its low four bits pick
@@ -130,7 +135,116 @@ fn repaired_violations(p: Provider, out: &Value) -> Vec<Violation> {
     .collect()
 }
 
+/// Responses input items from the bytes: each byte one item (its low four
+/// bits pick the kind, bit 4 gives it a server-side id where it may have one).
+pub fn responses_items(data: &[u8]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (k, &b) in data.iter().enumerate().take(256) {
+        let id = |prefix: &str| {
+            if b & 16 != 0 {
+                format!(r#","id":"{prefix}_{k}""#)
+            } else {
+                String::new()
+            }
+        };
+        let prev = k.saturating_sub(1);
+        let text = match b & 15 {
+            0 => format!(r#"{{"type":"message","role":"user","content":"q{k}"}}"#),
+            1 => format!(r#"{{"type":"reasoning","id":"rs_{k}","summary":[]}}"#),
+            2 => format!(
+                r#"{{"type":"reasoning","id":"rs_{k}","summary":[],"encrypted_content":"gA{k}"}}"#
+            ),
+            3 => format!(
+                r#"{{"type":"message","role":"assistant"{},"content":[{{"type":"output_text","text":"a{k}","annotations":[]}}]}}"#,
+                id("msg")
+            ),
+            4 => format!(
+                r#"{{"type":"function_call"{},"call_id":"c{k}","name":"f","arguments":"{{}}"}}"#,
+                id("fc")
+            ),
+            5 => format!(r#"{{"type":"function_call_output","call_id":"c{prev}","output":"r"}}"#),
+            6 => format!(
+                r#"{{"type":"shell_call"{},"call_id":"c{k}","action":{{"commands":["ls"]}}}}"#,
+                id("sh")
+            ),
+            7 => format!(
+                r#"{{"type":"shell_call_output","call_id":"c{prev}","output":[{{"stdout":"","stderr":"","outcome":{{"type":"exit","exit_code":0}}}}]}}"#
+            ),
+            8 => format!(
+                r#"{{"type":"apply_patch_call"{},"call_id":"c{k}","status":"completed","operation":{{"type":"delete_file","path":"a"}}}}"#,
+                id("apc")
+            ),
+            9 => format!(
+                r#"{{"type":"apply_patch_call_output","call_id":"c{prev}","status":"completed"}}"#
+            ),
+            10 => format!(
+                r#"{{"type":"custom_tool_call"{},"call_id":"c{k}","name":"g","input":"x"}}"#,
+                id("ctc")
+            ),
+            11 => {
+                format!(r#"{{"type":"custom_tool_call_output","call_id":"c{prev}","output":"r"}}"#)
+            }
+            12 => format!(
+                r#"{{"type":"mcp_approval_request","id":"mcpr_{k}","name":"m","arguments":"{{}}","server_label":"s"}}"#
+            ),
+            13 => format!(
+                r#"{{"type":"mcp_approval_response","approval_request_id":"mcpr_{prev}","approve":true}}"#
+            ),
+            14 => format!(r#"{{"type":"item_reference","id":"msg_{prev}"}}"#),
+            _ => format!(
+                r#"{{"type":"image_generation_call","id":"ig_{k}","result":"iV","status":"completed"}}"#
+            ),
+        };
+        out.push(Value::from_json(&text).expect("the items are JSON"));
+    }
+    out
+}
+
+/// Repaired rules the (stateless, with `store=false`) Responses input breaks.
+fn responses_violations(out: &Value, stateless: bool) -> Vec<Violation> {
+    let text = out.to_json();
+    let items = parse_items(&text).expect("to_provider's output is JSON");
+    let params = Params {
+        stateless,
+        ..Params::default()
+    };
+    rules_::validate(Provider::OpenAIResponses, &items, params)
+        .into_iter()
+        .filter(|v| !v.repair.starts_with("none"))
+        .collect()
+}
+
+fn responses(data: &[u8]) {
+    let items = responses_items(data);
+    let p = Provider::OpenAIResponses;
+    let Ok(recs) = providers::from_provider(p, &items, None) else {
+        return; // (every item is well-formed: from_provider reads them all)
+    };
+    let mut counts = providers::Counts::new();
+    let out = providers::normalize_to_provider(
+        p,
+        recs,
+        false,
+        None,
+        Some(&ApiOptions::default()),
+        &mut Report::default(),
+        &mut counts,
+    )
+    .expect("to_provider takes from_provider's records");
+    let found = responses_violations(&out, false);
+    assert!(found.is_empty(), "{found:?}\n{}", out.to_json());
+    let mut replay = out;
+    stateless(&mut replay, &mut counts);
+    let found = responses_violations(&replay, true);
+    assert!(
+        found.is_empty(),
+        "store=False: {found:?}\n{}",
+        replay.to_json()
+    );
+}
+
 pub fn rules(data: &[u8]) {
+    responses(data);
     let recs = records(data);
     for p in Provider::ALL {
         let mut counts = providers::Counts::new();

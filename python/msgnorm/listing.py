@@ -11,6 +11,7 @@ from typing import Any, Union
 import msgspec
 
 from . import _native
+from ._codex import rollout_info, split_rollouts
 from .errors import MsgnormError
 
 __all__ = ["SearchHit", "SessionInfo", "list_sessions", "search_sessions", "session_paths"]
@@ -84,7 +85,11 @@ def list_sessions(directory: PathArg, *, num_threads: int | None = None) -> list
     """Every session file under ``directory`` (see :func:`session_paths`), most
     recently modified first. Only the head and tail of each file are read."""
     paths = session_paths(directory)
-    infos = _native.session_infos([str(p) for p in paths], num_threads)
+    claude, rollouts = split_rollouts(paths)
+    infos = _native.session_infos([str(p) for p in claude], num_threads)
+    if rollouts:  # Codex rollouts: read here, in their own shape
+        paths = claude + rollouts
+        infos = [*infos, *(rollout_info(p) for p in rollouts)]
     out = []
     for p, i in zip(paths, infos, strict=True):
         modified = datetime.fromtimestamp(i["mtime"], tz=timezone.utc)

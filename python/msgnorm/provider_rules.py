@@ -42,6 +42,7 @@ def validate(
     *,
     system: Any = None,
     tools: Any = None,
+    store: bool = True,
 ) -> list[Violation]:
     """Every rule of ``provider`` that ``messages`` break, in message order.
 
@@ -52,19 +53,24 @@ def validate(
     them), or JSON ``bytes``/``str`` of such a list. Pydantic models (e.g.
     ``google.genai.types.Content``) and msgspec Structs are read as their dicts.
     ``system`` and ``tools`` are the request's other parameters (for Bedrock,
-    ``tools`` is the ``toolConfig`` or its ``tools`` list). Nothing is changed.
+    ``tools`` is the ``toolConfig`` or its ``tools`` list). ``store`` is the
+    OpenAI Responses ``store`` parameter: ``store=False`` (a stateless request)
+    adds the rules of a replay the server keeps nothing of (no stored item may
+    be named; replayed items need their reasoning in the input). Nothing is
+    changed.
     """
-    rows = _native.validate(messages, provider, system, tools)
+    if not isinstance(store, bool):
+        raise TypeError(f"store: expected a bool, not {type(store).__name__}")
+    rows = _native.validate(messages, provider, system, tools, store)
     return [Violation(*row) for row in rows]
 
 
 def repairable_violations(
-    messages: Any, provider: Provider | str = "anthropic", *, system: Any = None
+    messages: Any, provider: Provider | str = "anthropic", *, system: Any = None, store: bool = True
 ) -> list[Violation]:
     """The violations msgnorm repairs (not those whose repair is "none: ...")."""
-    return [
-        v for v in validate(messages, provider, system=system) if not v.repair.startswith("none")
-    ]
+    found = validate(messages, provider, system=system, store=store)
+    return [v for v in found if not v.repair.startswith("none")]
 
 
 def check(
@@ -73,9 +79,10 @@ def check(
     *,
     system: Any = None,
     tools: Any = None,
+    store: bool = True,
 ) -> None:
     """:func:`validate`, raising :class:`ProviderRuleError` when anything breaks a rule."""
-    found = validate(messages, provider, system=system, tools=tools)
+    found = validate(messages, provider, system=system, tools=tools, store=store)
     if found:
         raise ProviderRuleError(found)
 

@@ -22,6 +22,7 @@ from typing import Any, Literal, Union, overload
 import msgspec
 
 from . import _native
+from ._codex import rollout_requests, split_rollouts
 from .errors import MsgnormError
 from .session import session_files
 
@@ -339,6 +340,37 @@ def _through_cache(
     return out, skipped_total
 
 
+def _add_rollouts(
+    raw: dict[str, Any],
+    rollouts: list[Path],
+    native_by: str,
+    since_at: datetime | None,
+    until_at: datetime | None,
+) -> None:
+    """Codex rollouts' requests added to the scan's ``total`` and ``groups``."""
+    for path in rollouts:
+        session, cwd, requests, skipped = rollout_requests(path)
+        raw["lines_skipped"] += skipped
+        for ts, agg in requests:
+            if since_at is not None or until_at is not None:
+                try:
+                    at = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+                except ValueError:
+                    continue
+                if at.tzinfo is None:
+                    at = at.replace(tzinfo=timezone.utc)
+                if (since_at is not None and at < since_at) or (
+                    until_at is not None and at >= until_at
+                ):
+                    continue
+            raw["total"] = _merge(raw["total"], agg)
+            if native_by:
+                model = next(iter(agg["models"]))
+                key = {"session": session, "project": cwd, "model": model, "minute": ts[:16]}
+                groups = raw.setdefault("groups", {})
+                groups[key[native_by]] = _merge(groups.get(key[native_by]), agg)
+
+
 # --- the entry point --------------------------------------------------------
 
 
@@ -431,6 +463,7 @@ def usage_and_groups(
     if since_at is not None:
         cutoff = since_at.timestamp()
         files = [f for f in files if f.stat().st_mtime >= cutoff]
+    files, rollouts = split_rollouts(files)
     native_by = {"day": "minute", None: ""}.get(by, by or "")
     rows: list[tuple[str, bool, str, str]] = [(str(f), _is_agent(f), *_defaults(f)) for f in files]
     cached_skipped = 0
@@ -443,6 +476,8 @@ def usage_and_groups(
         None if until_at is None else _iso(until_at),
         num_threads,
     )
+    if rollouts:
+        _add_rollouts(raw, rollouts, native_by, since_at, until_at)
     skipped = raw["lines_skipped"] + cached_skipped
     if skipped:
         warnings.warn(

@@ -10,6 +10,9 @@ import msgspec
 
 from .. import provider_rules, session
 from .._api import normalize_for_api_report
+from ..errors import MsgnormError
+from ..providers import to_provider_report
+from ..providers._source_map import messages_of
 from ._common import read_input
 
 
@@ -38,48 +41,81 @@ def _where(origin: tuple[str | None, int]) -> str:
     return f"{file or '<stdin>'}:{line}"
 
 
+def _lines(origins: list[tuple[str | None, int]], indices: list[int]) -> str:
+    return ",".join(_where(origins[i]) for i in indices) or "-"
+
+
 def _check_session(args: argparse.Namespace) -> int:
-    """A session's thread, checked as sent to Anthropic: each violation names the
-    transcript file and line of its record; ``--at N``: the lines that output
-    message N of ``normalize_for_api`` came from."""
-    if args.provider != "anthropic":
-        print(
-            "msgnorm: error: --session checks a thread against the anthropic rules "
-            "(and --at locates a message of the Anthropic request)",
-            file=sys.stderr,
-        )
-        return 2
+    """A session's thread, checked as it is against a provider's rules: each
+    violation names the transcript file and line of the records its message
+    came from; ``--at N``: the lines that message N of the request msgnorm
+    sends (``to_provider``, or ``normalize_for_api`` for Anthropic) came from."""
     source: Any = read_input("-") if args.path == "-" else args.path
     loaded = session.load_session(
         source, thread=args.thread, after_compaction=not args.full_history
     )
-    out = sys.stdout
     if args.at is not None:
-        normalized, report = normalize_for_api_report(loaded.records, source_map=True)
-        if not 0 <= args.at < len(normalized):
-            print(
-                f"msgnorm: error: --at {args.at}: the request has {len(normalized)} messages",
-                file=sys.stderr,
-            )
-            return 2
-        for i in report["source_map"][args.at]:
-            out.write(f"{args.at}\t{i}\t{_where(loaded.origins[i])}\n")
-        return 0
+        return _at(args, loaded)
     # only user and assistant records are sent: the others are left out of the check
     sent = [i for i, r in enumerate(loaded.records) if r.get("type") in ("user", "assistant")]
-    found = provider_rules.validate([loaded.records[i] for i in sent], "anthropic")
+    records = [loaded.records[i] for i in sent]
+    tools = msgspec.json.decode(read_input(args.tools)) if args.tools is not None else None
+    if args.provider == "anthropic":
+        found = provider_rules.validate(records, "anthropic", tools=tools)
+        sources = [[i] for i in range(len(records))]
+    else:
+        # the thread written in the provider's shape as it is (no repair), each
+        # message mapped back to the records it was written from
+        try:
+            out, report = to_provider_report(
+                records, args.provider, normalize=False, source_map=True
+            )
+        except MsgnormError as e:
+            print(f"msgnorm: error: {e}", file=sys.stderr)
+            return 2
+        system = out.get("system", out.get("system_instruction")) if isinstance(out, dict) else None
+        found = provider_rules.validate(
+            messages_of(out), args.provider, system=system, tools=tools, store=not args.no_store
+        )
+        sources = report["source_map"]
+    out_ = sys.stdout
     for v in found:
-        where = "-" if v.index is None else _where(loaded.origins[sent[v.index]])
+        where = "-"
+        if v.index is not None and v.index < len(sources):
+            where = _lines(loaded.origins, [sent[i] for i in sources[v.index]])
         index = "-" if v.index is None else v.index
-        out.write(f"{index}\t{v.path}\t{v.rule}\t{v.message}\t{where}\n")
+        out_.write(f"{index}\t{v.path}\t{v.rule}\t{v.message}\t{where}\n")
     n = len(found)
     what = f"{n} violation{'s' if n != 1 else ''}" if n else "no violations"
     print(
-        f"msgnorm: {what} of the anthropic rules in thread {loaded.thread.id} "
+        f"msgnorm: {what} of the {args.provider} rules in thread {loaded.thread.id} "
         f"({len(sent)} messages)",
         file=sys.stderr,
     )
     return 1 if found else 0
+
+
+def _at(args: argparse.Namespace, loaded: Any) -> int:
+    """``--at N``: the transcript lines message N of the request came from."""
+    if args.provider == "anthropic":
+        normalized, report = normalize_for_api_report(loaded.records, source_map=True)
+        n = len(normalized)
+    else:
+        try:
+            out, report = to_provider_report(
+                loaded.records, args.provider, source_map=True, store=not args.no_store
+            )
+        except MsgnormError as e:
+            print(f"msgnorm: error: {e}", file=sys.stderr)
+            return 2
+        n = len(messages_of(out))
+    if not 0 <= args.at < n:
+        what = "items" if args.provider == "openai-responses" else "messages"
+        print(f"msgnorm: error: --at {args.at}: the request has {n} {what}", file=sys.stderr)
+        return 2
+    for i in report["source_map"][args.at]:
+        sys.stdout.write(f"{args.at}\t{i}\t{_where(loaded.origins[i])}\n")
+    return 0
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -90,7 +126,9 @@ def _check(args: argparse.Namespace) -> int:
         tools = msgspec.json.decode(read_input(args.tools))
     if args.system is not None:
         system = msgspec.json.decode(read_input(args.system))
-    found = provider_rules.validate(messages, args.provider, system=system, tools=tools)
+    found = provider_rules.validate(
+        messages, args.provider, system=system, tools=tools, store=not args.no_store
+    )
     out = sys.stdout
     for v in found:
         index = "-" if v.index is None else v.index
@@ -115,10 +153,16 @@ def add_parser(sub: Any) -> None:
     k.add_argument("--system", default=None, help="JSON file of the system parameter")
     k.add_argument("--tools", default=None, help="JSON file of the tools (Bedrock: the toolConfig)")
     k.add_argument(
+        "--no-store",
+        action="store_true",
+        help="openai-responses: check a stateless request (store=false), whose input may "
+        "name no stored item",
+    )
+    k.add_argument(
         "--session",
         action="store_true",
-        help="PATH is a session (Claude Code or Codex): check its thread as it is and "
-        "name each violation's transcript file:line",
+        help="PATH is a session (Claude Code or Codex): check its thread as it is, "
+        "written in the provider's shape, and name each violation's transcript file:line",
     )
     k.add_argument("--thread", default="main", help="with --session: the thread to check")
     k.add_argument(
@@ -131,7 +175,7 @@ def add_parser(sub: Any) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="with --session: the transcript lines that message N of the normalized "
-        "request came from (a provider's error at messages[N])",
+        help="with --session: the transcript lines that message N of the request msgnorm "
+        "sends to the provider came from (a provider's error at messages[N])",
     )
     k.set_defaults(func=_check)

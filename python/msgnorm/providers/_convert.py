@@ -57,12 +57,12 @@ def _from_framework(messages: Any, source: str, system: Any) -> tuple[Any, str, 
     return msgs, "anthropic", _bridge_system(prompts)
 
 
-def _refuse_repairs(messages: Any, provider: str, system: Any) -> None:
+def _refuse_repairs(messages: Any, provider: str, system: Any, store: bool = True) -> None:
     """``strict=True``: the rules of ``provider`` that msgnorm would repair, raised
     as :class:`ProviderRuleError` (as :func:`msgnorm.check` does) instead."""
     from ..provider_rules import repairable_violations
 
-    found = repairable_violations(messages, provider, system=system)
+    found = repairable_violations(messages, provider, system=system, store=store)
     if found:
         raise ProviderRuleError(found)
 
@@ -231,9 +231,29 @@ def convert_report(
     max_media: int | None = _api._MAX_MEDIA,
     store: bool = True,
     continuation: bool = False,
+    model: str | None = None,
+    source_model: str | None = None,
+    foreign_thinking: ForeignThinking = "drop",
 ) -> tuple[Any, dict[str, int]]:
     """:func:`convert` and the counts of :func:`to_provider_report`."""
     _check_store(store, continuation)
+    if model is not None or source_model is not None:
+        # the model switch reads the records' models: through the records
+        if strict:
+            src_messages, src, src_system = _from_framework(messages, source, system)
+            stateless = not store and target == "openai-responses"
+            _refuse_repairs(_messages(src_messages, src), src, src_system, not stateless)
+        records = from_provider(messages, source, system=system, model=source_model)
+        return to_provider_report(
+            records,
+            target,
+            strict=False,
+            max_media=max_media,
+            model=model,
+            foreign_thinking=foreign_thinking,
+            store=store,
+            continuation=continuation,
+        )
     # a framework's own objects in, the same framework's objects out
     objects = (
         source == target
@@ -243,7 +263,9 @@ def convert_report(
     )
     messages, source, system = _from_framework(messages, source, system)
     if strict:
-        _refuse_repairs(_messages(messages, source), source, system)
+        # the stateless rules are the Responses target's own
+        stateless = not store and target == "openai-responses"
+        _refuse_repairs(_messages(messages, source), source, system, not stateless)
     # a framework's objects are made from the Anthropic request shape
     shape = "anthropic" if is_framework(target) else target
     items = _messages(messages, source)
@@ -267,7 +289,11 @@ convert = _api._without_report(
 
     With the same format in and out, the messages no step changed are the
     input's own objects (shared, like slicing); repaired or made ones are new.
-    The input is never mutated. ``store`` and ``continuation`` are
-    :func:`to_provider`'s.
+    The input is never mutated. ``store``, ``continuation``, ``model`` and
+    ``foreign_thinking`` are :func:`to_provider`'s; ``source_model`` is the
+    model that wrote the assistant messages of ``messages``
+    (:func:`from_provider`'s ``model``). With ``model`` and ``source_model``
+    naming different models, the source's thinking and reasoning is dropped
+    (or with ``foreign_thinking="text"`` kept as text).
     """,
 )

@@ -45,6 +45,7 @@ pub const READ_KEYS: &[&str] = &[
     "toolSpec",
     "functionDeclarations",
     "function_declarations",
+    "approval_request_id",
 ];
 
 /// The keys whose presence (and kind) some rule reads, but not their value.
@@ -55,6 +56,7 @@ pub const KIND_KEYS: &[&str] = &[
     "thought_signature",
     "refusal",
     "audio",
+    "encrypted_content",
 ];
 
 /// What the tree keeps of a key's value.
@@ -332,6 +334,9 @@ pub struct Ctx<'v, 'a> {
     pub len: usize,
     /// Name of the messages parameter: `messages`, `input`, `contents`.
     pub list_name: &'static str,
+    /// The request is stateless (OpenAI Responses `store=false`): the server
+    /// holds no item the input names.
+    pub stateless: bool,
 }
 
 impl<'v, 'a> Ctx<'v, 'a> {
@@ -436,6 +441,8 @@ pub fn rules(p: Provider) -> &'static [Rule] {
 pub struct Params<'v, 'a> {
     pub system: Option<&'v Value<'a>>,
     pub tools: Option<&'v Value<'a>>,
+    /// OpenAI Responses `store=false`: the rules of a stateless replay apply.
+    pub stateless: bool,
 }
 
 /// Every violation of `p`'s rules in `items`, ordered by message index (rules
@@ -481,6 +488,7 @@ pub fn validate_json(
     let params = Params {
         system: system.as_ref(),
         tools: tools.as_ref(),
+        stateless: false,
     };
     Ok(validate(p, &items, params))
 }
@@ -572,6 +580,7 @@ fn prepare_plain<'v, 'a>(
         tools: params.tools,
         len: items.len(),
         list_name,
+        stateless: params.stateless,
     }
 }
 

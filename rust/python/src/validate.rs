@@ -133,13 +133,14 @@ fn rows<'py>(py: Python<'py>, vs: Vec<v::Violation>) -> PyResult<Bound<'py, PyLi
 
 /// `[(index, path, rule, message, repair), ...]`.
 #[pyfunction]
-#[pyo3(signature = (messages, provider, system=None, tools=None))]
+#[pyo3(signature = (messages, provider, system=None, tools=None, store=true))]
 pub fn validate<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyAny>,
     provider: &str,
     system: Option<&Bound<'py, PyAny>>,
     tools: Option<&Bound<'py, PyAny>>,
+    store: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let p = v::provider(provider).map_err(|e| to_pyerr(py, Failure::Core(e)))?;
     let opt = |o: Option<&Bound<'py, PyAny>>| -> PyResult<Option<Value<'static>>> {
@@ -153,6 +154,7 @@ pub fn validate<'py>(
     let params = v::Params {
         system: system.as_ref(),
         tools: tools.as_ref(),
+        stateless: !store,
     };
     let data: Option<&[u8]> = if let Ok(b) = messages.cast::<PyBytes>() {
         Some(b.as_bytes())

@@ -163,6 +163,7 @@ pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v
         tools: params.tools,
         len: items.len(),
         list_name: "messages",
+        stateless: params.stateless,
     }
 }
 

@@ -131,6 +131,14 @@ fn content_block(b: &Builder, i: usize, path: &str, v: &Value, out: &mut Vec<Val
             o.push("title", name);
         }
         out.push(with_own(b, blk, v));
+    } else if ["toolUse", "toolResult"].iter().any(|k| {
+        m.get(k)
+            .and_then(Value::as_obj)
+            .is_some_and(|o| o.get("type").is_some())
+    }) {
+        // a system tool's use or result (Nova's code interpreter: `server_tool_use`,
+        // `nova_code_interpreter_result`): the service ran it; kept as it is
+        out.push(b.part(v.clone()));
     } else if let Some(tu) = m.get("toolUse").and_then(Value::as_obj) {
         let (Some(id), Some(name)) = (tu.str("toolUseId"), tu.str("name")) else {
             return Err(bad(

@@ -119,11 +119,17 @@ fn blank_text(c: &Ctx, out: &mut Vec<Hit>) {
     }
 }
 
+/// The client tool uses (results) of a message. A block with a `type` is a
+/// system tool's (Nova's code interpreter: `server_tool_use` and its
+/// `nova_code_interpreter_result`, both in the assistant message): the
+/// service runs it and pairs it itself.
 fn ids_of<'v>(m: &Msg<'v, '_>, key: &str) -> Vec<(usize, &'v str)> {
     m.blocks
         .iter()
         .enumerate()
-        .filter_map(|(j, b)| b.get(key).map(|u| (j, u.str_at("toolUseId").unwrap_or(""))))
+        .filter_map(|(j, b)| b.get(key).map(|u| (j, u)))
+        .filter(|(_, u)| u.get("type").is_none())
+        .map(|(j, u)| (j, u.str_at("toolUseId").unwrap_or("")))
         .collect()
 }
 

@@ -14,14 +14,50 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-responses/reasoning-without-following",
         text: "Item '{x}' of type 'reasoning' was provided without its required following item.",
-        repair: "to_openai_responses drops the item id of a replayed function_call that has no reasoning item in its response (the call is then the caller's)",
+        repair: "to_openai_responses drops a reasoning item that no output item (a message, a call, an MCP request) or item_reference follows, counted as `reasoning_dropped`",
         check: reasoning_without_following,
     },
     Rule {
         id: "openai-responses/function-call-without-reasoning",
         text: "Item '{x}' of type 'function_call' was provided without its required 'reasoning' item.",
-        repair: "to_openai_responses drops the item id of a replayed function_call that has no reasoning item in its response (the call is then the caller's)",
+        repair: "checked with store=False only (with stored responses the server holds the reasoning); to_provider(..., store=False) sends no server-side id of a function_call (`item_ids_dropped`), and to_openai_responses drops the id of a replayed function_call with no reasoning item in its response (the call is then the caller's)",
         check: call_without_reasoning,
+    },
+    Rule {
+        id: "openai-responses/item-without-reasoning",
+        text: "Item '{x}' of type '{t}' was provided without its required 'reasoning' item.",
+        repair: "checked with store=False only (with stored responses the server holds the reasoning): to_provider(..., store=False) sends no server-side id of a message, custom tool, shell or apply_patch call (`item_ids_dropped`; an assistant message without its id is an input message)",
+        check: item_without_reasoning,
+    },
+    Rule {
+        id: "openai-responses/required-id-item-without-reasoning",
+        text: "Item '{x}' of type '{t}' was provided without its required 'reasoning' item.",
+        repair: "none: checked with store=False only; the API requires the id of this item type (image_generation_call, mcp_call, mcp_approval_request, the hosted tools' calls), so keep its reasoning: request it with include=[\"reasoning.encrypted_content\"]",
+        check: required_id_item_without_reasoning,
+    },
+    Rule {
+        id: "openai-responses/item-not-stored",
+        text: "Item with id '{x}' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
+        repair: "checked with store=False only: to_provider(..., store=False) drops a reasoning item without `encrypted_content` (`reasoning_dropped`) and an `item_reference` (`item_references_dropped`), which name an item only the server could hold",
+        check: item_not_stored,
+    },
+    Rule {
+        id: "openai-responses/tool-call-without-output",
+        text: "No tool output found for {t} call {x}.",
+        repair: "to_openai_responses puts an output item right after an unanswered custom tool, shell or apply_patch call (an error output: `[Tool result missing due to internal error]`, a failed patch, exit code 1), counted as `item_outputs_inserted`",
+        check: tool_call_without_output,
+    },
+    Rule {
+        id: "openai-responses/tool-output-without-call",
+        text: "No tool call found for {t} call output with call_id {x}.",
+        repair: "to_openai_responses removes a custom tool, shell or apply_patch call output with no call of its call_id before it, counted as `item_outputs_removed`",
+        check: tool_output_without_call,
+    },
+    Rule {
+        id: "openai-responses/mcp-approval-response-without-request",
+        text: "Item with id '{x}' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
+        repair: "checked with store=False only (a stored response may hold the request): to_provider(..., store=False) drops an `mcp_approval_response` whose `mcp_approval_request` is not in the input, counted as `mcp_approvals_dropped`",
+        check: approval_without_request,
     },
     Rule {
         id: "openai-responses/function-call-output-without-call",
@@ -113,7 +149,10 @@ pub fn is_output_item(t: &str, role: Option<&str>) -> bool {
         | "local_shell_call_output"
         | "mcp_approval_response"
         | "item_reference" => false,
-        t => t.ends_with("_call") || t == "reasoning",
+        t => {
+            t.ends_with("_call")
+                || matches!(t, "reasoning" | "mcp_approval_request" | "mcp_list_tools")
+        }
     }
 }
 
@@ -145,10 +184,10 @@ fn reasoning_without_following(c: &Ctx, out: &mut Vec<Hit>) {
         if item_type(m) != "reasoning" {
             continue;
         }
-        let ok = c
-            .msgs
-            .get(k + 1)
-            .is_some_and(|n| is_output(n) && item_type(n) != "reasoning");
+        // (an item_reference may name the following item: the server has it)
+        let ok = c.msgs.get(k + 1).is_some_and(|n| {
+            is_output(n) && item_type(n) != "reasoning" || item_type(n) == "item_reference"
+        });
         if !ok {
             out.push(Hit::at(m, "", id_of(m)));
         }
@@ -156,26 +195,134 @@ fn reasoning_without_following(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn call_without_reasoning(c: &Ctx, out: &mut Vec<Hit>) {
-    // Only detectable when the history shows reasoning was used.
-    if !c.msgs.iter().any(|m| item_type(m) == "reasoning") {
+    unreasoned(c, |t| t == "function_call", |m| id_of(m).to_owned(), out);
+}
+
+/// Output items whose `id` the input may leave out (the stateless writer does).
+pub const ID_OPTIONAL: &[&str] = &[
+    "message",
+    "function_call",
+    "custom_tool_call",
+    "shell_call",
+    "apply_patch_call",
+];
+
+fn item_without_reasoning(c: &Ctx, out: &mut Vec<Hit>) {
+    let opt = |t: &str| t != "function_call" && ID_OPTIONAL.contains(&t);
+    unreasoned(c, opt, |m| format!("{}\n{}", item_type(m), id_of(m)), out);
+}
+
+fn required_id_item_without_reasoning(c: &Ctx, out: &mut Vec<Hit>) {
+    // (a tool list is the server's, made before the model reasons)
+    let req = |t: &str| !matches!(t, "reasoning" | "mcp_list_tools") && !ID_OPTIONAL.contains(&t);
+    unreasoned(c, req, |m| format!("{}\n{}", item_type(m), id_of(m)), out);
+}
+
+/// With `store=false`: an output item of a kind `which` picks, replayed with
+/// its item id (`fc_…`, `msg_…`: from a response), and no reasoning item
+/// before it in its turn. A turn runs from the last input that is not a
+/// call's output (clients put each output right after its call, so one
+/// response's items may sit between outputs). Only detectable when the
+/// history shows reasoning was used.
+fn unreasoned(
+    c: &Ctx,
+    which: impl Fn(&str) -> bool,
+    detail: impl Fn(&Msg) -> String,
+    out: &mut Vec<Hit>,
+) {
+    if !c.stateless || !c.msgs.iter().any(|m| item_type(m) == "reasoning") {
         return;
     }
-    // A function_call with an item id (`fc_…`, i.e. replayed from a
-    // response) needs a reasoning item before it in its turn: since the last
-    // input that is not a call's output (clients put each output right after
-    // its call, so one response's items may sit between outputs).
     let mut reasoned = false;
     for m in &c.msgs {
+        let t = item_type(m);
         if !is_output(m) {
-            if item_type(m) != "function_call_output" {
+            if !t.ends_with("_output") {
                 reasoned = false;
             }
             continue;
         }
+        if t == "reasoning" {
+            reasoned = true;
+        } else if !reasoned && which(t) && m.raw.str_at("id").is_some() {
+            out.push(Hit::at(m, "", detail(m)));
+        }
+    }
+}
+
+fn item_not_stored(c: &Ctx, out: &mut Vec<Hit>) {
+    if !c.stateless {
+        return;
+    }
+    for m in &c.msgs {
+        let lookup = match item_type(m) {
+            "reasoning" => !m.raw.has("encrypted_content"),
+            "item_reference" => true,
+            _ => false,
+        };
+        if lookup {
+            out.push(Hit::at(m, ".id", id_of(m)));
+        }
+    }
+}
+
+/// Client-run calls answered by an output item of their own type: the call
+/// type, its output type, and the words the API names them with.
+pub const PAIRED_CALLS: &[(&str, &str, &str)] = &[
+    ("custom_tool_call", "custom_tool_call_output", "custom tool"),
+    ("shell_call", "shell_call_output", "shell"),
+    ("apply_patch_call", "apply_patch_call_output", "apply patch"),
+];
+
+fn tool_call_without_output(c: &Ctx, out: &mut Vec<Hit>) {
+    let mut answered = AHashSet::new();
+    for m in &c.msgs {
+        let t = item_type(m);
+        if PAIRED_CALLS.iter().any(|p| p.1 == t) {
+            answered.insert((t, m.raw.str_at("call_id").unwrap_or("")));
+        }
+    }
+    for m in &c.msgs {
+        let t = item_type(m);
+        if let Some((_, o, words)) = PAIRED_CALLS.iter().find(|p| p.0 == t) {
+            let id = m.raw.str_at("call_id").unwrap_or("");
+            if !answered.contains(&(*o, id)) {
+                out.push(Hit::at(m, ".call_id", format!("{words}\n{id}")));
+            }
+        }
+    }
+}
+
+fn tool_output_without_call(c: &Ctx, out: &mut Vec<Hit>) {
+    let mut calls = AHashSet::new();
+    for m in &c.msgs {
+        let t = item_type(m);
+        if let Some((call, _, words)) = PAIRED_CALLS.iter().find(|p| p.1 == t) {
+            let id = m.raw.str_at("call_id").unwrap_or("");
+            if !calls.contains(&(*call, id)) {
+                out.push(Hit::at(m, ".call_id", format!("{words}\n{id}")));
+            }
+        } else if PAIRED_CALLS.iter().any(|p| p.0 == t) {
+            calls.insert((t, m.raw.str_at("call_id").unwrap_or("")));
+        }
+    }
+}
+
+fn approval_without_request(c: &Ctx, out: &mut Vec<Hit>) {
+    if !c.stateless {
+        return;
+    }
+    let mut requests = AHashSet::new();
+    for m in &c.msgs {
         match item_type(m) {
-            "reasoning" => reasoned = true,
-            "function_call" if !reasoned && m.raw.str_at("id").is_some() => {
-                out.push(Hit::at(m, "", id_of(m)))
+            "mcp_approval_request" => {
+                requests.insert(id_of(m));
+            }
+            "mcp_approval_response" => {
+                let id = m.raw.str_at("approval_request_id").unwrap_or("");
+                if !requests.contains(id) {
+                    out.push(Hit::at(m, ".approval_request_id", id));
+                }
             }
             _ => {}
         }

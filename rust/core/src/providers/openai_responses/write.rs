@@ -47,8 +47,136 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
     let first = system.iter().map(system_message).collect();
     let mut out = write_each(recs, ID_LIMIT, counts, first, record);
     drop_unsendable_ids(&mut out, counts);
+    pair_tool_items(&mut out, counts);
+    drop_unfollowed_reasoning(&mut out, counts);
     compaction_trigger_last(&mut out, counts);
     Ok(Value::Arr(out))
+}
+
+/// A reasoning item must be followed by the item it reasoned toward (a
+/// message, a call, an MCP request: an output item; or an `item_reference`
+/// that may name one): one that is not ("provided without its required
+/// following item") is dropped, counted as `reasoning_dropped`.
+pub(crate) fn drop_unfollowed_reasoning(items: &mut Vec<Value>, counts: &mut Counts) {
+    let kind = |v: &Value| -> (String, Option<String>) {
+        let m = v.as_obj();
+        let role = m.and_then(|m| m.str("role")).map(str::to_owned);
+        let t = m.and_then(|m| m.str("type")).map(str::to_owned);
+        (t.unwrap_or_else(|| "message".to_owned()), role)
+    };
+    let is_reasoning = |v: &Value| v.as_obj().and_then(|m| m.str("type")) == Some("reasoning");
+    if !items.iter().any(is_reasoning) {
+        return;
+    }
+    let unfollowed: Vec<bool> = (0..items.len())
+        .map(|k| {
+            is_reasoning(&items[k])
+                && !items.get(k + 1).is_some_and(|n| {
+                    let (t, role) = kind(n);
+                    t == "item_reference"
+                        || t != "reasoning" && super::rules::is_output_item(&t, role.as_deref())
+                })
+        })
+        .collect();
+    if unfollowed.contains(&true) {
+        let mut k = 0;
+        items.retain(|_| {
+            k += 1;
+            if unfollowed[k - 1] {
+                count(counts, "reasoning_dropped");
+            }
+            !unfollowed[k - 1]
+        });
+    }
+}
+
+/// The call id and type of an item, when it is one of the client-run calls
+/// answered by an output item of their own type ([`super::rules::PAIRED_CALLS`]):
+/// `(call_id, is_output, pair index)`.
+fn paired(v: &Value) -> Option<(&str, bool, usize)> {
+    let m = v.as_obj()?;
+    let t = m.str("type")?;
+    let (k, (call, _, _)) = super::rules::PAIRED_CALLS
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.0 == t || p.1 == t)?;
+    Some((m.str("call_id").unwrap_or(""), t != *call, k))
+}
+
+/// The output item that answers an unanswered call of pair `k`: an error
+/// result in the output's own shape (`[Tool result missing due to internal
+/// error]`; a shell call exits 1, a patch failed).
+fn missing_output(k: usize, call_id: &str) -> Value {
+    let (_, t, _) = super::rules::PAIRED_CALLS[k];
+    let missing = crate::steps::TOOL_RESULT_MISSING;
+    let mut m = Map::with_capacity(4);
+    m.push("type", t);
+    m.push("call_id", call_id);
+    match t {
+        "shell_call_output" => {
+            let mut exit = Map::with_capacity(2);
+            exit.push("type", "exit");
+            exit.push("exit_code", Value::Int(1));
+            let mut chunk = Map::with_capacity(3);
+            chunk.push("stdout", "");
+            chunk.push("stderr", missing);
+            chunk.push("outcome", Value::Obj(exit));
+            m.push("output", Value::Arr(vec![Value::Obj(chunk)]));
+        }
+        "apply_patch_call_output" => {
+            m.push("status", "failed");
+            m.push("output", missing);
+        }
+        _ => m.push("output", missing),
+    }
+    Value::Obj(m)
+}
+
+/// Custom tool, shell and apply_patch calls and their outputs, paired as the
+/// API reads them: an output with no call of its call_id before it is removed
+/// (`item_outputs_removed`), and an unanswered call gets an error output right
+/// after it (`item_outputs_inserted`).
+fn pair_tool_items(out: &mut Vec<Value>, counts: &mut Counts) {
+    if !out.iter().any(|v| paired(v).is_some()) {
+        return;
+    }
+    let mut calls = std::collections::HashSet::new();
+    out.retain(|v| match paired(v) {
+        Some((id, false, k)) => {
+            calls.insert((k, id.to_owned()));
+            true
+        }
+        Some((id, true, k)) if !calls.contains(&(k, id.to_owned())) => {
+            count(counts, "item_outputs_removed");
+            false
+        }
+        _ => true,
+    });
+    let mut answered: std::collections::HashSet<(usize, String)> = out
+        .iter()
+        .filter_map(paired)
+        .filter(|p| p.1)
+        .map(|(id, _, k)| (k, id.to_owned()))
+        .collect();
+    let unanswered = |v: &Value, answered: &std::collections::HashSet<(usize, String)>| matches!(paired(v), Some((id, false, k)) if !answered.contains(&(k, id.to_owned())));
+    if !out.iter().any(|v| unanswered(v, &answered)) {
+        return;
+    }
+    let items = std::mem::take(out);
+    out.reserve(items.len() + 1);
+    for v in items {
+        let insert = match paired(&v) {
+            Some((id, false, k)) if answered.insert((k, id.to_owned())) => {
+                Some(missing_output(k, id))
+            }
+            _ => None,
+        };
+        out.push(v);
+        if let Some(o) = insert {
+            count(counts, "item_outputs_inserted");
+            out.push(o);
+        }
+    }
 }
 
 /// The `compaction_trigger` item must be the final input item: one is kept, at the end.
