@@ -210,35 +210,80 @@ thread_local! {
 /// A buffer kept past this many bytes of capacity is given back after use.
 const KEEP: usize = 64 << 20;
 
-/// `f` on the whole content of the file at `path`, read with one `read` into
-/// this thread's reused buffer (no allocation, no page faults after the first
-/// files).
-pub(crate) fn with_file<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Result<T> {
-    let fail = |e: std::io::Error| Error::value(format!("cannot read {}: {e}", path.display()));
+/// `f` with this thread's reused buffer, emptied (a nested call gets a new one).
+fn with_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
     BUFFER.with(|cell| {
-        // A nested call (none today) gets a buffer of its own.
         let mut own = Vec::new();
         let mut held = cell.try_borrow_mut().ok();
         let buf = held.as_deref_mut().unwrap_or(&mut own);
         buf.clear();
-        std::fs::File::open(path)
-            .and_then(|mut file| file.read_to_end(buf))
-            .map_err(fail)?;
         let out = f(buf);
         if buf.capacity() > KEEP {
             *buf = Vec::new();
         }
-        Ok(out)
+        out
+    })
+}
+
+fn read_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::value(format!("cannot read {}: {e}", path.display()))
+}
+
+/// `f` on the whole content of the file at `path`, read with one `read` into
+/// this thread's reused buffer (no allocation, no page faults after the first
+/// files).
+pub(crate) fn with_file<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Result<T> {
+    with_buffer(|buf| {
+        std::fs::File::open(path)
+            .and_then(|mut file| file.read_to_end(buf))
+            .map_err(read_error(path))?;
+        Ok(f(buf))
+    })
+}
+
+/// Bytes read at a time by [`scan_file`]: the lines read are still in the
+/// core's cache when they are searched and parsed.
+const PIECE: usize = 256 << 10;
+
+/// [`scan`] of the file at `path`, read a piece at a time (whole lines) into
+/// this thread's reused buffer.
+pub fn scan_file(path: &Path, agent: bool) -> Result<FileScan> {
+    let fail = read_error(path);
+    with_buffer(|buf| {
+        let mut file = std::fs::File::open(path).map_err(&fail)?;
+        let mut out = FileScan::default();
+        let mut start = true;
+        loop {
+            let had = buf.len();
+            let n = (&mut file)
+                .take(PIECE as u64)
+                .read_to_end(buf)
+                .map_err(&fail)?;
+            let end = n < PIECE;
+            // Whole lines only; the rest waits for the next piece.
+            let upto = if end {
+                buf.len()
+            } else {
+                match memchr::memrchr(b'\n', &buf[had..]) {
+                    Some(j) => had + j + 1,
+                    None => continue,
+                }
+            };
+            scan_into(&buf[..upto], agent, start, &mut out);
+            if end {
+                return Ok(out);
+            }
+            start = false;
+            buf.drain(..upto);
+        }
     })
 }
 
 /// Reads `files` on `opts.threads` threads and sums their usage, each request once.
 pub fn usage(files: &[FileIn], opts: &Options) -> Result<Summary> {
-    let scans = batch::map(files, opts.threads, |f| {
-        with_file(&f.path, |data| scan(data, f.agent))
-    })?
-    .into_iter()
-    .collect::<Result<Vec<FileScan>>>()?;
+    let scans = batch::map(files, opts.threads, |f| scan_file(&f.path, f.agent))?
+        .into_iter()
+        .collect::<Result<Vec<FileScan>>>()?;
     let mut out = Summary {
         files: files.len(),
         ..Summary::default()
@@ -314,10 +359,8 @@ const SYNTHETIC: &str = "<synthetic>";
 /// each file's requests as [`write_entries`] writes them, and its skipped lines.
 pub fn scan_files(files: &[(PathBuf, bool)], threads: usize) -> Result<Vec<(Vec<u8>, u64)>> {
     batch::map(files, threads, |(path, agent)| {
-        with_file(path, |data| {
-            let scan = scan(data, *agent);
-            (write_entries(&scan), scan.lines_skipped)
-        })
+        let scan = scan_file(path, *agent)?;
+        Ok((write_entries(&scan), scan.lines_skipped))
     })?
     .into_iter()
     .collect()
@@ -413,6 +456,12 @@ fn better(ns: &FileScan, new: &Entry, os: &FileScan, old: &Entry) -> bool {
 /// The usage entries of one file's bytes, in file order.
 pub fn scan(data: &[u8], agent: bool) -> FileScan {
     let mut out = FileScan::default();
+    scan_into(data, agent, true, &mut out);
+    out
+}
+
+/// The usage entries of whole lines of a file (`start`: its first ones) added to `out`.
+fn scan_into(data: &[u8], agent: bool, start: bool, out: &mut FileScan) {
     let finder = memchr::memmem::Finder::new(b"\"usage\"");
     let mut pos = 0;
     while pos < data.len() {
@@ -420,16 +469,15 @@ pub fn scan(data: &[u8], agent: bool) -> FileScan {
             break;
         };
         let at = pos + i;
-        let start = memchr::memrchr(b'\n', &data[pos..at]).map_or(pos, |j| pos + j + 1);
+        let from = memchr::memrchr(b'\n', &data[pos..at]).map_or(pos, |j| pos + j + 1);
         let end = memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |j| at + j);
-        let mut line = &data[start..end];
-        if start == 0 {
+        let mut line = &data[from..end];
+        if start && from == 0 {
             line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         }
-        scan_line(line, agent, &mut out);
+        scan_line(line, agent, out);
         pos = end + 1;
     }
-    out
 }
 
 fn scan_line(line: &[u8], agent: bool, out: &mut FileScan) {
@@ -979,6 +1027,39 @@ mod tests {
         assert_eq!(again.entries[1].key, None);
         assert!(again.entries[1].sidechain && !again.entries[0].sidechain);
         assert_eq!(write_entries(&again), written);
+    }
+
+    #[test]
+    fn a_file_read_in_pieces_gives_what_it_gives_whole() {
+        let dir = std::env::temp_dir().join(format!("msgnorm-pieces-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        let mut text = String::from("\u{feff}");
+        for i in 0..3000 {
+            text.push_str(&line(&format!("m{}", i / 3), "r", i, "t"));
+            text.push('\n');
+            if i % 700 == 0 {
+                // a line longer than a piece, and a broken one
+                let pad = "y".repeat(PIECE + 1000);
+                text.push_str(&format!(
+                    r#"{{"type":"assistant","message":{{"content":"{pad}","usage":{{"output_tokens":{i}}}}}}}"#
+                ));
+                text.push_str("\n{\"usage\": broken\n");
+            }
+        }
+        text.push_str(&line("last", "r", 1, "t")); // no newline at the end
+        std::fs::write(&path, &text).unwrap();
+        let whole = scan(text.as_bytes(), false);
+        let pieces = scan_file(&path, false).unwrap();
+        assert_eq!(whole.lines_skipped, 5);
+        assert_eq!(pieces.lines_skipped, whole.lines_skipped);
+        assert_eq!(pieces.entries.len(), 3000 + 5 + 1);
+        assert_eq!(pieces.entries.len(), whole.entries.len());
+        for (a, b) in pieces.entries.iter().zip(&whole.entries) {
+            assert_eq!(pieces.opt(a.key), whole.opt(b.key));
+            assert_eq!(a.usage, b.usage);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
