@@ -290,10 +290,15 @@ pub fn usage(files: &[FileIn], opts: &Options) -> Result<Summary> {
     };
     // (file, entry) kept per key; entries without a key count on their own.
     let n: usize = scans.iter().map(|s| s.entries.len()).sum();
-    let mut kept: AHashMap<&str, (usize, usize)> = AHashMap::with_capacity(n);
+    // Per key, its slot in `slots`: the (file, entry) kept so far.
+    let mut kept: AHashMap<&str, usize> = AHashMap::with_capacity(n);
+    let mut slots: Vec<(usize, usize)> = Vec::with_capacity(n);
     let mut loose: Vec<(usize, usize)> = Vec::new();
     for (i, scan) in scans.iter().enumerate() {
         out.lines_skipped += scan.lines_skipped;
+        // The slot of the previous keyed entry: the records of a streamed reply
+        // follow each other and share their key's span (no second lookup).
+        let mut previous: Option<(Span, usize)> = None;
         for (j, e) in scan.entries.iter().enumerate() {
             if scan.str(e.model) == SYNTHETIC {
                 out.synthetic += 1;
@@ -303,17 +308,23 @@ pub fn usage(files: &[FileIn], opts: &Options) -> Result<Summary> {
                 loose.push((i, j));
                 continue;
             };
-            match kept.entry(scan.str(key)) {
-                Entry_::Vacant(v) => {
-                    v.insert((i, j));
-                }
-                Entry_::Occupied(mut o) => {
-                    let (fi, fj) = *o.get();
-                    if better(scan, e, &scans[fi], &scans[fi].entries[fj]) {
-                        o.insert((i, j));
+            let slot = match previous {
+                Some((k, slot)) if k == key => slot,
+                _ => match kept.entry(scan.str(key)) {
+                    Entry_::Vacant(v) => {
+                        v.insert(slots.len());
+                        previous = Some((key, slots.len()));
+                        slots.push((i, j));
+                        continue;
                     }
-                }
+                    Entry_::Occupied(o) => *o.get(),
+                },
+            };
+            let (fi, fj) = slots[slot];
+            if better(scan, e, &scans[fi], &scans[fi].entries[fj]) {
+                slots[slot] = (i, j);
             }
+            previous = Some((key, slot));
         }
     }
     let in_range = |t: Option<&str>| {
@@ -325,7 +336,7 @@ pub fn usage(files: &[FileIn], opts: &Options) -> Result<Summary> {
         };
         opts.since.as_deref().is_none_or(|s| t >= s) && opts.until.as_deref().is_none_or(|u| t < u)
     };
-    for &(i, j) in kept.values().chain(loose.iter()) {
+    for &(i, j) in slots.iter().chain(loose.iter()) {
         let scan = &scans[i];
         let e = &scan.entries[j];
         let timestamp = scan.opt(e.timestamp);
@@ -540,18 +551,12 @@ pub(crate) fn next_key<'a>(p: &mut Parser<'a>, first: &mut bool) -> R<Option<Cow
         return Ok(p.next_key(first)?.map(|(_, k)| k));
     }
     let text = at + 1;
-    let mut end = text;
-    while let Some(&c) = b.get(end) {
-        if c == b'"' {
-            break;
-        }
-        if c == b'\\' || c < 0x20 {
-            return Ok(p.next_key(first)?.map(|(_, k)| k));
-        }
-        end += 1;
-    }
+    let end = match next_escape(b, text) {
+        Some(end) if b[end] == b'"' => end,
+        _ => return Ok(p.next_key(first)?.map(|(_, k)| k)),
+    };
     let colon = ws(end + 1);
-    if end >= b.len() || b.get(colon) != Some(&b':') {
+    if b.get(colon) != Some(&b':') {
         return Ok(p.next_key(first)?.map(|(_, k)| k));
     }
     *first = false;
