@@ -6,8 +6,10 @@ use crate::batch;
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
 use crate::usage::{object, skip, string_or_skip};
+use memchr::memmem::Finder;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// Bytes read from each end of a file.
 pub const CHUNK: u64 = 64 * 1024;
@@ -165,11 +167,18 @@ fn complete_lines(chunk: &[u8], cut_head: bool, cut_tail: bool) -> Vec<&str> {
         b = memchr::memrchr(b'\n', b).map_or(&[][..], |i| &b[..i]);
     }
     let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
-    b.split(|&c| c == b'\n')
-        .filter_map(|l| std::str::from_utf8(l).ok())
-        .map(|l| l.trim_end_matches('\r'))
-        .filter(|l| !l.trim().is_empty())
-        .collect()
+    let mut out = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', b).chain([b.len()]) {
+        if let Ok(line) = std::str::from_utf8(&b[start..end]) {
+            let line = line.trim_end_matches('\r');
+            if !line.trim().is_empty() {
+                out.push(line);
+            }
+        }
+        start = end + 1;
+    }
+    out
 }
 
 /// The session of one file.
@@ -300,13 +309,27 @@ impl Lasts {
     /// written with `\u` escapes cannot be seen in the raw bytes: such a line
     /// is read.
     fn may_give(&self, line: &str, in_tail: bool) -> bool {
-        let has = |k: &str| memchr::memmem::find(line.as_bytes(), k.as_bytes()).is_some();
-        (self.custom_title.is_none() && (has("\"customTitle\"") || has("\"aiTitle\"")))
-            || (self.summary.is_none() && has("\"summary\""))
-            || (self.timestamp.is_none() && has("\"timestamp\""))
-            || (self.model.is_none() && has("\"model\""))
-            || (in_tail && self.branch.is_none() && has("\"gitBranch\""))
-            || has("\\u")
+        type Finders = [Finder<'static>; 7];
+        static FINDERS: OnceLock<Finders> = OnceLock::new();
+        let [custom, ai, summary, timestamp, model, branch, escape] = FINDERS.get_or_init(|| {
+            [
+                &b"\"customTitle\""[..],
+                b"\"aiTitle\"",
+                b"\"summary\"",
+                b"\"timestamp\"",
+                b"\"model\"",
+                b"\"gitBranch\"",
+                b"\\u",
+            ]
+            .map(Finder::new)
+        });
+        let has = |f: &Finder<'_>| f.find(line.as_bytes()).is_some();
+        (self.custom_title.is_none() && (has(custom) || has(ai)))
+            || (self.summary.is_none() && has(summary))
+            || (self.timestamp.is_none() && has(timestamp))
+            || (self.model.is_none() && has(model))
+            || (in_tail && self.branch.is_none() && has(branch))
+            || has(escape)
     }
 
     fn read(&mut self, line: &str, in_tail: bool) {
