@@ -13,6 +13,7 @@ import msgspec
 from . import _native
 from ._codex import rollout_info, split_rollouts
 from .errors import MsgnormError
+from .usage import _jsonl_under
 
 __all__ = ["SearchHit", "SessionInfo", "list_sessions", "search_sessions", "session_paths"]
 
@@ -64,29 +65,55 @@ class SearchHit(msgspec.Struct, kw_only=True):
         return out
 
 
-def _is_session_file(p: Path) -> bool:
-    return p.is_file() and not p.name.startswith("agent-")
+def _entries(d: str | Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(d) as it:
+            return list(it)
+    except OSError:  # unreadable, or not a directory
+        return []
+
+
+def _is_session(e: os.DirEntry[str]) -> bool:
+    try:
+        return e.name.endswith(".jsonl") and not e.name.startswith("agent-") and e.is_file()
+    except OSError:
+        return False
+
+
+def _session_paths(directory: PathArg) -> list[str]:
+    d = Path(directory).expanduser()
+    if d.is_file():
+        return [str(d)]
+    if not d.is_dir():
+        raise MsgnormError(f"no directory at {str(d)!r}")
+    found: list[str] = []
+    for e in _entries(d):
+        if _is_session(e):
+            found.append(e.path)
+        try:
+            is_dir = e.is_dir()
+        except OSError:
+            continue
+        if is_dir:
+            found.extend(f.path for f in _entries(e.path) if _is_session(f))
+    found.sort(key=lambda f: os.path.normcase(f).split(os.sep))
+    return found
 
 
 def session_paths(directory: PathArg) -> list[Path]:
     """The session files of a project directory (``*.jsonl``), or of every
     project in a ``~/.claude/projects`` directory (``*/*.jsonl``); subagent files
     are not sessions."""
-    d = Path(directory).expanduser()
-    if d.is_file():
-        return [d]
-    if not d.is_dir():
-        raise MsgnormError(f"no directory at {str(d)!r}")
-    found = list(d.glob("*.jsonl")) + list(d.glob("*/*.jsonl"))
-    return sorted(p for p in found if _is_session_file(p))
+    return [Path(p) for p in _session_paths(directory)]
 
 
 def list_sessions(directory: PathArg, *, num_threads: int | None = None) -> list[SessionInfo]:
     """Every session file under ``directory`` (see :func:`session_paths`), most
     recently modified first. Only the head and tail of each file are read."""
-    paths = session_paths(directory)
-    claude, rollouts = split_rollouts(paths)
+    found = _session_paths(directory)
+    claude, rollouts = split_rollouts([Path(p) for p in found])
     infos = _native.session_infos([str(p) for p in claude], num_threads)
+    paths = claude
     if rollouts:  # Codex rollouts: read here, in their own shape
         paths = claude + rollouts
         infos = [*infos, *(rollout_info(p) for p in rollouts)]
@@ -120,18 +147,18 @@ def search_sessions(
     in file and line order, one per record."""
     d = Path(directory).expanduser()
     if d.is_dir():
-        paths = sorted(p for p in d.rglob("*.jsonl") if p.is_file())
+        paths = [p for p, _st in _jsonl_under(str(d))]
     elif d.is_file():
-        paths = [d]
+        paths = [str(d)]
     else:
         raise MsgnormError(f"no session file or directory at {str(d)!r}")
-    hits = _native.search_files([str(p) for p in paths], query, regex, tools, num_threads)
+    hits = _native.search_files(paths, query, regex, tools, num_threads)
     return [
         msgspec.convert(
             h
             | {
-                "session": h["session"] or paths[h["file"]].stem,
-                "path": str(paths[h["file"]]),
+                "session": h["session"] or Path(paths[h["file"]]).stem,
+                "path": paths[h["file"]],
             },
             SearchHit,
         )

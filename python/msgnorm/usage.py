@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import warnings
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime, timedelta, timezone
@@ -22,7 +23,7 @@ from typing import Any, Literal, Union, overload
 import msgspec
 
 from . import _native
-from ._codex import rollout_requests, split_rollouts
+from ._codex import is_rollout, rollout_requests
 from .errors import MsgnormError
 from .session import session_files
 
@@ -215,37 +216,68 @@ def _merge(a: dict[str, Any] | None, b: Mapping[str, Any]) -> dict[str, Any]:
 # --- files and dates --------------------------------------------------------
 
 
-def _is_agent(p: Path) -> bool:
-    return p.name.startswith("agent-") or "subagents" in p.parts[:-1]
+def _row(path: str) -> tuple[str, bool, str, str]:
+    """``(path, is a subagent file, session, project)``, the session and project
+    being those of the file's records when they do not say."""
+    parts = (path.replace(os.altsep, os.sep) if os.altsep else path).split(os.sep)
+    if "subagents" in parts[:-1]:
+        i = len(parts) - 1 - parts[::-1].index("subagents")
+        return path, True, parts[i - 1] if i >= 1 else "", parts[i - 2] if i >= 2 else ""
+    name = parts[-1]
+    project = parts[-2] if len(parts) >= 2 else ""
+    return path, name.startswith("agent-"), os.path.splitext(name)[0], project
 
 
-def _defaults(p: Path) -> tuple[str, str]:
-    """The session and project of a file's records when they do not say."""
-    if "subagents" in p.parts[:-1]:
-        i = len(p.parts) - 1 - p.parts[::-1].index("subagents")
-        session_dir = Path(*p.parts[:i])
-        return session_dir.name, session_dir.parent.name
-    return p.stem, p.parent.name
+def _jsonl_under(root: str) -> list[tuple[str, os.stat_result]]:
+    """Every ``*.jsonl`` file under ``root`` with its ``stat``, as
+    ``Path(root).rglob`` finds them (symbolic links to directories are not
+    followed, unreadable directories are passed over), in ``Path`` order."""
+    found: list[tuple[str, os.stat_result]] = []
+    stack = [root]
+    while stack:
+        d = stack.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except PermissionError:
+            continue
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(e.path)
+                elif e.name.endswith(".jsonl"):
+                    st = e.stat()
+                    if stat.S_ISREG(st.st_mode):
+                        found.append((e.path, st))
+            except OSError:  # gone, or a broken link: not a file
+                continue
+    found.sort(key=lambda f: os.path.normcase(f[0]).split(os.sep))
+    return found
+
+
+def _usage_files(paths: PathArg | Iterable[PathArg]) -> list[tuple[str, os.stat_result]]:
+    """:func:`usage_files` as strings, with each file's ``stat``."""
+    items: list[PathArg] = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    out: list[tuple[str, os.stat_result]] = []
+    seen: set[tuple[int, int]] = set()
+    for item in items:
+        p = Path(item).expanduser()
+        if p.is_dir():
+            found = _jsonl_under(str(p))
+        else:
+            found = [(str(q), q.stat()) for q in session_files(p)]
+        for q, st in found:
+            key = (st.st_dev, st.st_ino)
+            if key not in seen:
+                seen.add(key)
+                out.append((q, st))
+    return out
 
 
 def usage_files(paths: PathArg | Iterable[PathArg]) -> list[Path]:
     """The files :func:`session_usage` reads: every ``*.jsonl`` under a directory
     (subagent files included), a session file with its subagent files; each once."""
-    items: list[PathArg] = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    out: list[Path] = []
-    seen: set[Path] = set()
-    for item in items:
-        p = Path(item).expanduser()
-        if p.is_dir():
-            found = sorted(q for q in p.rglob("*.jsonl") if q.is_file())
-        else:
-            found = session_files(p)
-        for q in found:
-            key = q.resolve()
-            if key not in seen:
-                seen.add(key)
-                out.append(q)
-    return out
+    return [Path(q) for q, _st in _usage_files(paths)]
 
 
 def _instant(value: str | date | datetime, utc: bool, end: bool) -> datetime:
@@ -457,15 +489,17 @@ def usage_and_groups(
     """:func:`session_usage`'s total and, with ``by``, its groups, from one reading."""
     if by not in (None, "session", "day", "model", "project"):
         raise MsgnormError(f"by must be one of session, day, model, project, not {by!r}")
-    files = usage_files(paths)
+    found = _usage_files(paths)
     since_at = None if since is None else _instant(since, utc, end=False)
     until_at = None if until is None else _instant(until, utc, end=True)
     if since_at is not None:
         cutoff = since_at.timestamp()
-        files = [f for f in files if f.stat().st_mtime >= cutoff]
-    files, rollouts = split_rollouts(files)
+        found = [(f, st) for f, st in found if st.st_mtime >= cutoff]
+    rollouts = [Path(f) for f, _st in found if is_rollout(Path(f))]
+    if rollouts:  # Codex rollouts: read in Python, in their own shape
+        found = [(f, st) for f, st in found if not is_rollout(Path(f))]
     native_by = {"day": "minute", None: ""}.get(by, by or "")
-    rows: list[tuple[str, bool, str, str]] = [(str(f), _is_agent(f), *_defaults(f)) for f in files]
+    rows = [_row(f) for f, _st in found]
     cached_skipped = 0
     if cache is not None:
         rows, cached_skipped = _through_cache(Path(cache).expanduser(), rows, num_threads)

@@ -6,8 +6,10 @@ use crate::batch;
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
 use crate::usage::{object, skip, string_or_skip};
+use memchr::memmem::Finder;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// Bytes read from each end of a file.
 pub const CHUNK: u64 = 64 * 1024;
@@ -165,11 +167,18 @@ fn complete_lines(chunk: &[u8], cut_head: bool, cut_tail: bool) -> Vec<&str> {
         b = memchr::memrchr(b'\n', b).map_or(&[][..], |i| &b[..i]);
     }
     let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
-    b.split(|&c| c == b'\n')
-        .filter_map(|l| std::str::from_utf8(l).ok())
-        .map(|l| l.trim_end_matches('\r'))
-        .filter(|l| !l.trim().is_empty())
-        .collect()
+    let mut out = Vec::new();
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', b).chain([b.len()]) {
+        if let Ok(line) = std::str::from_utf8(&b[start..end]) {
+            let line = line.trim_end_matches('\r');
+            if !line.trim().is_empty() {
+                out.push(line);
+            }
+        }
+        start = end + 1;
+    }
+    out
 }
 
 /// The session of one file.
@@ -197,71 +206,147 @@ pub fn info(path: &PathBuf) -> Result<SessionInfo> {
             .map_err(fail)?;
         file.take(CHUNK).read_to_end(&mut tail).map_err(fail)?;
     }
-    let mut out = SessionInfo {
-        size,
-        mtime,
-        ..SessionInfo::default()
-    };
     let head_lines = complete_lines(&head, false, !whole);
     let tail_lines = if whole {
         Vec::new()
     } else {
         complete_lines(&tail, true, false)
     };
-    // The head, in order: the first of each field.
-    for line in &head_lines {
+    Ok(summarize(size, mtime, &head_lines, &tail_lines))
+}
+
+/// What the complete lines of a file's head and tail say (`tail` is empty when
+/// the head is the whole file).
+fn summarize(size: u64, mtime: f64, head_lines: &[&str], tail_lines: &[&str]) -> SessionInfo {
+    let mut out = SessionInfo {
+        size,
+        mtime,
+        ..SessionInfo::default()
+    };
+    // The first of each field, from the head (session and cwd also from the
+    // tail): lines are read until every one is found.
+    let firsts_found = |o: &SessionInfo| {
+        o.session_id.is_some()
+            && o.created.is_some()
+            && o.cwd.is_some()
+            && o.first_prompt.is_some()
+            && o.git_branch.is_some()
+    };
+    for line in head_lines {
+        if firsts_found(&out) {
+            break;
+        }
         let Some(f) = fields(line, out.first_prompt.is_none()) else {
             continue;
         };
         out.session_id = out.session_id.or(f.session_id);
-        out.created = out.created.or(f.timestamp.clone());
+        out.created = out.created.or(f.timestamp);
         out.cwd = out.cwd.or(f.cwd);
         out.first_prompt = out.first_prompt.or(f.prompt);
         if f.git_branch.as_deref().is_some_and(|b| !b.is_empty()) {
             out.git_branch = out.git_branch.or(f.git_branch);
         }
-        // In a short file the head is also the tail: the last of these wins.
-        if f.custom_title.is_some() {
-            out.custom_title = f.custom_title;
+    }
+    for line in tail_lines {
+        if out.session_id.is_some() && out.cwd.is_some() {
+            break;
         }
-        if f.summary.is_some() {
-            out.summary = f.summary;
-        }
-        if f.timestamp.is_some() {
-            out.last_timestamp = f.timestamp;
-        }
-        if f.model.is_some() {
-            out.model = f.model;
+        if let Some(f) = fields(line, false) {
+            out.session_id = out.session_id.or(f.session_id);
+            out.cwd = out.cwd.or(f.cwd);
         }
     }
-    // The tail: the last of each field.
-    let mut branch: Option<String> = None;
-    for line in &tail_lines {
+    // The last of each field: lines from the end, the tail's then the head's,
+    // until every one is found; a line that cannot hold a missing field is
+    // passed over unread.
+    let mut last = Lasts::default();
+    for line in tail_lines.iter().rev() {
+        last.read(line, true);
+        if last.done(true) {
+            break;
+        }
+    }
+    if !last.done(false) {
+        for line in head_lines.iter().rev() {
+            last.read(line, false);
+            if last.done(false) {
+                break;
+            }
+        }
+    }
+    out.custom_title = last.custom_title;
+    out.summary = last.summary;
+    out.last_timestamp = last.timestamp;
+    out.model = last.model;
+    // A long file's branch is the tail's last one, when the tail names one.
+    if last.branch.is_some() {
+        out.git_branch = last.branch;
+    }
+    out
+}
+
+/// The last of each field, read from the end.
+#[derive(Default)]
+struct Lasts {
+    custom_title: Option<String>,
+    summary: Option<String>,
+    timestamp: Option<String>,
+    model: Option<String>,
+    /// The tail's last non-empty git branch.
+    branch: Option<String>,
+}
+
+impl Lasts {
+    fn done(&self, in_tail: bool) -> bool {
+        self.custom_title.is_some()
+            && self.summary.is_some()
+            && self.timestamp.is_some()
+            && self.model.is_some()
+            && (!in_tail || self.branch.is_some())
+    }
+
+    /// Whether `line` may hold a key that gives a missing field. A key
+    /// written with `\u` escapes cannot be seen in the raw bytes: such a line
+    /// is read.
+    fn may_give(&self, line: &str, in_tail: bool) -> bool {
+        type Finders = [Finder<'static>; 7];
+        static FINDERS: OnceLock<Finders> = OnceLock::new();
+        let [custom, ai, summary, timestamp, model, branch, escape] = FINDERS.get_or_init(|| {
+            [
+                &b"\"customTitle\""[..],
+                b"\"aiTitle\"",
+                b"\"summary\"",
+                b"\"timestamp\"",
+                b"\"model\"",
+                b"\"gitBranch\"",
+                b"\\u",
+            ]
+            .map(Finder::new)
+        });
+        let has = |f: &Finder<'_>| f.find(line.as_bytes()).is_some();
+        (self.custom_title.is_none() && (has(custom) || has(ai)))
+            || (self.summary.is_none() && has(summary))
+            || (self.timestamp.is_none() && has(timestamp))
+            || (self.model.is_none() && has(model))
+            || (in_tail && self.branch.is_none() && has(branch))
+            || has(escape)
+    }
+
+    fn read(&mut self, line: &str, in_tail: bool) {
+        if !self.may_give(line, in_tail) {
+            return;
+        }
         let Some(f) = fields(line, false) else {
-            continue;
+            return;
         };
-        if f.custom_title.is_some() {
-            out.custom_title = f.custom_title;
+        self.custom_title = self.custom_title.take().or(f.custom_title);
+        self.summary = self.summary.take().or(f.summary);
+        self.timestamp = self.timestamp.take().or(f.timestamp);
+        self.model = self.model.take().or(f.model);
+        if in_tail && f.git_branch.as_deref().is_some_and(|b| !b.is_empty()) {
+            self.branch = self.branch.take().or(f.git_branch);
         }
-        if f.summary.is_some() {
-            out.summary = f.summary;
-        }
-        if f.timestamp.is_some() {
-            out.last_timestamp = f.timestamp;
-        }
-        if f.model.is_some() {
-            out.model = f.model;
-        }
-        if f.git_branch.as_deref().is_some_and(|b| !b.is_empty()) {
-            branch = f.git_branch;
-        }
-        out.session_id = out.session_id.or(f.session_id);
-        out.cwd = out.cwd.or(f.cwd);
     }
-    if branch.is_some() {
-        out.git_branch = branch;
-    }
-    Ok(out)
 }
 
 /// [`info`] of every path, on `threads` threads, in order.
@@ -326,6 +411,130 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         assert_eq!(info(&path).unwrap().custom_title.as_deref(), Some("across"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Every line read in order, as the fields were first defined: the head's
+    /// first and last of each field, then the tail's last ones.
+    fn summarize_every_line(head_lines: &[&str], tail_lines: &[&str]) -> SessionInfo {
+        let mut out = SessionInfo::default();
+        for line in head_lines {
+            let Some(f) = fields(line, out.first_prompt.is_none()) else {
+                continue;
+            };
+            out.session_id = out.session_id.or(f.session_id);
+            out.created = out.created.or(f.timestamp.clone());
+            out.cwd = out.cwd.or(f.cwd);
+            out.first_prompt = out.first_prompt.or(f.prompt);
+            if f.git_branch.as_deref().is_some_and(|b| !b.is_empty()) {
+                out.git_branch = out.git_branch.or(f.git_branch);
+            }
+            out.custom_title = f.custom_title.or(out.custom_title);
+            out.summary = f.summary.or(out.summary);
+            out.last_timestamp = f.timestamp.or(out.last_timestamp);
+            out.model = f.model.or(out.model);
+        }
+        let mut branch: Option<String> = None;
+        for line in tail_lines {
+            let Some(f) = fields(line, false) else {
+                continue;
+            };
+            out.custom_title = f.custom_title.or(out.custom_title);
+            out.summary = f.summary.or(out.summary);
+            out.last_timestamp = f.timestamp.or(out.last_timestamp);
+            out.model = f.model.or(out.model);
+            if f.git_branch.as_deref().is_some_and(|b| !b.is_empty()) {
+                branch = f.git_branch;
+            }
+            out.session_id = out.session_id.or(f.session_id);
+            out.cwd = out.cwd.or(f.cwd);
+        }
+        if branch.is_some() {
+            out.git_branch = branch;
+        }
+        out
+    }
+
+    /// A random record line: any of the fields present, some keys escaped,
+    /// some lines broken.
+    fn random_line(rng: &mut u64) -> String {
+        let mut next = |n: u64| {
+            *rng ^= *rng << 13;
+            *rng ^= *rng >> 7;
+            *rng ^= *rng << 17;
+            *rng % n
+        };
+        let kind = [
+            "user",
+            "assistant",
+            "summary",
+            "custom-title",
+            "ai-title",
+            "system",
+        ][next(6) as usize];
+        let mut parts = vec![format!(r#""type":"{kind}""#)];
+        let fields = [
+            ("sessionId", "s"),
+            ("timestamp", "2026-01-01T00:00:0"),
+            ("cwd", "/w"),
+            ("gitBranch", "b"),
+            ("customTitle", "t"),
+            ("aiTitle", "a"),
+            ("summary", "sum"),
+            ("isMeta", ""),
+        ];
+        for (k, v) in fields {
+            if next(3) == 0 {
+                let key = if next(8) == 0 {
+                    // the same key, its first letter escaped
+                    format!("\\u{:04x}{}", k.as_bytes()[0], &k[1..])
+                } else {
+                    k.to_string()
+                };
+                let value = match (k, next(6)) {
+                    ("isMeta", _) => "true".to_string(),
+                    ("gitBranch", 0) => "\"\"".to_string(),
+                    (_, 1) => "7".to_string(),
+                    _ => format!("\"{v}{}\"", next(10)),
+                };
+                parts.push(format!("\"{key}\":{value}"));
+            }
+        }
+        if next(2) == 0 {
+            let model = ["m1", "m2", "<synthetic>"][next(3) as usize];
+            let content = match next(3) {
+                0 => format!("\"prompt {}\"", next(100)),
+                1 => r#"[{"type":"text","text":"a\nb"}]"#.to_string(),
+                _ => r#"[{"type":"tool_result","content":"x"}]"#.to_string(),
+            };
+            parts.push(format!(
+                r#""message":{{"model":"{model}","content":{content}}}"#
+            ));
+        }
+        let mut line = format!("{{{}}}", parts.join(","));
+        if next(12) == 0 {
+            line.truncate(line.len() / 2);
+        }
+        line
+    }
+
+    #[test]
+    fn reading_from_both_ends_equals_reading_every_line() {
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        for round in 0..3000 {
+            let n_head = (round % 9) as usize;
+            let n_tail = (round / 9 % 7) as usize;
+            let head: Vec<String> = (0..n_head).map(|_| random_line(&mut rng)).collect();
+            let tail: Vec<String> = (0..n_tail).map(|_| random_line(&mut rng)).collect();
+            let head: Vec<&str> = head.iter().map(String::as_str).collect();
+            let tail: Vec<&str> = tail.iter().map(String::as_str).collect();
+            let got = summarize(1, 2.0, &head, &tail);
+            let want = SessionInfo {
+                size: 1,
+                mtime: 2.0,
+                ..summarize_every_line(&head, &tail)
+            };
+            assert_eq!(got, want, "head {head:#?}\ntail {tail:#?}");
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use crate::batch;
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
-use crate::usage::{object, skip, string_or_skip};
+use crate::usage::{object, skip, string_or_skip, with_file};
 use regex::{bytes, Regex, RegexBuilder};
 use std::path::PathBuf;
 
@@ -99,9 +99,7 @@ impl Matcher {
 pub fn search(paths: &[PathBuf], opts: &Options) -> Result<Vec<Hit>> {
     let m = Matcher::new(opts)?;
     let per_file = batch::map(paths, opts.threads, |path| {
-        let data = std::fs::read(path)
-            .map_err(|e| Error::value(format!("cannot read {}: {e}", path.display())))?;
-        Ok(search_bytes(&data, &m))
+        with_file(path, |data| search_bytes(data, &m))
     })?;
     let mut out = Vec::new();
     for (i, hits) in per_file.into_iter().enumerate() {

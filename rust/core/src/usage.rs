@@ -12,10 +12,15 @@
 
 use crate::batch;
 use crate::error::{Error, Result};
+use crate::json::is_ws;
 use crate::json::parse::{Parser, Peek};
+use crate::providers::value::next_escape;
 use ahash::AHashMap;
+use std::borrow::Cow;
+use std::collections::hash_map::Entry as Entry_;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 type R<T> = std::result::Result<T, Error>;
 
@@ -48,28 +53,66 @@ impl Totals {
     }
 }
 
-/// One assistant record's usage and what it is grouped by.
+/// A string of a [`FileScan`], as a range of its `text`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    start: usize,
+    end: usize,
+}
+
+/// One assistant record's usage and what it is grouped by; its strings are
+/// spans of the file's [`FileScan::text`].
 #[derive(Clone, Debug, Default)]
 pub struct Entry {
-    /// `message.id` and `requestId` joined; `None` when the record has neither
-    /// (it cannot be matched with another and counts on its own).
-    pub key: Option<String>,
-    pub model: String,
+    /// `message.id` and `requestId` joined by NUL; `None` when the record has
+    /// neither (it cannot be matched with another and counts on its own).
+    pub key: Option<Span>,
+    pub model: Span,
     pub usage: Totals,
-    pub timestamp: Option<String>,
-    pub session: Option<String>,
-    pub cwd: Option<String>,
+    pub timestamp: Option<Span>,
+    pub session: Option<Span>,
+    pub cwd: Option<Span>,
     /// A subagent's request: `isSidechain: true`, or read from a subagent file.
     pub sidechain: bool,
 }
 
-/// What one file gave.
+/// What one file gave: every usage record in file order (a request streamed
+/// over several records has one entry per record), their strings in one text.
 #[derive(Debug, Default)]
 pub struct FileScan {
     pub entries: Vec<Entry>,
+    /// The strings of the entries, one after another (a model, session or cwd
+    /// that repeats the previous entry's is kept once).
+    pub text: String,
     /// Lines that mention `"usage"` but are not valid JSON, or whose usage
     /// holds a count that is not a non-negative integer.
     pub lines_skipped: u64,
+}
+
+impl FileScan {
+    /// The text of a span.
+    pub fn str(&self, s: Span) -> &str {
+        &self.text[s.start..s.end]
+    }
+
+    fn opt(&self, s: Option<Span>) -> Option<&str> {
+        s.map(|s| self.str(s))
+    }
+
+    /// `s` added to the text (or the span of `last` when it holds the same).
+    fn push(&mut self, s: &str, last: Option<Span>) -> Span {
+        if let Some(l) = last {
+            if self.str(l) == s {
+                return l;
+            }
+        }
+        let start = self.text.len();
+        self.text.push_str(s);
+        Span {
+            start,
+            end: self.text.len(),
+        }
+    }
 }
 
 /// One file to read, with what its records are grouped by when they do not say.
@@ -120,19 +163,21 @@ pub struct Agg {
     pub subagent_models: BTreeMap<String, Totals>,
 }
 
+/// The totals of `key` in `m`, added when missing (without allocating when present).
+fn slot<'m>(m: &'m mut BTreeMap<String, Totals>, key: &str) -> &'m mut Totals {
+    if !m.contains_key(key) {
+        m.insert(key.to_string(), Totals::default());
+    }
+    m.get_mut(key).expect("inserted above")
+}
+
 impl Agg {
-    fn add(&mut self, e: &Entry) {
+    fn add(&mut self, e: &Entry, model: &str) {
         self.total.add(&e.usage);
-        self.models
-            .entry(e.model.clone())
-            .or_default()
-            .add(&e.usage);
+        slot(&mut self.models, model).add(&e.usage);
         if e.sidechain {
             self.subagents.add(&e.usage);
-            self.subagent_models
-                .entry(e.model.clone())
-                .or_default()
-                .add(&e.usage);
+            slot(&mut self.subagent_models, model).add(&e.usage);
         }
     }
 }
@@ -157,89 +202,175 @@ pub struct Summary {
     pub synthetic: u64,
 }
 
+thread_local! {
+    /// Each thread's file buffer, kept from one file to the next.
+    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A buffer kept past this many bytes of capacity is given back after use.
+const KEEP: usize = 64 << 20;
+
+/// `f` with this thread's reused buffer, emptied (a nested call gets a new one).
+fn with_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    BUFFER.with(|cell| {
+        let mut own = Vec::new();
+        let mut held = cell.try_borrow_mut().ok();
+        let buf = held.as_deref_mut().unwrap_or(&mut own);
+        buf.clear();
+        let out = f(buf);
+        if buf.capacity() > KEEP {
+            *buf = Vec::new();
+        }
+        out
+    })
+}
+
+fn read_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::value(format!("cannot read {}: {e}", path.display()))
+}
+
+/// `f` on the whole content of the file at `path`, read with one `read` into
+/// this thread's reused buffer (no allocation, no page faults after the first
+/// files).
+pub(crate) fn with_file<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Result<T> {
+    with_buffer(|buf| {
+        std::fs::File::open(path)
+            .and_then(|mut file| file.read_to_end(buf))
+            .map_err(read_error(path))?;
+        Ok(f(buf))
+    })
+}
+
+/// Bytes read at a time by [`scan_file`]: the lines read are still in the
+/// core's cache when they are searched and parsed.
+const PIECE: usize = 256 << 10;
+
+/// [`scan`] of the file at `path`, read a piece at a time (whole lines) into
+/// this thread's reused buffer.
+pub fn scan_file(path: &Path, agent: bool) -> Result<FileScan> {
+    let fail = read_error(path);
+    with_buffer(|buf| {
+        let mut file = std::fs::File::open(path).map_err(&fail)?;
+        let mut out = FileScan::default();
+        let mut start = true;
+        loop {
+            let had = buf.len();
+            let n = (&mut file)
+                .take(PIECE as u64)
+                .read_to_end(buf)
+                .map_err(&fail)?;
+            let end = n < PIECE;
+            // Whole lines only; the rest waits for the next piece.
+            let upto = if end {
+                buf.len()
+            } else {
+                match memchr::memrchr(b'\n', &buf[had..]) {
+                    Some(j) => had + j + 1,
+                    None => continue,
+                }
+            };
+            scan_into(&buf[..upto], agent, start, &mut out);
+            if end {
+                return Ok(out);
+            }
+            start = false;
+            buf.drain(..upto);
+        }
+    })
+}
+
 /// Reads `files` on `opts.threads` threads and sums their usage, each request once.
 pub fn usage(files: &[FileIn], opts: &Options) -> Result<Summary> {
-    let scans = batch::map(files, opts.threads, |f| {
-        let data = std::fs::read(&f.path)
-            .map_err(|e| Error::value(format!("cannot read {}: {e}", f.path.display())))?;
-        Ok(scan(&data, f.agent))
-    })?;
+    let scans = batch::map(files, opts.threads, |f| scan_file(&f.path, f.agent))?
+        .into_iter()
+        .collect::<Result<Vec<FileScan>>>()?;
     let mut out = Summary {
         files: files.len(),
         ..Summary::default()
     };
     // (file, entry) kept per key; entries without a key count on their own.
-    let mut kept: AHashMap<String, (usize, Entry)> = AHashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let mut loose: Vec<(usize, Entry)> = Vec::new();
-    for (i, scan) in scans.into_iter().enumerate() {
-        let scan = scan?;
+    let n: usize = scans.iter().map(|s| s.entries.len()).sum();
+    // Per key, its slot in `slots`: the (file, entry) kept so far.
+    let mut kept: AHashMap<&str, usize> = AHashMap::with_capacity(n);
+    let mut slots: Vec<(usize, usize)> = Vec::with_capacity(n);
+    let mut loose: Vec<(usize, usize)> = Vec::new();
+    for (i, scan) in scans.iter().enumerate() {
         out.lines_skipped += scan.lines_skipped;
-        for e in scan.entries {
-            if e.model == "<synthetic>" {
+        // The slot of the previous keyed entry: the records of a streamed reply
+        // follow each other and share their key's span (no second lookup).
+        let mut previous: Option<(Span, usize)> = None;
+        for (j, e) in scan.entries.iter().enumerate() {
+            if scan.str(e.model) == SYNTHETIC {
                 out.synthetic += 1;
                 continue;
             }
-            let Some(key) = e.key.clone() else {
-                loose.push((i, e));
+            let Some(key) = e.key else {
+                loose.push((i, j));
                 continue;
             };
-            match kept.get_mut(&key) {
-                None => {
-                    order.push(key.clone());
-                    kept.insert(key, (i, e));
-                }
-                Some(old) => {
-                    if better(&e, &old.1) {
-                        *old = (i, e);
+            let slot = match previous {
+                Some((k, slot)) if k == key => slot,
+                _ => match kept.entry(scan.str(key)) {
+                    Entry_::Vacant(v) => {
+                        v.insert(slots.len());
+                        previous = Some((key, slots.len()));
+                        slots.push((i, j));
+                        continue;
                     }
-                }
+                    Entry_::Occupied(o) => *o.get(),
+                },
+            };
+            let (fi, fj) = slots[slot];
+            if better(scan, e, &scans[fi], &scans[fi].entries[fj]) {
+                slots[slot] = (i, j);
             }
+            previous = Some((key, slot));
         }
     }
-    let in_range = |e: &Entry| {
+    let in_range = |t: Option<&str>| {
         if opts.since.is_none() && opts.until.is_none() {
             return true;
         }
-        let Some(t) = e.timestamp.as_deref() else {
+        let Some(t) = t else {
             return false;
         };
         opts.since.as_deref().is_none_or(|s| t >= s) && opts.until.as_deref().is_none_or(|u| t < u)
     };
-    let chosen = order.iter().filter_map(|k| kept.get(k)).chain(loose.iter());
-    for (file, e) in chosen {
-        if !in_range(e) {
+    for &(i, j) in slots.iter().chain(loose.iter()) {
+        let scan = &scans[i];
+        let e = &scan.entries[j];
+        let timestamp = scan.opt(e.timestamp);
+        if !in_range(timestamp) {
             continue;
         }
-        out.total.add(e);
-        if opts.group == Group::None {
-            continue;
-        }
-        let f = &files[*file];
+        let model = scan.str(e.model);
+        out.total.add(e, model);
         let key = match opts.group {
             Group::None => continue,
-            Group::Session => e.session.clone().unwrap_or_else(|| f.session.clone()),
-            Group::Model => e.model.clone(),
-            Group::Project => e.cwd.clone().unwrap_or_else(|| f.project.clone()),
-            Group::Minute => e
-                .timestamp
-                .as_deref()
-                .and_then(|t| t.get(..16))
-                .unwrap_or("")
-                .to_string(),
+            Group::Session => scan.opt(e.session).unwrap_or(&files[i].session),
+            Group::Model => model,
+            Group::Project => scan.opt(e.cwd).unwrap_or(&files[i].project),
+            Group::Minute => timestamp.and_then(|t| t.get(..16)).unwrap_or(""),
         };
-        out.groups.entry(key).or_default().add(e);
+        if !out.groups.contains_key(key) {
+            out.groups.insert(key.to_string(), Agg::default());
+        }
+        out.groups
+            .get_mut(key)
+            .expect("inserted above")
+            .add(e, model);
     }
     Ok(out)
 }
+
+/// The model of synthetic replies, which are left out.
+const SYNTHETIC: &str = "<synthetic>";
 
 /// Reads and scans `files` (`(path, is a subagent file)`) on `threads` threads:
 /// each file's requests as [`write_entries`] writes them, and its skipped lines.
 pub fn scan_files(files: &[(PathBuf, bool)], threads: usize) -> Result<Vec<(Vec<u8>, u64)>> {
     batch::map(files, threads, |(path, agent)| {
-        let data = std::fs::read(path)
-            .map_err(|e| Error::value(format!("cannot read {}: {e}", path.display())))?;
-        let scan = scan(&data, *agent);
+        let scan = scan_file(path, *agent)?;
         Ok((write_entries(&scan), scan.lines_skipped))
     })?
     .into_iter()
@@ -254,10 +385,10 @@ pub fn write_entries(scan: &FileScan) -> Vec<u8> {
     let mut at: AHashMap<&str, usize> = AHashMap::new();
     let mut keep: Vec<&Entry> = Vec::new();
     for e in &scan.entries {
-        match e.key.as_deref() {
+        match e.key.map(|k| scan.str(k)) {
             Some(k) => match at.get(k) {
                 Some(&i) => {
-                    if better(e, keep[i]) {
+                    if better(scan, e, scan, keep[i]) {
                         keep[i] = e;
                     }
                 }
@@ -278,7 +409,7 @@ pub fn write_entries(scan: &FileScan) -> Vec<u8> {
     };
     for e in keep {
         out.extend_from_slice(b"{\"type\":\"assistant\"");
-        let (id, request) = match e.key.as_deref() {
+        let (id, request) = match scan.opt(e.key) {
             Some(k) => {
                 let (a, b) = k.split_once('\0').unwrap_or((k, ""));
                 (Some(a), Some(b))
@@ -286,14 +417,14 @@ pub fn write_entries(scan: &FileScan) -> Vec<u8> {
             None => (None, None),
         };
         opt(&mut out, "requestId", request);
-        opt(&mut out, "timestamp", e.timestamp.as_deref());
-        opt(&mut out, "sessionId", e.session.as_deref());
-        opt(&mut out, "cwd", e.cwd.as_deref());
+        opt(&mut out, "timestamp", scan.opt(e.timestamp));
+        opt(&mut out, "sessionId", scan.opt(e.session));
+        opt(&mut out, "cwd", scan.opt(e.cwd));
         if e.sidechain {
             out.extend_from_slice(b",\"isSidechain\":true");
         }
         out.extend_from_slice(b",\"message\":{\"model\":");
-        write_str(&mut out, &e.model);
+        write_str(&mut out, scan.str(e.model));
         opt(&mut out, "id", id);
         let u = &e.usage;
         out.extend_from_slice(
@@ -320,13 +451,14 @@ pub fn write_entries(scan: &FileScan) -> Vec<u8> {
     out
 }
 
-/// Whether `new` replaces `old` for the same request: more output tokens, or as
-/// many and an earlier timestamp (the original rather than a replay).
-fn better(new: &Entry, old: &Entry) -> bool {
+/// Whether `new` (of file `ns`) replaces `old` (of file `os`) for the same
+/// request: more output tokens, or as many and an earlier timestamp (the
+/// original rather than a replay).
+fn better(ns: &FileScan, new: &Entry, os: &FileScan, old: &Entry) -> bool {
     if new.usage.output_tokens != old.usage.output_tokens {
         return new.usage.output_tokens > old.usage.output_tokens;
     }
-    match (&new.timestamp, &old.timestamp) {
+    match (ns.opt(new.timestamp), os.opt(old.timestamp)) {
         (Some(a), Some(b)) => a < b,
         _ => false,
     }
@@ -335,6 +467,12 @@ fn better(new: &Entry, old: &Entry) -> bool {
 /// The usage entries of one file's bytes, in file order.
 pub fn scan(data: &[u8], agent: bool) -> FileScan {
     let mut out = FileScan::default();
+    scan_into(data, agent, true, &mut out);
+    out
+}
+
+/// The usage entries of whole lines of a file (`start`: its first ones) added to `out`.
+fn scan_into(data: &[u8], agent: bool, start: bool, out: &mut FileScan) {
     let finder = memchr::memmem::Finder::new(b"\"usage\"");
     let mut pos = 0;
     while pos < data.len() {
@@ -342,16 +480,15 @@ pub fn scan(data: &[u8], agent: bool) -> FileScan {
             break;
         };
         let at = pos + i;
-        let start = memchr::memrchr(b'\n', &data[pos..at]).map_or(pos, |j| pos + j + 1);
+        let from = memchr::memrchr(b'\n', &data[pos..at]).map_or(pos, |j| pos + j + 1);
         let end = memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |j| at + j);
-        let mut line = &data[start..end];
-        if start == 0 {
+        let mut line = &data[from..end];
+        if start && from == 0 {
             line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         }
-        scan_line(line, agent, &mut out);
+        scan_line(line, agent, out);
         pos = end + 1;
     }
-    out
 }
 
 fn scan_line(line: &[u8], agent: bool, out: &mut FileScan) {
@@ -370,7 +507,7 @@ fn scan_line(line: &[u8], agent: bool, out: &mut FileScan) {
             }
         }
         match record(&mut p, agent) {
-            Ok(Some(e)) => out.entries.push(e),
+            Ok(Some(r)) => r.add_to(out),
             Ok(None) => {}
             Err(_) => {
                 out.lines_skipped += 1;
@@ -387,21 +524,71 @@ pub(crate) fn object<'a>(
 ) -> R<()> {
     p.begin_object()?;
     let mut first = true;
-    while let Some((_, key)) = p.next_key(&mut first)? {
+    while let Some(key) = next_key(p, &mut first)? {
         f(&key, p)?;
     }
     Ok(())
+}
+
+/// [`Parser::next_key`] without its position, read in place when the key has
+/// no escape; anything else through the parser, with its checks and errors.
+#[inline]
+pub(crate) fn next_key<'a>(p: &mut Parser<'a>, first: &mut bool) -> R<Option<Cow<'a, str>>> {
+    let b = p.src.as_bytes();
+    let ws = |mut i: usize| {
+        while b.get(i).is_some_and(|&c| is_ws(c)) {
+            i += 1;
+        }
+        i
+    };
+    let mut at = ws(p.pos);
+    match b.get(at) {
+        Some(b'"') if *first => {}
+        Some(b',') if !*first => at = ws(at + 1),
+        _ => return Ok(p.next_key(first)?.map(|(_, k)| k)),
+    }
+    if b.get(at) != Some(&b'"') {
+        return Ok(p.next_key(first)?.map(|(_, k)| k));
+    }
+    let text = at + 1;
+    let end = match next_escape(b, text) {
+        Some(end) if b[end] == b'"' => end,
+        _ => return Ok(p.next_key(first)?.map(|(_, k)| k)),
+    };
+    let colon = ws(end + 1);
+    if b.get(colon) != Some(&b':') {
+        return Ok(p.next_key(first)?.map(|(_, k)| k));
+    }
+    *first = false;
+    p.pos = ws(colon + 1);
+    Ok(Some(Cow::Borrowed(&p.src[text..end])))
 }
 
 /// Skips the value at `p` quickly: a string or a container is crossed by
 /// hopping between quotes and backslashes (strings are checked: escapes and
 /// control characters; brackets must match), which is several times faster
 /// than [`Parser::skip_value`] on text full of escapes. Commas, colons and
-/// scalars inside the value are not checked. Anything else, or a value that
-/// fails these checks, goes through the strict parser (and its error).
+/// scalars inside the value are not checked. `true`, `false`, `null` and
+/// plain integers are read in place; anything else, or a value that fails
+/// these checks, goes through the strict parser (and its error).
 pub(crate) fn skip(p: &mut Parser<'_>) -> R<()> {
     p.ws();
-    match skip_fast(p.src.as_bytes(), p.pos) {
+    let b = p.src.as_bytes();
+    let rest = &b[p.pos..];
+    let end = match rest.first() {
+        Some(b'n') if rest.starts_with(b"null") => Some(p.pos + 4),
+        Some(b't') if rest.starts_with(b"true") => Some(p.pos + 4),
+        Some(b'f') if rest.starts_with(b"false") => Some(p.pos + 5),
+        Some(b'1'..=b'9') => {
+            let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+            match rest.get(n) {
+                Some(b'.' | b'e' | b'E') => None,
+                _ => Some(p.pos + n),
+            }
+        }
+        _ => skip_fast(b, p.pos),
+    };
+    match end {
         Some(end) => {
             p.pos = end;
             Ok(())
@@ -453,35 +640,19 @@ fn skip_fast(b: &[u8], mut i: usize) -> Option<usize> {
 
 /// The position after the closing quote of a string whose text starts at `i`.
 fn skip_str(b: &[u8], mut i: usize) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
     loop {
         // Short runs (between escapes) word by word, long ones with memchr2.
-        let mut stop = None;
-        let mut j = i;
-        while j + 8 <= b.len() && j < i + 64 {
-            let x = u64::from_le_bytes(b[j..j + 8].try_into().ok()?);
-            let q = x ^ (LO * u64::from(b'"'));
-            let s = x ^ (LO * u64::from(b'\\'));
-            let m = ((q.wrapping_sub(LO) & !q)
-                | (s.wrapping_sub(LO) & !s)
-                | (x.wrapping_sub(LO * 0x20) & !x))
-                & HI;
-            if m != 0 {
-                stop = Some(j + (m.trailing_zeros() / 8) as usize);
-                break;
-            }
-            j += 8;
-        }
-        let at = match stop {
+        let near = &b[..b.len().min(i + 64)];
+        let at = match next_escape(near, i) {
             Some(at) => at,
             None => {
-                let rest = b.get(j..)?;
+                let from = near.len();
+                let rest = b.get(from..)?;
                 let n = memchr::memchr2(b'"', b'\\', rest)?;
                 if rest[..n].iter().fold(0xff, |m, &c| m.min(c)) < 0x20 {
                     return None;
                 }
-                j + n
+                from + n
             }
         };
         match b[at] {
@@ -519,6 +690,19 @@ fn count(p: &mut Parser<'_>) -> R<u64> {
             Ok(0)
         }
         Peek::Number => {
+            // The common case read in place: up to 19 digits, no leading zero,
+            // no fraction or exponent; anything else through the parser.
+            let b = &p.src.as_bytes()[p.pos..];
+            let n = b.iter().take(20).take_while(|c| c.is_ascii_digit()).count();
+            let plain = (1..20).contains(&n)
+                && (b[0] != b'0' || n == 1)
+                && !matches!(b.get(n), Some(b'.' | b'e' | b'E'));
+            if plain {
+                p.pos += n;
+                return Ok(b[..n]
+                    .iter()
+                    .fold(0u64, |v, &c| v * 10 + u64::from(c - b'0')));
+            }
             let raw = p.skip_value()?;
             raw.parse::<u64>()
                 .map_err(|_| p.err("a token count must be a non-negative integer"))
@@ -563,55 +747,114 @@ fn usage_object(p: &mut Parser<'_>, t: &mut Totals) -> R<()> {
     })
 }
 
-/// One record: its entry when it is an assistant record with a usage object.
-fn record(p: &mut Parser<'_>, agent: bool) -> R<Option<Entry>> {
-    let mut e = Entry {
+/// What one record gives, its strings borrowed from the line.
+#[derive(Default)]
+struct Record<'a> {
+    id: Option<Cow<'a, str>>,
+    request: Option<Cow<'a, str>>,
+    model: Option<Cow<'a, str>>,
+    timestamp: Option<Cow<'a, str>>,
+    session: Option<Cow<'a, str>>,
+    cwd: Option<Cow<'a, str>>,
+    usage: Totals,
+    sidechain: bool,
+}
+
+impl Record<'_> {
+    /// This record as an entry of `out` (its strings added to `out.text`).
+    fn add_to(self, out: &mut FileScan) {
+        let last = out.entries.last().cloned().unwrap_or_default();
+        let key = if self.id.is_some() || self.request.is_some() {
+            let start = out.text.len();
+            out.text.push_str(self.id.as_deref().unwrap_or(""));
+            out.text.push('\0');
+            out.text.push_str(self.request.as_deref().unwrap_or(""));
+            let new = Span {
+                start,
+                end: out.text.len(),
+            };
+            // the records of one streamed reply follow each other: one key
+            match last.key {
+                Some(k) if out.str(k) == out.str(new) => {
+                    out.text.truncate(start);
+                    Some(k)
+                }
+                _ => Some(new),
+            }
+        } else {
+            None
+        };
+        let model = out.push(self.model.as_deref().unwrap_or(""), Some(last.model));
+        let timestamp = self.timestamp.map(|t| out.push(&t, None));
+        let session = self.session.map(|s| out.push(&s, last.session));
+        let cwd = self.cwd.map(|c| out.push(&c, last.cwd));
+        out.entries.push(Entry {
+            key,
+            model,
+            usage: self.usage,
+            timestamp,
+            session,
+            cwd,
+            sidechain: self.sidechain,
+        });
+    }
+}
+
+/// A string value (borrowed unless it holds escapes), or `None` after skipping
+/// any other value.
+fn str_or_skip<'a>(p: &mut Parser<'a>) -> R<Option<Cow<'a, str>>> {
+    if p.peek()? == Peek::String {
+        return Ok(Some(p.string()?));
+    }
+    p.skip_value()?;
+    Ok(None)
+}
+
+/// One record: what it gives when it is an assistant record with a usage object.
+fn record<'a>(p: &mut Parser<'a>, agent: bool) -> R<Option<Record<'a>>> {
+    let mut r = Record {
         sidechain: agent,
-        ..Entry::default()
+        ..Record::default()
     };
     let mut is_assistant = false;
     let mut has_usage = false;
-    let mut id: Option<String> = None;
-    let mut request: Option<String> = None;
-    object(p, |k, p| {
-        match k {
-            "type" => is_assistant = string_or_skip(p)?.as_deref() == Some("assistant"),
-            "requestId" => request = string_or_skip(p)?,
-            "timestamp" => e.timestamp = string_or_skip(p)?,
-            "sessionId" => e.session = string_or_skip(p)?,
-            "cwd" => e.cwd = string_or_skip(p)?,
+    p.begin_object()?;
+    let mut first = true;
+    while let Some(k) = next_key(p, &mut first)? {
+        match &*k {
+            "type" => is_assistant = str_or_skip(p)?.as_deref() == Some("assistant"),
+            "requestId" => r.request = str_or_skip(p)?,
+            "timestamp" => r.timestamp = str_or_skip(p)?,
+            "sessionId" => r.session = str_or_skip(p)?,
+            "cwd" => r.cwd = str_or_skip(p)?,
             "isSidechain" => {
                 if p.bool_or_skip()? == Some(true) {
-                    e.sidechain = true;
+                    r.sidechain = true;
                 }
             }
-            "message" if p.peek()? == Peek::Object => object(p, |k, p| {
-                match k {
-                    "id" => id = string_or_skip(p)?,
-                    "model" => e.model = string_or_skip(p)?.unwrap_or_default(),
-                    "usage" if p.peek()? == Peek::Object => {
-                        has_usage = true;
-                        usage_object(p, &mut e.usage)?;
+            "message" if p.peek()? == Peek::Object => {
+                p.begin_object()?;
+                let mut first = true;
+                while let Some(k) = next_key(p, &mut first)? {
+                    match &*k {
+                        "id" => r.id = str_or_skip(p)?,
+                        "model" => r.model = str_or_skip(p)?,
+                        "usage" if p.peek()? == Peek::Object => {
+                            has_usage = true;
+                            usage_object(p, &mut r.usage)?;
+                        }
+                        _ => skip(p)?,
                     }
-                    _ => skip(p)?,
                 }
-                Ok(())
-            })?,
+            }
             _ => skip(p)?,
         }
-        Ok(())
-    })?;
+    }
     if !is_assistant || !has_usage {
         return Ok(None);
     }
-    e.usage.requests = 1;
-    if id.is_some() || request.is_some() {
-        let mut key = id.unwrap_or_default();
-        key.push('\0');
-        key.push_str(request.as_deref().unwrap_or(""));
-        e.key = Some(key);
-    }
-    Ok(Some(e))
+    r.usage.requests = 1;
+    Ok(Some(r))
 }
 
 #[cfg(test)]
@@ -643,7 +886,7 @@ mod tests {
             ),
             (3, 5, 10, 4, 6, 7, Some(1))
         );
-        assert_eq!(s.entries[0].key.as_deref(), Some("a\0r"));
+        assert_eq!(s.opt(s.entries[0].key), Some("a\0r"));
     }
 
     #[test]
@@ -656,9 +899,88 @@ mod tests {
         );
         let s = scan(data.as_bytes(), true);
         assert_eq!(s.lines_skipped, 2);
-        let ids: Vec<_> = s.entries.iter().map(|e| e.key.clone().unwrap()).collect();
+        let ids: Vec<_> = s.entries.iter().map(|e| s.str(e.key.unwrap())).collect();
         assert_eq!(ids, ["a\0r", "b\0r", "c\0r"]);
         assert!(s.entries.iter().all(|e| e.sidechain));
+    }
+
+    #[test]
+    fn token_counts() {
+        let read = |v: &str| {
+            let src = format!("{v},");
+            let mut p = Parser::new(&src);
+            count(&mut p)
+                .ok()
+                .filter(|_| p.src[p.pos..].starts_with(','))
+        };
+        assert_eq!(read("0"), Some(0));
+        assert_eq!(read("1234567"), Some(1_234_567));
+        assert_eq!(read("null"), Some(0));
+        assert_eq!(read("9999999999999999999"), Some(9_999_999_999_999_999_999));
+        assert_eq!(read("18446744073709551615"), Some(u64::MAX));
+        for bad in [
+            "18446744073709551616",
+            "-1",
+            "-0",
+            "1.0",
+            "1e3",
+            "2E1",
+            "\"5\"",
+            "true",
+        ] {
+            assert_eq!(read(bad), None, "{bad}");
+        }
+        // "01" reads as 0 followed by a stray digit, which the object refuses
+        assert_eq!(read("01"), None);
+    }
+
+    #[test]
+    fn keys_and_scalars_read_in_place_agree_with_the_parser() {
+        // (each object's keys, where it ends) or an error, both ways
+        fn fast(src: &str) -> Option<(Vec<String>, usize)> {
+            let mut p = Parser::new(src);
+            let mut keys = Vec::new();
+            object(&mut p, |k, p| {
+                keys.push(k.to_string());
+                skip(p)
+            })
+            .ok()?;
+            Some((keys, p.pos))
+        }
+        fn strict(src: &str) -> Option<(Vec<String>, usize)> {
+            let mut p = Parser::new(src);
+            let mut keys = Vec::new();
+            p.begin_object().ok()?;
+            let mut first = true;
+            while let Some((_, k)) = p.next_key(&mut first).ok()? {
+                keys.push(k.into_owned());
+                p.skip_value().ok()?;
+            }
+            Some((keys, p.pos))
+        }
+        for src in [
+            r#"{"a":1,"b":"x","c":[1,{"d":null}],"e":true,"f":false,"g":-0.5e3}"#,
+            r#"{ "a" : 1 , "b":	"x" ,
+"c" :{} }"#,
+            r#"{"a\u0062":1,"\n":2,"é":3}"#,
+            r#"{}"#,
+            r#"{ }"#,
+            r#"{"a":12345678901234567890123}"#,
+            r#"{"a":1.5,"b":2e3,"c":0,"d":-1}"#,
+            r#"{"a":nul}"#,
+            r#"{"a":1,}"#,
+            r#"{,"a":1}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1 "b":2}"#,
+            r#"{"a"#,
+            r#"{"a":"#,
+            r#"{"a":1"#,
+            "{\"a\u{1}\":1}",
+            r#"{"a":truex}"#,
+            r#"{"a":01}"#,
+        ] {
+            assert_eq!(fast(src), strict(src), "{src}");
+        }
     }
 
     #[test]
@@ -704,12 +1026,45 @@ mod tests {
         let written = write_entries(&first);
         let again = scan(&written, false);
         assert_eq!(again.entries.len(), 2);
-        assert_eq!(again.entries[0].key.as_deref(), Some("a\"x\0r"));
+        assert_eq!(again.opt(again.entries[0].key), Some("a\"x\0r"));
         assert_eq!(again.entries[0].usage, first.entries[1].usage);
-        assert_eq!(again.entries[0].timestamp.as_deref(), Some("t2"));
+        assert_eq!(again.opt(again.entries[0].timestamp), Some("t2"));
         assert_eq!(again.entries[1].key, None);
         assert!(again.entries[1].sidechain && !again.entries[0].sidechain);
         assert_eq!(write_entries(&again), written);
+    }
+
+    #[test]
+    fn a_file_read_in_pieces_gives_what_it_gives_whole() {
+        let dir = std::env::temp_dir().join(format!("msgnorm-pieces-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.jsonl");
+        let mut text = String::from("\u{feff}");
+        for i in 0..3000 {
+            text.push_str(&line(&format!("m{}", i / 3), "r", i, "t"));
+            text.push('\n');
+            if i % 700 == 0 {
+                // a line longer than a piece, and a broken one
+                let pad = "y".repeat(PIECE + 1000);
+                text.push_str(&format!(
+                    r#"{{"type":"assistant","message":{{"content":"{pad}","usage":{{"output_tokens":{i}}}}}}}"#
+                ));
+                text.push_str("\n{\"usage\": broken\n");
+            }
+        }
+        text.push_str(&line("last", "r", 1, "t")); // no newline at the end
+        std::fs::write(&path, &text).unwrap();
+        let whole = scan(text.as_bytes(), false);
+        let pieces = scan_file(&path, false).unwrap();
+        assert_eq!(whole.lines_skipped, 5);
+        assert_eq!(pieces.lines_skipped, whole.lines_skipped);
+        assert_eq!(pieces.entries.len(), 3000 + 5 + 1);
+        assert_eq!(pieces.entries.len(), whole.entries.len());
+        for (a, b) in pieces.entries.iter().zip(&whole.entries) {
+            assert_eq!(pieces.opt(a.key), whole.opt(b.key));
+            assert_eq!(a.usage, b.usage);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

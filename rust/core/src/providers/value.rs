@@ -441,7 +441,7 @@ fn parse_value(p: &mut crate::json::parse::Parser<'_>, depth: usize) -> Result<V
 /// The index of the first byte at or after `i` that a JSON string escapes
 /// (`"`, `\`, a control character), eight bytes at a time (as the parser's scan:
 /// the lowest flagged byte of a word is always a true one).
-fn next_escape(b: &[u8], mut i: usize) -> Option<usize> {
+pub(crate) fn next_escape(b: &[u8], mut i: usize) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     while i + 8 <= b.len() {
