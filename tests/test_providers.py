@@ -1139,11 +1139,12 @@ def test_langchain_output_is_repaired() -> None:
         lc.HumanMessage(content="go on"),
     ]
     out = msgnorm.convert(messages, source="langchain", target="langchain")
-    # a user message first, the missing tool result inserted, then the prompt
-    assert isinstance(out[0], lc.HumanMessage)
-    assert isinstance(out[1], lc.AIMessage) and out[1].tool_calls[0]["id"] == "t1"
-    assert isinstance(out[2], lc.ToolMessage) and out[2].status == "error"
-    assert isinstance(out[3], lc.HumanMessage) and out[3].content == "go on"
+    # the missing tool result inserted, then the prompt (an assistant first
+    # message is taken as it is: no user turn is invented before it)
+    assert isinstance(out[0], lc.AIMessage) and out[0].tool_calls[0]["id"] == "t1"
+    assert isinstance(out[1], lc.ToolMessage) and out[1].status == "error"
+    assert isinstance(out[2], lc.HumanMessage) and out[2].content == "go on"
+    assert len(out) == 3
     with pytest.raises(msgnorm.InvalidRecordError, match=r"messages\[0\]"):
         msgnorm.from_provider(["hi"], "langchain")
 

@@ -73,9 +73,10 @@ impl Provider {
     /// Whether the target's rules refuse `records` (a provider's history
     /// read by [`FromProvider`]) for starting with an assistant message
     /// (docs/RULES.md): only then does [`convert`] put a user turn before it
-    /// (SPEC §4 step 10). Anthropic: `anthropic/first-user`; Gemini: a first
-    /// model turn with a function call (`gemini/function-call-placement`).
-    /// OpenAI Chat, Responses and Bedrock take such a history.
+    /// (SPEC §4 step 10). Gemini refuses a first model turn with a function
+    /// call (`gemini/function-call-placement`); Anthropic, OpenAI Chat,
+    /// Responses and Bedrock take such a history (recorded 200s: Anthropic's
+    /// own API has taken an assistant first message since late 2024).
     pub fn needs_user_first(self, records: &[Value]) -> bool {
         let first = || {
             records
@@ -84,7 +85,6 @@ impl Provider {
                 .find(|r| matches!(r.str("type"), Some("user" | "assistant")))
         };
         match self {
-            Provider::Anthropic => true,
             Provider::Gemini => first().is_some_and(|r| {
                 r.str("type") == Some("assistant")
                     && r.get("message")
@@ -97,7 +97,10 @@ impl Provider {
                                 .any(|b| b.str("type") == Some("tool_use"))
                         })
             }),
-            Provider::OpenAIChat | Provider::OpenAIResponses | Provider::Bedrock => false,
+            Provider::Anthropic
+            | Provider::OpenAIChat
+            | Provider::OpenAIResponses
+            | Provider::Bedrock => false,
         }
     }
 

@@ -15,12 +15,6 @@ pub static RULES: &[Rule] = &[
         check: invalid_role,
     },
     Rule {
-        id: "anthropic/first-user",
-        text: "messages: first message must use the \"user\" role",
-        repair: "SPEC §4 step 10 (user first) puts a meta user record `(no content)` before a leading assistant",
-        check: first_user,
-    },
-    Rule {
         id: "anthropic/empty-content",
         text: "messages.{i}: all messages must have non-empty content except for the optional final assistant message",
         repair: "SPEC §4 step 7 (empty user content becomes `(no content)`) and step 9 (an empty non-final assistant gets `(no content)`)",
@@ -193,21 +187,6 @@ fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
         if !matches!(m.role, Some("user" | "assistant" | "system")) {
             out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
-        }
-    }
-}
-
-/// The user and assistant messages (system messages in `messages` take no part in turns).
-fn turns<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>) -> impl Iterator<Item = &'c Msg<'v, 'a>> {
-    c.msgs
-        .iter()
-        .filter(|m| matches!(m.role, Some("user" | "assistant")))
-}
-
-fn first_user(c: &Ctx, out: &mut Vec<Hit>) {
-    if let Some(m) = turns(c).next() {
-        if m.role == Some("assistant") {
-            out.push(Hit::at(m, ".role", "assistant"));
         }
     }
 }

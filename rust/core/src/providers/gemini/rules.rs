@@ -17,12 +17,6 @@ pub static RULES: &[Rule] = &[
         check: empty_parts,
     },
     Rule {
-        id: "gemini/empty-text",
-        text: "Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again.",
-        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks",
-        check: empty_text,
-    },
-    Rule {
         id: "gemini/function-call-placement",
         text: "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
         repair: "SPEC §4 step 10 (user first) and step 4 (fold): the turn before an assistant turn is a user turn; to_gemini merges adjacent model turns (adjacent contents of one role are one turn: the API joins them)",
@@ -86,19 +80,6 @@ fn empty_parts(c: &Ctx, out: &mut Vec<Hit>) {
     for m in &c.msgs {
         if m.blocks.is_empty() {
             out.push(Hit::at(m, ".parts", ""));
-        }
-    }
-}
-
-fn empty_text(c: &Ctx, out: &mut Vec<Hit>) {
-    for m in &c.msgs {
-        for (j, p) in m.blocks.iter().enumerate() {
-            let Some(t) = p.str_at("text") else { continue };
-            // A thought part may carry only its signature.
-            let signed = p.get2("thoughtSignature", "thought_signature").is_some();
-            if t.is_empty() && !signed {
-                out.push(Hit::at(m, format_args!(".parts[{j}].text"), ""));
-            }
         }
     }
 }
