@@ -13,29 +13,13 @@ from typing import Any
 import msgnorm
 import pytest
 from hypothesis import HealthCheck, given, settings
+from support import anthropic_blocks as ab
+from support.anthropic_blocks import THINK, A, T, U
 from support.strategies import histories
-
-SIG = "EqQBCkgIARAC"
-
-
-def U(content: Any) -> dict[str, Any]:
-    return {"role": "user", "content": content}
-
-
-def A(content: Any) -> dict[str, Any]:
-    return {"role": "assistant", "content": content}
-
-
-def T(text: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "text", "text": text, **extra}
-
-
-def THINK(text: str = "let me see") -> dict[str, Any]:
-    return {"type": "thinking", "thinking": text, "signature": SIG}
 
 
 def STU(id_: str = "srvtoolu_01", name: str = "web_search") -> dict[str, Any]:
-    return {"type": "server_tool_use", "id": id_, "name": name, "input": {"query": "rain in Oslo"}}
+    return ab.STU(id_, name, query="rain in Oslo")
 
 
 def WSR(id_: str = "srvtoolu_01") -> dict[str, Any]:
@@ -67,6 +51,17 @@ def _repaired_violations(target: str, shape: Any, store: bool = True) -> list[ms
     system = shape.get("system") if isinstance(shape, dict) else None
     found = msgnorm.validate(_messages(target, shape), target, system=system, store=store)
     return [v for v in found if not v.repair.startswith("none")]
+
+
+def _responses(items: list[Any], **options: Any) -> list[Any]:
+    """``items`` replayed to the Responses API as they came from it."""
+    return msgnorm.convert(items, source="openai-responses", target="openai-responses", **options)
+
+
+def _responses_report(items: list[Any], **options: Any) -> tuple[list[Any], dict[str, int]]:
+    return msgnorm.convert_report(
+        items, source="openai-responses", target="openai-responses", **options
+    )
 
 
 # --------------------------------------------------------------------------
@@ -288,7 +283,7 @@ def test_target_native_server_tools_pass_in_their_own_shape() -> None:
             "content": [{"type": "output_text", "text": "Sunny.", "annotations": []}],
         },
     ]
-    out = msgnorm.convert(items, source="openai-responses", target="openai-responses")
+    out = _responses(items)
     assert items[1] in out
 
 
@@ -395,9 +390,7 @@ def test_responses_compaction_items_are_kept_with_the_trigger_last() -> None:
     ]
     (v,) = msgnorm.validate(items, "openai-responses")
     assert v.message == "The 'compaction_trigger' item must be the final input item."
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses"
-    )
+    out, report = _responses_report(items)
     assert compaction in out
     assert out[-1] == trigger and out.count(trigger) == 1
     assert report["compaction_trigger_moved"] == 1
@@ -481,9 +474,7 @@ def _responses_turns() -> list[dict[str, Any]]:
 def test_store_false_replays_without_server_state() -> None:
     items = _responses_turns()
     before = copy.deepcopy(items)
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses", store=False
-    )
+    out, report = _responses_report(items, store=False)
     assert items == before
     text = json.dumps(out)
     # no bare reasoning, no server-side msg_/fc_ ids
@@ -504,7 +495,7 @@ def test_store_false_replays_without_server_state() -> None:
 
 
 def test_store_true_keeps_the_stored_items() -> None:
-    out = msgnorm.convert(_responses_turns(), source="openai-responses", target="openai-responses")
+    out = _responses(_responses_turns())
     text = json.dumps(out)
     assert "rs_bare" in text and "msg_1" in text
 
@@ -553,7 +544,7 @@ def test_validate_knows_the_store_mode() -> None:
         "Item 'fc_2' of type 'function_call' was provided without its required 'reasoning' item."
     )
     # the stateless output carries no server-side id: nothing left to name
-    out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=False)
+    out = _responses(items, store=False)
     assert msgnorm.validate(out, "openai-responses", store=False) == []
     with pytest.raises(TypeError, match="store"):
         msgnorm.validate(items, "openai-responses", store="no")  # type: ignore[arg-type]
@@ -670,17 +661,13 @@ def test_replay_items_pass_through_unchanged() -> None:
     _sdk_input(items)
     assert msgnorm.validate(items, "openai-responses") == []
     assert msgnorm.validate(items, "openai-responses", store=False) == []
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses"
-    )
+    out, report = _responses_report(items)
     assert out == items
     assert not any(report.get(k) for k in ("item_outputs_inserted", "item_outputs_removed"))
 
 
 def test_replay_items_without_server_state() -> None:
-    out, report = msgnorm.convert_report(
-        _replay(), source="openai-responses", target="openai-responses", store=False
-    )
+    out, report = _responses_report(_replay(), store=False)
     _sdk_input(out)
     assert msgnorm.validate(out, "openai-responses", store=False) == []
     by_type = {i["type"]: i for i in out}
@@ -734,9 +721,7 @@ def test_an_unanswered_client_call_gets_an_error_output() -> None:
             "No tool output found for custom tool call call_ct.",
         ),
     ]
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses"
-    )
+    out, report = _responses_report(items)
     _sdk_input(out)
     assert msgnorm.validate(out, "openai-responses") == []
     assert report["item_outputs_inserted"] == 3
@@ -774,9 +759,7 @@ def test_an_output_before_or_without_its_call_is_removed() -> None:
     assert found[0].message == (
         "No tool call found for apply patch call output with call_id call_ap."
     )
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses"
-    )
+    out, report = _responses_report(items)
     assert msgnorm.validate(out, "openai-responses") == []
     assert report["item_outputs_removed"] == 2 and report["item_outputs_inserted"] == 1
     assert [i["type"] for i in out] == ["message", "shell_call", "shell_call_output", "message"]
@@ -801,12 +784,10 @@ def test_stateless_replay_drops_what_names_a_stored_item() -> None:
     assert found[0].message.startswith("Item with id 'msg_0' not found. Items are not persisted")
     # with stored responses both are looked up on the server: no rule broken
     assert msgnorm.validate(items, "openai-responses") == []
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses", store=False
-    )
+    out, report = _responses_report(items, store=False)
     assert [i["content"] for i in out] == ["q", "next"]
     assert report["item_references_dropped"] == 1 and report["mcp_approvals_dropped"] == 1
-    kept = msgnorm.convert(items, source="openai-responses", target="openai-responses")
+    kept = _responses(items)
     assert kept == items
 
 
@@ -821,7 +802,7 @@ def test_an_image_call_without_its_reasoning_is_named_not_repaired() -> None:
     ]
     found = msgnorm.validate(items, "openai-responses", store=False)
     assert [v.rule for v in found] == ["openai-responses/item-not-stored"]
-    out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=False)
+    out = _responses(items, store=False)
     # the bare reasoning goes; the image call's id is required, so it stays and
     # now lacks its reasoning: named, with no repair of msgnorm's
     (v,) = msgnorm.validate(out, "openai-responses", store=False)
@@ -841,7 +822,7 @@ def test_reasoning_needs_the_item_it_reasoned_toward() -> None:
     user = {"type": "message", "role": "user", "content": "go"}
     kept = [user, enc, MCP_REQUEST]
     assert msgnorm.validate(kept, "openai-responses") == []
-    assert msgnorm.convert(kept, source="openai-responses", target="openai-responses") == kept
+    assert _responses(kept) == kept
     assert (
         msgnorm.validate([user, enc, {"type": "item_reference", "id": "msg_1"}], "openai-responses")
         == []
@@ -852,14 +833,12 @@ def test_reasoning_needs_the_item_it_reasoned_toward() -> None:
     assert [v.rule for v in msgnorm.validate(bad, "openai-responses")] == [
         "openai-responses/reasoning-without-following"
     ]
-    out, report = msgnorm.convert_report(bad, source="openai-responses", target="openai-responses")
+    out, report = _responses_report(bad)
     assert out == [user, call, output] and report["reasoning_dropped"] == 1
     assert msgnorm.validate(out, "openai-responses") == []
     # stateless: dropping the item_reference leaves the reasoning unfollowed: it goes too
     refd = [user, enc, {"type": "item_reference", "id": "msg_1"}, user]
-    out, report = msgnorm.convert_report(
-        refd, source="openai-responses", target="openai-responses", store=False
-    )
+    out, report = _responses_report(refd, store=False)
     assert [i["type"] for i in out] == ["message", "message"]
     assert report["reasoning_dropped"] == 1 and report["item_references_dropped"] == 1
 
@@ -952,7 +931,7 @@ def test_a_program_fingerprint_round_trips(store: bool) -> None:
         "status": "completed",
     }
     items = [{"type": "message", "role": "user", "content": "sum 1..10"}, program, output]
-    out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=store)
+    out = _responses(items, store=store)
     assert out[1:] == [program, output]
     import pydantic
     from openai.types.responses import ResponseInputParam
