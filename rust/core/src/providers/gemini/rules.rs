@@ -83,11 +83,7 @@ fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn empty_parts(c: &Ctx, out: &mut Vec<Hit>) {
-    for m in &c.msgs {
-        if m.blocks.is_empty() {
-            out.push(Hit::at(m, ".parts", ""));
-        }
-    }
+    c.empty_messages(".parts", out);
 }
 
 fn empty_text(c: &Ctx, out: &mut Vec<Hit>) {
