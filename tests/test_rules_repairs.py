@@ -53,6 +53,11 @@ def _repaired_violations(target: str, shape: Any, store: bool = True) -> list[ms
     return [v for v in found if not v.repair.startswith("none")]
 
 
+def RU(text: str) -> dict[str, Any]:
+    """A user message item of the Responses API."""
+    return {"type": "message", "role": "user", "content": text}
+
+
 def _responses(items: list[Any], **options: Any) -> list[Any]:
     """``items`` replayed to the Responses API as they came from it."""
     return msgnorm.convert(items, source="openai-responses", target="openai-responses", **options)
@@ -268,7 +273,7 @@ def test_target_native_server_tools_pass_in_their_own_shape() -> None:
     """Responses ``web_search_call`` items are the target's own: converted to
     Responses, they stay as they were."""
     items = [
-        {"type": "message", "role": "user", "content": "weather?"},
+        RU("weather?"),
         {
             "type": "web_search_call",
             "id": "ws_1",
@@ -383,10 +388,10 @@ def test_responses_compaction_items_are_kept_with_the_trigger_last() -> None:
     compaction = {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAA"}
     trigger = {"type": "compaction_trigger"}
     items = [
-        {"type": "message", "role": "user", "content": "q"},
+        RU("q"),
         compaction,
         trigger,
-        {"type": "message", "role": "user", "content": "and now?"},
+        RU("and now?"),
     ]
     (v,) = msgnorm.validate(items, "openai-responses")
     assert v.message == "The 'compaction_trigger' item must be the final input item."
@@ -444,7 +449,7 @@ def test_the_message_limit_is_named_not_repaired() -> None:
 
 def _responses_turns() -> list[dict[str, Any]]:
     return [
-        {"type": "message", "role": "user", "content": "weather in Oslo?"},
+        RU("weather in Oslo?"),
         {"type": "reasoning", "id": "rs_bare", "summary": []},
         {
             "type": "function_call",
@@ -467,7 +472,7 @@ def _responses_turns() -> list[dict[str, Any]]:
             "status": "completed",
             "content": [{"type": "output_text", "text": "Rain.", "annotations": []}],
         },
-        {"type": "message", "role": "user", "content": "and tomorrow?"},
+        RU("and tomorrow?"),
     ]
 
 
@@ -527,10 +532,10 @@ def test_validate_knows_the_store_mode() -> None:
     """A replayed call without its reasoning item is a 400 of a stateless
     request only: with stored responses the server holds the reasoning."""
     items = [
-        {"type": "message", "role": "user", "content": "q"},
+        RU("q"),
         {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
         {"type": "message", "role": "assistant", "id": "msg_1", "content": "a"},
-        {"type": "message", "role": "user", "content": "again"},
+        RU("again"),
         {"type": "function_call", "id": "fc_2", "call_id": "c2", "name": "f", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c2", "output": "ok"},
     ]
@@ -554,7 +559,7 @@ def test_validate_knows_the_store_mode() -> None:
 
 def test_strict_convert_refuses_the_stateless_repairs() -> None:
     items = [
-        {"type": "message", "role": "user", "content": "q"},
+        RU("q"),
         {"type": "reasoning", "id": "rs_1", "summary": []},
         {"type": "message", "role": "assistant", "content": "a"},
     ]
@@ -642,7 +647,7 @@ MCP_CALL = {
 
 def _replay() -> list[dict[str, Any]]:
     return [
-        {"type": "message", "role": "user", "content": "fix it, draw it, file it"},
+        RU("fix it, draw it, file it"),
         SHELL_CALL,
         SHELL_OUT,
         PATCH_CALL,
@@ -652,7 +657,7 @@ def _replay() -> list[dict[str, Any]]:
         MCP_REQUEST,
         MCP_RESPONSE,
         MCP_CALL,
-        {"type": "message", "role": "user", "content": "thanks"},
+        RU("thanks"),
     ]
 
 
@@ -684,7 +689,7 @@ def test_a_tool_list_before_the_reasoning_is_no_unreasoned_item() -> None:
     """The server lists an MCP server's tools before the model reasons: the
     list needs no reasoning before it; the call and the request do."""
     enc = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"}
-    user = {"type": "message", "role": "user", "content": "file it"}
+    user = RU("file it")
     ok = [user, MCP_LIST, enc, MCP_CALL]
     assert msgnorm.validate(ok, "openai-responses", store=False) == []
     bad = [user, MCP_LIST, enc, MCP_CALL, user, MCP_CALL | {"id": "mcp_2"}]
@@ -697,11 +702,11 @@ def test_a_tool_list_before_the_reasoning_is_no_unreasoned_item() -> None:
 def test_an_unanswered_client_call_gets_an_error_output() -> None:
     custom = {"type": "custom_tool_call", "call_id": "call_ct", "name": "apply", "input": "x"}
     items = [
-        {"type": "message", "role": "user", "content": "go"},
+        RU("go"),
         SHELL_CALL,
         PATCH_CALL,
         custom,
-        {"type": "message", "role": "user", "content": "stop"},
+        RU("stop"),
     ]
     found = msgnorm.validate(items, "openai-responses")
     assert [(v.rule, v.index, v.message) for v in found] == [
@@ -744,11 +749,11 @@ def test_an_unanswered_client_call_gets_an_error_output() -> None:
 
 def test_an_output_before_or_without_its_call_is_removed() -> None:
     items = [
-        {"type": "message", "role": "user", "content": "go"},
+        RU("go"),
         PATCH_OUT,
         SHELL_OUT,
         SHELL_CALL,
-        {"type": "message", "role": "user", "content": "stop"},
+        RU("stop"),
     ]
     found = msgnorm.validate(items, "openai-responses")
     # (the shell call has an output, in the wrong place: one rule names it)
@@ -767,10 +772,10 @@ def test_an_output_before_or_without_its_call_is_removed() -> None:
 
 def test_stateless_replay_drops_what_names_a_stored_item() -> None:
     items = [
-        {"type": "message", "role": "user", "content": "q"},
+        RU("q"),
         {"type": "item_reference", "id": "msg_0"},
         {"type": "mcp_approval_response", "approval_request_id": "mcpr_9", "approve": False},
-        {"type": "message", "role": "user", "content": "next"},
+        RU("next"),
     ]
     found = msgnorm.validate(items, "openai-responses", store=False)
     assert [(v.rule, v.index, v.path) for v in found] == [
@@ -793,10 +798,10 @@ def test_stateless_replay_drops_what_names_a_stored_item() -> None:
 
 def test_an_image_call_without_its_reasoning_is_named_not_repaired() -> None:
     items = [
-        {"type": "message", "role": "user", "content": "hi"},
+        RU("hi"),
         {"type": "reasoning", "id": "rs_0", "summary": [], "encrypted_content": "gAAA"},
         {"type": "message", "role": "assistant", "content": "hello"},
-        {"type": "message", "role": "user", "content": "draw"},
+        RU("draw"),
         {"type": "reasoning", "id": "rs_1", "summary": []},
         IMAGE_CALL,
     ]
@@ -819,7 +824,7 @@ def test_reasoning_needs_the_item_it_reasoned_toward() -> None:
     item_reference may name the following item; a reasoning item left before
     a call's output is dropped (the API: "without its required following item")."""
     enc = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"}
-    user = {"type": "message", "role": "user", "content": "go"}
+    user = RU("go")
     kept = [user, enc, MCP_REQUEST]
     assert msgnorm.validate(kept, "openai-responses") == []
     assert _responses(kept) == kept
@@ -930,7 +935,7 @@ def test_a_program_fingerprint_round_trips(store: bool) -> None:
         "result": "55",
         "status": "completed",
     }
-    items = [{"type": "message", "role": "user", "content": "sum 1..10"}, program, output]
+    items = [RU("sum 1..10"), program, output]
     out = _responses(items, store=store)
     assert out[1:] == [program, output]
     import pydantic
