@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -121,41 +122,26 @@ _KEPT = {
 }
 
 
+def _nodes(x: Any, key: str | None = None) -> Iterator[tuple[str | None, Any]]:
+    """Every value of ``x`` with the key it stands under (None at the top and in a list)."""
+    yield key, x
+    if isinstance(x, dict):
+        for k, w in x.items():
+            yield from _nodes(w, k)
+    elif isinstance(x, list):
+        for w in x:
+            yield from _nodes(w)
+
+
 def _inventory(x: Any) -> list[tuple[str, str]]:
     """Every kept field of ``x`` (keys in snake_case), as sorted JSON pairs."""
-    found: list[tuple[str, str]] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, dict):
-            for k, w in v.items():
-                k = _SNAKE.get(k, k)
-                if k in _KEPT:
-                    found.append((k, json.dumps(w, sort_keys=True, default=repr)))
-                walk(w)
-        elif isinstance(v, list):
-            for w in v:
-                walk(w)
-
-    walk(x)
-    return sorted(found)
+    snake = ((_SNAKE.get(k, k), w) for k, w in _nodes(x) if k is not None)
+    return sorted((k, json.dumps(w, sort_keys=True, default=repr)) for k, w in snake if k in _KEPT)
 
 
 def _texts(x: Any) -> list[str]:
     """Every string of ``x`` (system texts among them), sorted."""
-    out: list[str] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, str):
-            out.append(v)
-        elif isinstance(v, dict):
-            for w in v.values():
-                walk(w)
-        elif isinstance(v, list):
-            for w in v:
-                walk(w)
-
-    walk(x)
-    return sorted(out)
+    return sorted(v for _, v in _nodes(x) if isinstance(v, str))
 
 
 def test_there_are_fixtures_for_every_provider() -> None:

@@ -13,29 +13,13 @@ from typing import Any
 import msgnorm
 import pytest
 from hypothesis import HealthCheck, given, settings
+from support import anthropic_blocks as ab
+from support.anthropic_blocks import THINK, A, T, U
 from support.strategies import histories
-
-SIG = "EqQBCkgIARAC"
-
-
-def U(content: Any) -> dict[str, Any]:
-    return {"role": "user", "content": content}
-
-
-def A(content: Any) -> dict[str, Any]:
-    return {"role": "assistant", "content": content}
-
-
-def T(text: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "text", "text": text, **extra}
-
-
-def THINK(text: str = "let me see") -> dict[str, Any]:
-    return {"type": "thinking", "thinking": text, "signature": SIG}
 
 
 def STU(id_: str = "srvtoolu_01", name: str = "web_search") -> dict[str, Any]:
-    return {"type": "server_tool_use", "id": id_, "name": name, "input": {"query": "rain in Oslo"}}
+    return ab.STU(id_, name, query="rain in Oslo")
 
 
 def WSR(id_: str = "srvtoolu_01") -> dict[str, Any]:
@@ -67,6 +51,22 @@ def _repaired_violations(target: str, shape: Any, store: bool = True) -> list[ms
     system = shape.get("system") if isinstance(shape, dict) else None
     found = msgnorm.validate(_messages(target, shape), target, system=system, store=store)
     return [v for v in found if not v.repair.startswith("none")]
+
+
+def RU(text: str) -> dict[str, Any]:
+    """A user message item of the Responses API."""
+    return {"type": "message", "role": "user", "content": text}
+
+
+def _responses(items: list[Any], **options: Any) -> list[Any]:
+    """``items`` replayed to the Responses API as they came from it."""
+    return msgnorm.convert(items, source="openai-responses", target="openai-responses", **options)
+
+
+def _responses_report(items: list[Any], **options: Any) -> tuple[list[Any], dict[str, int]]:
+    return msgnorm.convert_report(
+        items, source="openai-responses", target="openai-responses", **options
+    )
 
 
 # --------------------------------------------------------------------------
@@ -273,7 +273,7 @@ def test_target_native_server_tools_pass_in_their_own_shape() -> None:
     """Responses ``web_search_call`` items are the target's own: converted to
     Responses, they stay as they were."""
     items = [
-        {"type": "message", "role": "user", "content": "weather?"},
+        RU("weather?"),
         {
             "type": "web_search_call",
             "id": "ws_1",
@@ -288,7 +288,7 @@ def test_target_native_server_tools_pass_in_their_own_shape() -> None:
             "content": [{"type": "output_text", "text": "Sunny.", "annotations": []}],
         },
     ]
-    out = msgnorm.convert(items, source="openai-responses", target="openai-responses")
+    out = _responses(items)
     assert items[1] in out
 
 
@@ -388,16 +388,14 @@ def test_responses_compaction_items_are_kept_with_the_trigger_last() -> None:
     compaction = {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAA"}
     trigger = {"type": "compaction_trigger"}
     items = [
-        {"type": "message", "role": "user", "content": "q"},
+        RU("q"),
         compaction,
         trigger,
-        {"type": "message", "role": "user", "content": "and now?"},
+        RU("and now?"),
     ]
     (v,) = msgnorm.validate(items, "openai-responses")
     assert v.message == "The 'compaction_trigger' item must be the final input item."
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses"
-    )
+    out, report = _responses_report(items)
     assert compaction in out
     assert out[-1] == trigger and out.count(trigger) == 1
     assert report["compaction_trigger_moved"] == 1
@@ -451,7 +449,7 @@ def test_the_message_limit_is_named_not_repaired() -> None:
 
 def _responses_turns() -> list[dict[str, Any]]:
     return [
-        {"type": "message", "role": "user", "content": "weather in Oslo?"},
+        RU("weather in Oslo?"),
         {"type": "reasoning", "id": "rs_bare", "summary": []},
         {
             "type": "function_call",
@@ -474,16 +472,14 @@ def _responses_turns() -> list[dict[str, Any]]:
             "status": "completed",
             "content": [{"type": "output_text", "text": "Rain.", "annotations": []}],
         },
-        {"type": "message", "role": "user", "content": "and tomorrow?"},
+        RU("and tomorrow?"),
     ]
 
 
 def test_store_false_replays_without_server_state() -> None:
     items = _responses_turns()
     before = copy.deepcopy(items)
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses", store=False
-    )
+    out, report = _responses_report(items, store=False)
     assert items == before
     text = json.dumps(out)
     # no bare reasoning, no server-side msg_/fc_ ids
@@ -504,7 +500,7 @@ def test_store_false_replays_without_server_state() -> None:
 
 
 def test_store_true_keeps_the_stored_items() -> None:
-    out = msgnorm.convert(_responses_turns(), source="openai-responses", target="openai-responses")
+    out = _responses(_responses_turns())
     text = json.dumps(out)
     assert "rs_bare" in text and "msg_1" in text
 
@@ -536,10 +532,10 @@ def test_validate_knows_the_store_mode() -> None:
     """A replayed call without its reasoning item is a 400 of a stateless
     request only: with stored responses the server holds the reasoning."""
     items = [
-        {"type": "message", "role": "user", "content": "q"},
+        RU("q"),
         {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"},
         {"type": "message", "role": "assistant", "id": "msg_1", "content": "a"},
-        {"type": "message", "role": "user", "content": "again"},
+        RU("again"),
         {"type": "function_call", "id": "fc_2", "call_id": "c2", "name": "f", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c2", "output": "ok"},
     ]
@@ -553,7 +549,7 @@ def test_validate_knows_the_store_mode() -> None:
         "Item 'fc_2' of type 'function_call' was provided without its required 'reasoning' item."
     )
     # the stateless output carries no server-side id: nothing left to name
-    out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=False)
+    out = _responses(items, store=False)
     assert msgnorm.validate(out, "openai-responses", store=False) == []
     with pytest.raises(TypeError, match="store"):
         msgnorm.validate(items, "openai-responses", store="no")  # type: ignore[arg-type]
@@ -563,7 +559,7 @@ def test_validate_knows_the_store_mode() -> None:
 
 def test_strict_convert_refuses_the_stateless_repairs() -> None:
     items = [
-        {"type": "message", "role": "user", "content": "q"},
+        RU("q"),
         {"type": "reasoning", "id": "rs_1", "summary": []},
         {"type": "message", "role": "assistant", "content": "a"},
     ]
@@ -651,7 +647,7 @@ MCP_CALL = {
 
 def _replay() -> list[dict[str, Any]]:
     return [
-        {"type": "message", "role": "user", "content": "fix it, draw it, file it"},
+        RU("fix it, draw it, file it"),
         SHELL_CALL,
         SHELL_OUT,
         PATCH_CALL,
@@ -661,7 +657,7 @@ def _replay() -> list[dict[str, Any]]:
         MCP_REQUEST,
         MCP_RESPONSE,
         MCP_CALL,
-        {"type": "message", "role": "user", "content": "thanks"},
+        RU("thanks"),
     ]
 
 
@@ -670,17 +666,13 @@ def test_replay_items_pass_through_unchanged() -> None:
     _sdk_input(items)
     assert msgnorm.validate(items, "openai-responses") == []
     assert msgnorm.validate(items, "openai-responses", store=False) == []
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses"
-    )
+    out, report = _responses_report(items)
     assert out == items
     assert not any(report.get(k) for k in ("item_outputs_inserted", "item_outputs_removed"))
 
 
 def test_replay_items_without_server_state() -> None:
-    out, report = msgnorm.convert_report(
-        _replay(), source="openai-responses", target="openai-responses", store=False
-    )
+    out, report = _responses_report(_replay(), store=False)
     _sdk_input(out)
     assert msgnorm.validate(out, "openai-responses", store=False) == []
     by_type = {i["type"]: i for i in out}
@@ -697,7 +689,7 @@ def test_a_tool_list_before_the_reasoning_is_no_unreasoned_item() -> None:
     """The server lists an MCP server's tools before the model reasons: the
     list needs no reasoning before it; the call and the request do."""
     enc = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"}
-    user = {"type": "message", "role": "user", "content": "file it"}
+    user = RU("file it")
     ok = [user, MCP_LIST, enc, MCP_CALL]
     assert msgnorm.validate(ok, "openai-responses", store=False) == []
     bad = [user, MCP_LIST, enc, MCP_CALL, user, MCP_CALL | {"id": "mcp_2"}]
@@ -710,11 +702,11 @@ def test_a_tool_list_before_the_reasoning_is_no_unreasoned_item() -> None:
 def test_an_unanswered_client_call_gets_an_error_output() -> None:
     custom = {"type": "custom_tool_call", "call_id": "call_ct", "name": "apply", "input": "x"}
     items = [
-        {"type": "message", "role": "user", "content": "go"},
+        RU("go"),
         SHELL_CALL,
         PATCH_CALL,
         custom,
-        {"type": "message", "role": "user", "content": "stop"},
+        RU("stop"),
     ]
     found = msgnorm.validate(items, "openai-responses")
     assert [(v.rule, v.index, v.message) for v in found] == [
@@ -734,9 +726,7 @@ def test_an_unanswered_client_call_gets_an_error_output() -> None:
             "No tool output found for custom tool call call_ct.",
         ),
     ]
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses"
-    )
+    out, report = _responses_report(items)
     _sdk_input(out)
     assert msgnorm.validate(out, "openai-responses") == []
     assert report["item_outputs_inserted"] == 3
@@ -759,11 +749,11 @@ def test_an_unanswered_client_call_gets_an_error_output() -> None:
 
 def test_an_output_before_or_without_its_call_is_removed() -> None:
     items = [
-        {"type": "message", "role": "user", "content": "go"},
+        RU("go"),
         PATCH_OUT,
         SHELL_OUT,
         SHELL_CALL,
-        {"type": "message", "role": "user", "content": "stop"},
+        RU("stop"),
     ]
     found = msgnorm.validate(items, "openai-responses")
     # (the shell call has an output, in the wrong place: one rule names it)
@@ -774,9 +764,7 @@ def test_an_output_before_or_without_its_call_is_removed() -> None:
     assert found[0].message == (
         "No tool call found for apply patch call output with call_id call_ap."
     )
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses"
-    )
+    out, report = _responses_report(items)
     assert msgnorm.validate(out, "openai-responses") == []
     assert report["item_outputs_removed"] == 2 and report["item_outputs_inserted"] == 1
     assert [i["type"] for i in out] == ["message", "shell_call", "shell_call_output", "message"]
@@ -784,10 +772,10 @@ def test_an_output_before_or_without_its_call_is_removed() -> None:
 
 def test_stateless_replay_drops_what_names_a_stored_item() -> None:
     items = [
-        {"type": "message", "role": "user", "content": "q"},
+        RU("q"),
         {"type": "item_reference", "id": "msg_0"},
         {"type": "mcp_approval_response", "approval_request_id": "mcpr_9", "approve": False},
-        {"type": "message", "role": "user", "content": "next"},
+        RU("next"),
     ]
     found = msgnorm.validate(items, "openai-responses", store=False)
     assert [(v.rule, v.index, v.path) for v in found] == [
@@ -801,27 +789,25 @@ def test_stateless_replay_drops_what_names_a_stored_item() -> None:
     assert found[0].message.startswith("Item with id 'msg_0' not found. Items are not persisted")
     # with stored responses both are looked up on the server: no rule broken
     assert msgnorm.validate(items, "openai-responses") == []
-    out, report = msgnorm.convert_report(
-        items, source="openai-responses", target="openai-responses", store=False
-    )
+    out, report = _responses_report(items, store=False)
     assert [i["content"] for i in out] == ["q", "next"]
     assert report["item_references_dropped"] == 1 and report["mcp_approvals_dropped"] == 1
-    kept = msgnorm.convert(items, source="openai-responses", target="openai-responses")
+    kept = _responses(items)
     assert kept == items
 
 
 def test_an_image_call_without_its_reasoning_is_named_not_repaired() -> None:
     items = [
-        {"type": "message", "role": "user", "content": "hi"},
+        RU("hi"),
         {"type": "reasoning", "id": "rs_0", "summary": [], "encrypted_content": "gAAA"},
         {"type": "message", "role": "assistant", "content": "hello"},
-        {"type": "message", "role": "user", "content": "draw"},
+        RU("draw"),
         {"type": "reasoning", "id": "rs_1", "summary": []},
         IMAGE_CALL,
     ]
     found = msgnorm.validate(items, "openai-responses", store=False)
     assert [v.rule for v in found] == ["openai-responses/item-not-stored"]
-    out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=False)
+    out = _responses(items, store=False)
     # the bare reasoning goes; the image call's id is required, so it stays and
     # now lacks its reasoning: named, with no repair of msgnorm's
     (v,) = msgnorm.validate(out, "openai-responses", store=False)
@@ -838,10 +824,10 @@ def test_reasoning_needs_the_item_it_reasoned_toward() -> None:
     item_reference may name the following item; a reasoning item left before
     a call's output is dropped (the API: "without its required following item")."""
     enc = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"}
-    user = {"type": "message", "role": "user", "content": "go"}
+    user = RU("go")
     kept = [user, enc, MCP_REQUEST]
     assert msgnorm.validate(kept, "openai-responses") == []
-    assert msgnorm.convert(kept, source="openai-responses", target="openai-responses") == kept
+    assert _responses(kept) == kept
     assert (
         msgnorm.validate([user, enc, {"type": "item_reference", "id": "msg_1"}], "openai-responses")
         == []
@@ -852,14 +838,12 @@ def test_reasoning_needs_the_item_it_reasoned_toward() -> None:
     assert [v.rule for v in msgnorm.validate(bad, "openai-responses")] == [
         "openai-responses/reasoning-without-following"
     ]
-    out, report = msgnorm.convert_report(bad, source="openai-responses", target="openai-responses")
+    out, report = _responses_report(bad)
     assert out == [user, call, output] and report["reasoning_dropped"] == 1
     assert msgnorm.validate(out, "openai-responses") == []
     # stateless: dropping the item_reference leaves the reasoning unfollowed: it goes too
     refd = [user, enc, {"type": "item_reference", "id": "msg_1"}, user]
-    out, report = msgnorm.convert_report(
-        refd, source="openai-responses", target="openai-responses", store=False
-    )
+    out, report = _responses_report(refd, store=False)
     assert [i["type"] for i in out] == ["message", "message"]
     assert report["reasoning_dropped"] == 1 and report["item_references_dropped"] == 1
 
@@ -951,8 +935,8 @@ def test_a_program_fingerprint_round_trips(store: bool) -> None:
         "result": "55",
         "status": "completed",
     }
-    items = [{"type": "message", "role": "user", "content": "sum 1..10"}, program, output]
-    out = msgnorm.convert(items, source="openai-responses", target="openai-responses", store=store)
+    items = [RU("sum 1..10"), program, output]
+    out = _responses(items, store=store)
     assert out[1:] == [program, output]
     import pydantic
     from openai.types.responses import ResponseInputParam

@@ -199,105 +199,115 @@ def test_pairing_error_is_a_value_error(impl):
     assert issubclass(impl.PairingError, ValueError)
 
 
-def test_strict_orphan(impl):
+_STRICT_REFUSALS = [
     # §4.6 strict: the orphan rule would change record 0; ids: its results (A10)
-    with raises_pairing(impl, 0, ["t9", "t8"]):
-        impl.normalize_for_api(
-            [user("r0", [tool_result("t9"), text("x"), tool_result("t8")])], strict=True
-        )
-
-
-def test_strict_missing_result_names_the_user_record(impl):
+    pytest.param(
+        [user("r0", [tool_result("t9"), text("x"), tool_result("t8")])],
+        0,
+        ["t9", "t8"],
+        id="orphan",
+    ),
     # A10: the user record that would change; ids: missing (tool_use order) then removed
-    records = [
-        user("u0", "go"),
-        asst("a1", [tool_use("t1"), tool_use("t2"), tool_use("t3")]),
-        user("r1", [tool_result("t2"), tool_result("t7")]),
-    ]
-    with raises_pairing(impl, 2, ["t1", "t3", "t7"]):
-        impl.normalize_for_api(records, strict=True)
-
-
-def test_strict_no_next_user_names_the_assistant(impl):
+    pytest.param(
+        [
+            user("u0", "go"),
+            asst("a1", [tool_use("t1"), tool_use("t2"), tool_use("t3")]),
+            user("r1", [tool_result("t2"), tool_result("t7")]),
+        ],
+        2,
+        ["t1", "t3", "t7"],
+        id="missing_result_names_the_user_record",
+    ),
     # A10: an assistant with tool_use and no next user record; indices are input indices
-    records = [
-        progress("p"),
-        entry("summary"),
-        user("u0", "go"),
-        asst("a1", [tool_use("t1"), tool_use("t2")]),
-    ]
-    with raises_pairing(impl, 3, ["t1", "t2"]):
-        impl.normalize_for_api(records, strict=True)
-
-
-def test_strict_repeated_result(impl):
+    pytest.param(
+        [
+            progress("p"),
+            entry("summary"),
+            user("u0", "go"),
+            asst("a1", [tool_use("t1"), tool_use("t2")]),
+        ],
+        3,
+        ["t1", "t2"],
+        id="no_next_user_names_the_assistant",
+    ),
     # §4.6 strict: "repeats of an id, are removed" would change record 2
-    records = [
-        user("u0", "go"),
-        asst("a1", [tool_use("t1")]),
-        user("r1", [tool_result("t1"), tool_result("t1")]),
-    ]
-    with raises_pairing(impl, 2, ["t1"]):
-        impl.normalize_for_api(records, strict=True)
-
-
-def test_strict_reorder_only(impl):
+    pytest.param(
+        [
+            user("u0", "go"),
+            asst("a1", [tool_use("t1")]),
+            user("r1", [tool_result("t1"), tool_result("t1")]),
+        ],
+        2,
+        ["t1"],
+        id="repeated_result",
+    ),
     # A10: when only the order would change, the ids of all its results
-    records = [
-        user("u0", "go"),
-        asst("a1", [tool_use("t1")]),
-        user("r1", [text("x"), tool_result("t1")]),
-    ]
-    with raises_pairing(impl, 2, ["t1"]):
-        impl.normalize_for_api(records, strict=True)
-
-
-def test_strict_result_without_tool_use(impl):
+    pytest.param(
+        [
+            user("u0", "go"),
+            asst("a1", [tool_use("t1")]),
+            user("r1", [text("x"), tool_result("t1")]),
+        ],
+        2,
+        ["t1"],
+        id="reorder_only",
+    ),
     # §4.6 strict: "its tool_result blocks for other ids ... are removed" would change record 2
-    records = [user("u0", "go"), asst("a1", "hi"), user("r1", [tool_result("t1")])]
-    with raises_pairing(impl, 2, ["t1"]):
-        impl.normalize_for_api(records, strict=True)
-
-
-def test_strict_repeated_tool_use(impl):
+    pytest.param(
+        [user("u0", "go"), asst("a1", "hi"), user("r1", [tool_result("t1")])],
+        2,
+        ["t1"],
+        id="result_without_tool_use",
+    ),
     # §4.5 first rule
-    records = [
-        user("u0", "go"),
-        asst("a1", [tool_use("t1")]),
-        user("r1", [tool_result("t1")]),
-        asst("a2", [tool_use("t2"), tool_use("t1")]),
-        user("r2", [tool_result("t2")]),
-    ]
-    with raises_pairing(impl, 3, ["t1"]):
-        impl.normalize_for_api(records, strict=True)
-
-
-def test_strict_unanswered_server_tool_use(impl):
+    pytest.param(
+        [
+            user("u0", "go"),
+            asst("a1", [tool_use("t1")]),
+            user("r1", [tool_result("t1")]),
+            asst("a2", [tool_use("t2"), tool_use("t1")]),
+            user("r2", [tool_result("t2")]),
+        ],
+        3,
+        ["t1"],
+        id="repeated_tool_use",
+    ),
     # §4.5 second rule
-    records = [user("u0", "go"), asst("a1", [server_tool_use("s1"), text("x")])]
-    with raises_pairing(impl, 1, ["s1"]):
-        impl.normalize_for_api(records, strict=True)
-
-
-def test_strict_step5_is_checked_before_step6(impl):
+    pytest.param(
+        [user("u0", "go"), asst("a1", [server_tool_use("s1"), text("x")])],
+        1,
+        ["s1"],
+        id="unanswered_server_tool_use",
+    ),
     # A10: step 5's checks run over all records before step 6's walk
-    records = [
-        user("r0", [tool_result("t9"), text("x")]),
-        asst("a1", [tool_use("t1"), tool_use("t1")]),
-        user("r1", [tool_result("t1")]),
-    ]
-    with raises_pairing(impl, 1, ["t1"]):
-        impl.normalize_for_api(records, strict=True)
-
-
-def test_strict_index_of_a_rejoined_assistant(impl):
+    pytest.param(
+        [
+            user("r0", [tool_result("t9"), text("x")]),
+            asst("a1", [tool_use("t1"), tool_use("t1")]),
+            user("r1", [tool_result("t1")]),
+        ],
+        1,
+        ["t1"],
+        id="step5_is_checked_before_step6",
+    ),
     # A9: the record carrying the fields of the first fragment (input index 1)
-    records = [
-        user("u0", "go"),
-        asst("a1", [text("x")], mid="m"),
-        asst("a2", [tool_use("t1")], mid="m"),
-    ]
-    with raises_pairing(impl, 1, ["t1"]):
+    pytest.param(
+        [
+            user("u0", "go"),
+            asst("a1", [text("x")], mid="m"),
+            asst("a2", [tool_use("t1")], mid="m"),
+        ],
+        1,
+        ["t1"],
+        id="index_of_a_rejoined_assistant",
+    ),
+]
+
+
+@pytest.mark.parametrize(("records", "index", "ids"), _STRICT_REFUSALS)
+def test_strict_refuses_what_it_would_repair(impl, records, index, ids):
+    """The first record the repair would change, its index and ids (§4.6, A10)."""
+    with raises_pairing(impl, index, ids):
         impl.normalize_for_api(records, strict=True)
 
 

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from msgnorm import ProviderRuleError, Violation
 from msgnorm.cli import main as cli_main
+from support.anthropic_blocks import STU, THINK, TR, TU, A, T, U
 from support.strategies import histories
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,30 +25,6 @@ ROOT = Path(__file__).resolve().parent.parent
 # --------------------------------------------------------------------------
 # builders
 # --------------------------------------------------------------------------
-
-
-def U(content: Any) -> dict[str, Any]:
-    return {"role": "user", "content": content}
-
-
-def A(content: Any) -> dict[str, Any]:
-    return {"role": "assistant", "content": content}
-
-
-def T(text: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "text", "text": text, **extra}
-
-
-def TU(id_: str, name: str = "get_weather", input_: Any = None) -> dict[str, Any]:
-    return {"type": "tool_use", "id": id_, "name": name, "input": {} if input_ is None else input_}
-
-
-def TR(id_: str, content: Any = "sunny") -> dict[str, Any]:
-    return {"type": "tool_result", "tool_use_id": id_, "content": content}
-
-
-def THINK() -> dict[str, Any]:
-    return {"type": "thinking", "thinking": "let me see", "signature": "EqQBCkgIARAC"}
 
 
 CC = {"cache_control": {"type": "ephemeral"}}
@@ -157,10 +134,6 @@ def RA(id_: str = "msg_1") -> dict[str, Any]:
         "status": "completed",
         "content": [{"type": "output_text", "text": "done", "annotations": []}],
     }
-
-
-def STU(id_: str = "srvtoolu_01", name: str = "web_search") -> dict[str, Any]:
-    return {"type": "server_tool_use", "id": id_, "name": name, "input": {"query": "weather"}}
 
 
 def WSR(id_: str = "srvtoolu_01") -> dict[str, Any]:

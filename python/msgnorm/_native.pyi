@@ -11,7 +11,7 @@ native functions themselves: their keyword defaults and checks exist once, here.
 from collections.abc import Mapping
 from typing import Any, TypedDict, final
 
-from typing_extensions import Unpack
+from typing_extensions import Unpack, disjoint_base
 
 __all__ = [
     "BUILD_PROFILE",
@@ -205,22 +205,19 @@ def default_num_threads() -> int: ...
 
 # The Arrow kernel: ``array`` has ``__arrow_c_array__`` or ``__arrow_c_stream__``;
 # the result is an Arrow object with the same one (see ``msgnorm.arrow``).
+@disjoint_base
+class ArrowStream:
+    """A chunked result: ``__arrow_c_stream__``."""
+
+    def __arrow_c_schema__(self, requested_schema: object = None) -> Any: ...
+    def __arrow_c_stream__(self, requested_schema: object = None) -> Any: ...
+    def __len__(self) -> int: ...
+
 @final
-class ArrowArray:
+class ArrowArray(ArrowStream):
     """A result of one array: ``__arrow_c_array__`` (and a one-chunk stream)."""
 
-    def __arrow_c_schema__(self, requested_schema: object = None) -> Any: ...
     def __arrow_c_array__(self, requested_schema: object = None) -> tuple[Any, Any]: ...
-    def __arrow_c_stream__(self, requested_schema: object = None) -> Any: ...
-    def __len__(self) -> int: ...
-
-@final
-class ArrowStream:
-    """A chunked result: ``__arrow_c_stream__`` only."""
-
-    def __arrow_c_schema__(self, requested_schema: object = None) -> Any: ...
-    def __arrow_c_stream__(self, requested_schema: object = None) -> Any: ...
-    def __len__(self) -> int: ...
 
 def arrow_kernel(
     array: Any,

@@ -403,20 +403,21 @@ class _Builder:
 
 _ABSENT = object()
 
+# the _Builder method of each event, weighted by repetition
 _EVENTS = [
     "prompt",
     "prompt",
     "prompt",
-    "assistant",
-    "assistant",
-    "assistant",
-    "assistant",
+    "assistant_turn",
+    "assistant_turn",
+    "assistant_turn",
+    "assistant_turn",
     "api_error",
     "system",
     "attachment",
     "attachment",
     "noise",
-    "orphan",
+    "orphan_results",
 ]
 
 
@@ -426,21 +427,7 @@ def histories(draw: Any, max_events: int = 10) -> list[Rec]:
     b = _Builder(draw)
     n_events = draw(st.integers(0, max_events))
     for _ in range(n_events):
-        event = _pick(draw, _EVENTS)
-        if event == "prompt":
-            b.prompt()
-        elif event == "assistant":
-            b.assistant_turn()
-        elif event == "api_error":
-            b.api_error()
-        elif event == "system":
-            b.system()
-        elif event == "attachment":
-            b.attachment()
-        elif event == "noise":
-            b.noise()
-        else:
-            b.orphan_results()
+        getattr(b, _pick(draw, _EVENTS))()
     records = b.records
     # tombstones, pointing mostly at real records, placed anywhere
     for _ in range(draw(st.integers(0, 2))):

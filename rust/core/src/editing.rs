@@ -579,15 +579,21 @@ mod tests {
             clear_inputs: super::ClearInputs::All,
             placeholder: "[cleared]".into(),
         };
-        crate::on_json::clear_context(
-            src.as_bytes(),
-            Some(&t),
-            Some(super::ThinkingOptions {
-                keep_turns: Some(0),
-            }),
-        )
-        .map(|(o, r)| (String::from_utf8(o).unwrap(), r))
-        .unwrap()
+        let thinking = super::ThinkingOptions {
+            keep_turns: Some(0),
+        };
+        clear(src, Some(&t), Some(thinking))
+    }
+
+    /// `clear_context` of the JSON array `src`, its output as text.
+    fn clear(
+        src: &str,
+        tools: Option<&super::ToolOptions>,
+        thinking: Option<super::ThinkingOptions>,
+    ) -> (String, super::EditReport) {
+        crate::on_json::clear_context(src.as_bytes(), tools, thinking)
+            .map(|(o, r)| (String::from_utf8(o).unwrap(), r))
+            .unwrap()
     }
 
     fn opts(keep: usize, least: u64) -> super::ToolOptions {
@@ -616,28 +622,24 @@ mod tests {
     #[test]
     fn clear_at_least_is_all_or_nothing() {
         let src = loops(5, 400);
-        let (_, all) =
-            crate::on_json::clear_context(src.as_bytes(), Some(&opts(1, 0)), None).unwrap();
+        let (_, all) = clear(&src, Some(&opts(1, 0)), None);
         // keep=1 keeps t4 (also the current loop): t0..t3 are cleared
         assert_eq!(all.results_cleared, 4);
         let saved = all.tokens_before - all.tokens_after;
-        let (out, none) =
-            crate::on_json::clear_context(src.as_bytes(), Some(&opts(1, saved + 1)), None).unwrap();
+        let (out, none) = clear(&src, Some(&opts(1, saved + 1)), None);
         assert_eq!(none.first_changed, None);
-        assert_eq!(String::from_utf8(out).unwrap(), src);
-        let (_, exact) =
-            crate::on_json::clear_context(src.as_bytes(), Some(&opts(1, saved)), None).unwrap();
+        assert_eq!(out, src);
+        let (_, exact) = clear(&src, Some(&opts(1, saved)), None);
         assert_eq!(exact, all);
     }
 
     #[test]
     fn small_results_stay_and_the_count_never_grows() {
         let src = loops(4, 3);
-        let (out, rep) =
-            crate::on_json::clear_context(src.as_bytes(), Some(&opts(0, 0)), None).unwrap();
+        let (out, rep) = clear(&src, Some(&opts(0, 0)), None);
         assert_eq!(rep.results_cleared, 0);
         assert_eq!(rep.first_changed, None);
-        assert_eq!(String::from_utf8(out).unwrap(), src);
+        assert_eq!(out, src);
     }
 
     #[test]
@@ -650,20 +652,19 @@ mod tests {
         let th = super::ThinkingOptions {
             keep_turns: Some(0),
         };
-        let (out, rep) = crate::on_json::clear_context(src.as_bytes(), None, Some(th)).unwrap();
+        let (out, rep) = clear(src, None, Some(th));
         assert_eq!(rep.thinking_cleared, 1);
         assert_eq!(rep.first_changed, Some(3));
-        let out = String::from_utf8(out).unwrap();
         assert!(out.contains(r#""content":[{"type":"thinking","thinking":"t","signature":"s"}]"#));
         assert!(
             out.contains(r#""content":[{"type":"text","text":"r"}]"#),
             "{out}"
         );
         let all = super::ThinkingOptions { keep_turns: None };
-        let (same, rep) = crate::on_json::clear_context(src.as_bytes(), None, Some(all)).unwrap();
+        let (same, rep) = clear(src, None, Some(all));
         assert_eq!(rep.thinking_cleared, 0);
         // Records are copied byte for byte (the array's own whitespace is not kept).
-        assert_eq!(String::from_utf8(same).unwrap(), src.replace(",\n", ","));
+        assert_eq!(same, src.replace(",\n", ","));
     }
 
     #[test]

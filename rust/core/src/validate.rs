@@ -348,6 +348,31 @@ impl<'v, 'a> Ctx<'v, 'a> {
             _ => &[],
         }
     }
+
+    /// Each message without blocks: a hit at its `field` (`.content`, `.parts`).
+    pub fn empty_messages(&self, field: &str, out: &mut Vec<Hit>) {
+        for m in &self.msgs {
+            if m.blocks.is_empty() {
+                out.push(Hit::at(m, field, ""));
+            }
+        }
+    }
+
+    /// Each tool definition's `key` object (Bedrock's `toolSpec`, OpenAI
+    /// Chat's `function`) whose name `p` refuses: a hit at `{list}[k].{key}.name`.
+    pub fn declared_tool_names(&self, p: Provider, list: &str, key: &str, out: &mut Vec<Hit>) {
+        for (k, t) in self.tool_list().iter().enumerate() {
+            if let Some(spec) = t.get(key) {
+                let name = spec.str_at("name").unwrap_or("");
+                if !p.tool_name_ok(name) {
+                    out.push(Hit::param(
+                        format!("{list}[{k}].{key}.name"),
+                        format!("{name:?}"),
+                    ));
+                }
+            }
+        }
+    }
 }
 
 /// A rule broken at one place, as a check reports it.

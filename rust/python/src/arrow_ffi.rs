@@ -3,10 +3,10 @@
 //!
 //! In: any object with `__arrow_c_array__` (a schema capsule and an array
 //! capsule) or `__arrow_c_stream__` (a stream capsule) becomes its field and its
-//! arrays (one, or the stream's chunks). Out: [`ArrowResult`], a small object
-//! with `__arrow_c_array__` (one array) or `__arrow_c_stream__` (chunks) that
-//! `pyarrow.array`, `pyarrow.chunked_array`, `polars.Series` and friends take
-//! without a copy.
+//! arrays (one, or the stream's chunks). Out: [`ArrowStream`], a small object
+//! with `__arrow_c_stream__` (chunks), or its [`ArrowArray`] (one array, also
+//! with `__arrow_c_array__`), that `pyarrow.array`, `pyarrow.chunked_array`,
+//! `polars.Series` and friends take without a copy.
 //!
 //! The producer's `requested_schema` is ignored (the interface allows it: a
 //! producer may hand back its own type); the consumer casts if it needs to.
@@ -151,31 +151,28 @@ fn stream_error(stream: &mut FFI_ArrowArrayStream, code: c_int) -> ArrowError {
     })
 }
 
-/// A result of one array, handed back through the PyCapsule interface
-/// (`__arrow_c_array__`, and `__arrow_c_stream__` of that one array).
-/// Each export hands out the same buffers again (shared, not copied).
-#[pyclass(module = "msgnorm._native", name = "ArrowArray", frozen)]
-pub struct ArrowArray {
-    field: FieldRef,
-    array: ArrayRef,
-}
-
-/// A chunked result, handed back through `__arrow_c_stream__` only.
-#[pyclass(module = "msgnorm._native", name = "ArrowStream", frozen)]
+/// A chunked result, handed back through `__arrow_c_stream__`. Each export
+/// hands out the same buffers again (shared, not copied).
+#[pyclass(module = "msgnorm._native", name = "ArrowStream", frozen, subclass)]
 pub struct ArrowStream {
     field: FieldRef,
     chunks: Vec<ArrayRef>,
 }
 
-impl ArrowArray {
-    pub fn new(field: FieldRef, array: ArrayRef) -> Self {
-        Self { field, array }
-    }
-}
+/// A result of one array: the stream of that one chunk, also handed back
+/// through `__arrow_c_array__`.
+#[pyclass(module = "msgnorm._native", name = "ArrowArray", frozen, extends = ArrowStream)]
+pub struct ArrowArray {}
 
 impl ArrowStream {
     pub fn new(field: FieldRef, chunks: Vec<ArrayRef>) -> Self {
         Self { field, chunks }
+    }
+}
+
+impl ArrowArray {
+    pub fn new(field: FieldRef, array: ArrayRef) -> PyClassInitializer<Self> {
+        PyClassInitializer::from(ArrowStream::new(field, vec![array])).add_subclass(Self {})
     }
 }
 
@@ -184,66 +181,7 @@ fn schema_capsule<'py>(py: Python<'py>, field: &Field) -> PyResult<Bound<'py, Py
     PyCapsule::new_with_value(py, schema, SCHEMA)
 }
 
-fn stream_capsule<'py>(
-    py: Python<'py>,
-    field: &FieldRef,
-    chunks: Vec<ArrayRef>,
-) -> PyResult<Bound<'py, PyCapsule>> {
-    PyCapsule::new_with_value(py, export_stream(Arc::clone(field), chunks), STREAM)
-}
-
-fn describe(field: &Field, rows: usize, chunks: usize) -> String {
-    format!(
-        "<msgnorm Arrow result: {}, {rows} rows in {chunks} chunk(s)>",
-        field.data_type()
-    )
-}
-
 // `requested_schema` is accepted and ignored, as the interface allows.
-#[pymethods]
-impl ArrowArray {
-    #[pyo3(signature = (requested_schema=None))]
-    fn __arrow_c_schema__<'py>(
-        &self,
-        py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema;
-        schema_capsule(py, &self.field)
-    }
-
-    #[pyo3(signature = (requested_schema=None))]
-    fn __arrow_c_array__<'py>(
-        &self,
-        py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyTuple>> {
-        let _ = requested_schema;
-        let schema = schema_capsule(py, &self.field)?;
-        let array = FFI_ArrowArray::new(&self.array.to_data());
-        let array = PyCapsule::new_with_value(py, array, ARRAY)?;
-        PyTuple::new(py, [schema, array])
-    }
-
-    #[pyo3(signature = (requested_schema=None))]
-    fn __arrow_c_stream__<'py>(
-        &self,
-        py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema;
-        stream_capsule(py, &self.field, vec![Arc::clone(&self.array)])
-    }
-
-    fn __len__(&self) -> usize {
-        self.array.len()
-    }
-
-    fn __repr__(&self) -> String {
-        describe(&self.field, self.array.len(), 1)
-    }
-}
-
 #[pymethods]
 impl ArrowStream {
     #[pyo3(signature = (requested_schema=None))]
@@ -263,7 +201,8 @@ impl ArrowStream {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let _ = requested_schema;
-        stream_capsule(py, &self.field, self.chunks.clone())
+        let stream = export_stream(Arc::clone(&self.field), self.chunks.clone());
+        PyCapsule::new_with_value(py, stream, STREAM)
     }
 
     fn __len__(&self) -> usize {
@@ -271,7 +210,33 @@ impl ArrowStream {
     }
 
     fn __repr__(&self) -> String {
-        describe(&self.field, self.__len__(), self.chunks.len())
+        format!(
+            "<msgnorm Arrow result: {}, {} rows in {} chunk(s)>",
+            self.field.data_type(),
+            self.__len__(),
+            self.chunks.len()
+        )
+    }
+}
+
+#[pymethods]
+impl ArrowArray {
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(
+        slf: &Bound<'py, Self>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let _ = requested_schema;
+        let py = slf.py();
+        let stream = slf.as_super().get();
+        let schema = schema_capsule(py, &stream.field)?;
+        let one = stream
+            .chunks
+            .first()
+            .ok_or_else(|| PyValueError::new_err("internal error: no output chunk"))?;
+        let array = FFI_ArrowArray::new(&one.to_data());
+        let array = PyCapsule::new_with_value(py, array, ARRAY)?;
+        PyTuple::new(py, [schema, array])
     }
 }
 

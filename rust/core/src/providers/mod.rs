@@ -86,16 +86,10 @@ impl Provider {
         };
         match self {
             Provider::Gemini => first().is_some_and(|r| {
-                r.str("type") == Some("assistant")
-                    && r.get("message")
-                        .and_then(Value::as_obj)
-                        .and_then(|m| m.get("content"))
-                        .and_then(Value::as_arr)
-                        .is_some_and(|c| {
-                            c.iter()
-                                .filter_map(Value::as_obj)
-                                .any(|b| b.str("type") == Some("tool_use"))
-                        })
+                r.assistant_blocks()
+                    .iter()
+                    .filter_map(Value::as_obj)
+                    .any(|b| b.str("type") == Some("tool_use"))
             }),
             Provider::Anthropic
             | Provider::OpenAIChat

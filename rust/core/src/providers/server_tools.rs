@@ -18,20 +18,12 @@ pub fn is_result(t: &str) -> bool {
 }
 
 fn has_server_blocks(r: &Value) -> bool {
-    let Some(r) = r.as_obj() else { return false };
-    if r.str("type") != Some("assistant") {
-        return false;
-    }
-    let blocks = r
-        .get("message")
-        .and_then(Value::as_obj)
-        .and_then(|m| m.get("content"))
-        .and_then(Value::as_arr)
-        .unwrap_or(&[]);
-    blocks
-        .iter()
-        .filter_map(|b| b.as_obj()?.str("type"))
-        .any(|t| is_use(t) || is_result(t))
+    r.as_obj().is_some_and(|r| {
+        r.assistant_blocks()
+            .iter()
+            .filter_map(|b| b.as_obj()?.str("type"))
+            .any(|t| is_use(t) || is_result(t))
+    })
 }
 
 /// Rewrites the server tool blocks of normalized assistant records for

@@ -211,6 +211,18 @@ impl Map {
         self.0.len()
     }
     /// A copy without the listed keys.
+    /// An assistant record's `message.content` blocks (none for any other record).
+    pub fn assistant_blocks(&self) -> &[Value] {
+        if self.str("type") != Some("assistant") {
+            return &[];
+        }
+        self.get("message")
+            .and_then(Value::as_obj)
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_arr)
+            .unwrap_or(&[])
+    }
+
     pub fn without(&self, keys: &[&str]) -> Map {
         Map(self
             .0

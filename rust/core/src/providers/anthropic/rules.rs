@@ -218,6 +218,14 @@ fn tool_result_ids<'v>(m: &Msg<'v, '_>) -> impl Iterator<Item = (usize, &'v str)
     blocks_of(m, "tool_result", "tool_use_id")
 }
 
+/// The ids `ids` finds in the messages of a turn.
+fn ids_in<'v, I: Iterator<Item = (usize, &'v str)>>(
+    turn: &[&Msg<'v, '_>],
+    ids: impl Fn(&Msg<'v, '_>) -> I,
+) -> AHashSet<&'v str> {
+    turn.iter().flat_map(|m| ids(m).map(|(_, id)| id)).collect()
+}
+
 /// `(position, block[key])` of the blocks of one type.
 fn blocks_of<'v>(
     m: &Msg<'v, '_>,
@@ -234,24 +242,22 @@ fn blocks_of<'v>(
 /// The turn (the run of adjacent user or assistant messages, system messages
 /// skipped) that follows the turn of message `k`, when it has `role`.
 fn run_after<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>, k: usize, role: &str) -> Vec<&'c Msg<'v, 'a>> {
-    let own = c.msgs[k].role;
-    let mut rest = c.msgs[k + 1..]
-        .iter()
-        .filter(|m| matches!(m.role, Some("user" | "assistant")))
-        .skip_while(|m| m.role == own)
-        .peekable();
-    if rest.peek().map(|m| m.role) != Some(Some(role)) {
-        return Vec::new();
-    }
-    rest.take_while(|m| m.role == Some(role)).collect()
+    next_turn(c.msgs[k + 1..].iter(), c.msgs[k].role, role)
 }
 
 /// The turn that precedes the turn of message `k`, when it has `role`.
 fn run_before<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>, k: usize, role: &str) -> Vec<&'c Msg<'v, 'a>> {
-    let own = c.msgs[k].role;
-    let mut rest = c.msgs[..k]
-        .iter()
-        .rev()
+    next_turn(c.msgs[..k].iter().rev(), c.msgs[k].role, role)
+}
+
+/// The first turn of `msgs` (walked away from a message of role `own`) past
+/// the rest of `own`'s turn, when it has `role`.
+fn next_turn<'c, 'v: 'c, 'a: 'c>(
+    msgs: impl Iterator<Item = &'c Msg<'v, 'a>>,
+    own: Option<&str>,
+    role: &str,
+) -> Vec<&'c Msg<'v, 'a>> {
+    let mut rest = msgs
         .filter(|m| matches!(m.role, Some("user" | "assistant")))
         .skip_while(|m| m.role == own)
         .peekable();
@@ -274,10 +280,7 @@ fn tool_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
         }
         // the user turn after this assistant turn (adjacent messages of one
         // role are one turn: the API joins them)
-        let answered: AHashSet<&str> = run_after(c, k, "user")
-            .iter()
-            .flat_map(|n| tool_result_ids(n).map(|(_, id)| id))
-            .collect();
+        let answered = ids_in(&run_after(c, k, "user"), tool_result_ids);
         let mut missing = Vec::new();
         let mut first = None;
         for (j, id) in tool_use_ids(m) {
@@ -329,10 +332,7 @@ fn tool_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
         if tool_result_ids(m).next().is_none() {
             continue;
         }
-        let calls: AHashSet<&str> = run_before(c, k, "assistant")
-            .iter()
-            .flat_map(|p| tool_use_ids(p).map(|(_, id)| id))
-            .collect();
+        let calls = ids_in(&run_before(c, k, "assistant"), tool_use_ids);
         for (j, id) in tool_result_ids(m) {
             if m.role != Some("user") || !calls.contains(id) {
                 out.push(Hit::at(m, format_args!(".content[{j}]"), id));

@@ -90,11 +90,7 @@ fn roles_alternate(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn empty_content(c: &Ctx, out: &mut Vec<Hit>) {
-    for m in &c.msgs {
-        if m.blocks.is_empty() {
-            out.push(Hit::at(m, ".content", ""));
-        }
-    }
+    c.empty_messages(".content", out);
 }
 
 fn blank_text(c: &Ctx, out: &mut Vec<Hit>) {
@@ -257,17 +253,7 @@ fn tool_config_required(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
-    for (k, t) in c.tool_list().iter().enumerate() {
-        if let Some(spec) = t.get("toolSpec") {
-            let name = spec.str_at("name").unwrap_or("");
-            if !Provider::Bedrock.tool_name_ok(name) {
-                out.push(Hit::param(
-                    format!("toolConfig.tools[{k}].toolSpec.name"),
-                    format!("{name:?}"),
-                ));
-            }
-        }
-    }
+    c.declared_tool_names(Provider::Bedrock, "toolConfig.tools", "toolSpec", out);
     for m in &c.msgs {
         for (j, b) in m.blocks.iter().enumerate() {
             if let Some(tu) = b.get("toolUse") {

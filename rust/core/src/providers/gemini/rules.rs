@@ -77,11 +77,7 @@ fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn empty_parts(c: &Ctx, out: &mut Vec<Hit>) {
-    for m in &c.msgs {
-        if m.blocks.is_empty() {
-            out.push(Hit::at(m, ".parts", ""));
-        }
-    }
+    c.empty_messages(".parts", out);
 }
 
 /// Adjacent contents of one role, read as one turn: the API joins them (a

@@ -227,17 +227,7 @@ fn duplicate_call_id(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn function_name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
-    for (k, t) in c.tool_list().iter().enumerate() {
-        if let Some(f) = t.get("function") {
-            let name = f.str_at("name").unwrap_or("");
-            if !Provider::OpenAIChat.tool_name_ok(name) {
-                out.push(Hit::param(
-                    format!("tools[{k}].function.name"),
-                    format!("{name:?}"),
-                ));
-            }
-        }
-    }
+    c.declared_tool_names(Provider::OpenAIChat, "tools", "function", out);
     for m in &c.msgs {
         for (j, call) in m.raw.list_at("tool_calls").iter().enumerate() {
             let name = call
