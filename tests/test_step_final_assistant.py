@@ -72,3 +72,30 @@ def test_tool_use_is_never_last(impl):
     out = impl.normalize_for_api([user("u0", "go"), asst("a1", [text("x "), tool_use("t1")])])
     assert out[1] == asst("a1", [text("x "), tool_use("t1")])
     assert out[2]["type"] == "user"
+
+
+def _system_prompt(uuid: str, content: str) -> dict:
+    return {"type": "system", "subtype": "system_prompt", "uuid": uuid, "content": content}
+
+
+def test_system_prompt_records_after_the_final_assistant_do_not_count(impl):
+    # §4 steps 5, 8, 9: "last" is the last record that is not a system_prompt
+    # record (those go to the system parameter). Found by the providers fuzz
+    # target: convert(to_provider(x)) trimmed a final model turn once more.
+    prompt = _system_prompt("s1", "be brief")
+    records = [user("u0", "go"), asst("a1", [text("x  "), thinking()]), prompt]
+    assert impl.normalize_for_api(records) == [user("u0", "go"), asst("a1", [text("x")]), prompt]
+
+
+def test_convert_of_to_provider_output_is_a_fixed_point_with_a_late_system_prompt():
+    import msgnorm
+
+    prompt = _system_prompt("s1", "be brief")
+    records = [user("u0", "go"), asst("a1", [text("x  ")]), prompt]
+    for p in ("anthropic", "openai-chat", "openai-responses", "gemini", "bedrock"):
+        once = msgnorm.to_provider(records, p)
+        messages = once if isinstance(once, list) else once.get("messages", once.get("contents"))
+        system = (
+            None if isinstance(once, list) else once.get("system", once.get("system_instruction"))
+        )
+        assert msgnorm.convert(messages, source=p, target=p, system=system) == once, p

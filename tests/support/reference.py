@@ -730,6 +730,7 @@ def step5_assistant_cleanup(items: list[Item], *, strict: bool) -> list[Item]:
     """§4.5 Assistant clean-up, record by record in order (A10 for strict)."""
     seen_tool_use_ids: set[str] = set()
     out: list[Item] = []
+    end = last_turn(items)  # system_prompt records after the final turn do not count
     for position, (index, rec) in enumerate(items):
         if rec["type"] != "assistant":
             out.append((index, rec))
@@ -742,7 +743,7 @@ def step5_assistant_cleanup(items: list[Item], *, strict: bool) -> list[Item]:
         paused_from = len(blocks)
         # (not when the record also holds a client tool_use: step 6 inserts its
         # missing result after it, and a second pass would remove the uses)
-        if position == len(items) - 1 and not any(b["type"] == "tool_use" for b in blocks):
+        if position == end and not any(b["type"] == "tool_use" for b in blocks):
             while paused_from > 0 and (
                 blocks[paused_from - 1]["type"] in ("server_tool_use", "mcp_tool_use")
                 and blocks[paused_from - 1]["id"] not in answered
@@ -992,14 +993,25 @@ def step7_hygiene(recs: list[Record], max_media: int | None) -> list[Record]:
     return apply_media_limit(recs, max_media)
 
 
+def last_turn(recs: list[Any]) -> int:
+    """The index of the record that ends the conversation (-1: none): the last
+    that is not a ``system_prompt`` record, which goes to the system parameter."""
+    for i in range(len(recs) - 1, -1, -1):
+        rec = recs[i][1] if isinstance(recs[i], tuple) else recs[i]
+        if not (rec["type"] == "system" and rec.get("subtype") == "system_prompt"):
+            return i
+    return -1
+
+
 def step8_final_assistant(recs: list[Record]) -> list[Record]:
-    """§4.8: if the last record is an assistant, repeatedly drop a trailing
-    thinking/redacted_thinking block, strip trailing whitespace from a trailing
-    text block and drop it if that empties it; nothing left ->
-    [No message content] (A16)."""
-    if not recs or recs[-1]["type"] != "assistant":
+    """§4.8: if the last record is an assistant (system_prompt records after it
+    do not count), repeatedly drop a trailing thinking/redacted_thinking block,
+    strip trailing whitespace from a trailing text block and drop it if that
+    empties it; nothing left -> [No message content] (A16)."""
+    at = last_turn(recs)
+    if at < 0 or recs[at]["type"] != "assistant":
         return recs
-    blocks = list(content_of(recs[-1]))
+    blocks = list(content_of(recs[at]))
     while blocks:
         last = blocks[-1]
         if last["type"] in THINKING_TYPES:
@@ -1015,16 +1027,17 @@ def step8_final_assistant(recs: list[Record]) -> list[Record]:
         break
     if not blocks:
         blocks = [text_block(NO_MESSAGE_CONTENT)]
-    if blocks == content_of(recs[-1]):
+    if blocks == content_of(recs[at]):
         return recs
-    return [*recs[:-1], with_content(recs[-1], blocks)]
+    return [*recs[:at], with_content(recs[at], blocks), *recs[at + 1 :]]
 
 
 def step9_empty_content(recs: list[Record]) -> list[Record]:
     """§4.9: an assistant that is not last and has empty content gets (no content)."""
     out: list[Record] = []
+    end = last_turn(recs)
     for position, rec in enumerate(recs):
-        if rec["type"] == "assistant" and position < len(recs) - 1 and not content_of(rec):
+        if rec["type"] == "assistant" and position < end and not content_of(rec):
             rec = with_content(rec, [text_block(NO_CONTENT)])
         out.append(rec)
     return out

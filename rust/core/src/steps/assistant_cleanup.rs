@@ -32,7 +32,8 @@ pub fn run_after<'a, H>(
     // The last user record, open to merges while dropped assistants make the
     // next user record adjacent to it.
     let mut open: Option<UserRun<'a, H>> = None;
-    let last = recs.len().saturating_sub(1);
+    // the final turn: system_prompt records after it go to the system parameter
+    let last = super::last_turn(&recs).unwrap_or(usize::MAX);
     for (k, mut r) in recs.into_iter().enumerate() {
         if r.kind == Kind::Assistant {
             if !clean(&mut r, &mut seen, strict, k == last, report)? {

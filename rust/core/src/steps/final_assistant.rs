@@ -5,7 +5,11 @@ use crate::model::{trim_end_space, Block, BlockKind, Kind, Record, Str};
 use crate::report::Report;
 
 pub fn run<H>(recs: &mut [Record<'_, H>], report: &mut Report) {
-    let Some(last) = recs.last_mut() else { return };
+    // system_prompt records after it go to the system parameter: not a turn
+    let Some(at) = super::last_turn(recs) else {
+        return;
+    };
+    let last = &mut recs[at];
     if last.kind != Kind::Assistant {
         return;
     }
