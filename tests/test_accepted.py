@@ -379,6 +379,36 @@ def test_empty_gemini_text_and_an_assistant_first_anthropic_history_are_accepted
     assert out["messages"] == assistant_first and report["first_user_inserted"] == 0
 
 
+def test_responses_outputs_that_continue_a_stored_response_or_answer_a_tool_search() -> None:
+    # recorded 200s: a request with previous_response_id (or a conversation)
+    # whose input starts with the outputs of the stored response's calls, and
+    # a client tool_search_call answered by a function_call_output
+    continuation = [
+        {"type": "function_call_output", "call_id": "call_1", "output": "Sunny, 72F"},
+        {"role": "user", "content": "And tomorrow?"},
+    ]
+    assert msgnorm.validate(continuation, "openai-responses") == []
+    # a stateless request has no stored response to continue
+    (v,) = msgnorm.validate(continuation, "openai-responses", store=False)
+    assert v.rule == "openai-responses/function-call-output-without-call"
+    # an output after other items still needs its call
+    late = [continuation[1], continuation[0]]
+    (v,) = msgnorm.validate(late, "openai-responses")
+    assert v.rule == "openai-responses/function-call-output-without-call" and v.index == 1
+    search = [
+        {"role": "user", "content": "Find the exchange-rate tool."},
+        {
+            "type": "tool_search_call",
+            "call_id": "search_call_1",
+            "execution": "client",
+            "status": "completed",
+            "arguments": {"queries": ["exchange rate"]},
+        },
+        {"type": "function_call_output", "call_id": "search_call_1", "output": "Found one."},
+    ]
+    assert msgnorm.validate(search, "openai-responses") == []
+
+
 def test_anthropic_joins_adjacent_messages_of_one_role_for_tool_pairing() -> None:
     # two assistant messages, each with a call, answered by one user message
     history = [

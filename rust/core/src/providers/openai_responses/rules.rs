@@ -62,7 +62,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-responses/function-call-output-without-call",
         text: "No tool call found for function call output with call_id {x}.",
-        repair: "SPEC §4 step 6 (tool pairing) removes results with no call before them",
+        repair: "SPEC §4 step 6 (tool pairing) removes results with no call before them (outputs at the head of the input continue a stored response and are checked with store=False only)",
         check: output_without_call,
     },
     Rule {
@@ -331,20 +331,26 @@ fn approval_without_request(c: &Ctx, out: &mut Vec<Hit>) {
 
 fn output_without_call(c: &Ctx, out: &mut Vec<Hit>) {
     let mut calls = AHashSet::new();
+    // Outputs at the head of the input, before any other item, answer the calls
+    // of a stored response the request continues (`previous_response_id`,
+    // `conversation`): a stateless request has none to continue.
+    let mut head = !c.stateless;
     for m in &c.msgs {
         match item_type(m) {
-            "function_call" => {
+            // a client tool search call is answered by a function_call_output
+            "function_call" | "tool_search_call" => {
+                head = false;
                 if let Some(id) = m.raw.str_at("call_id") {
                     calls.insert(id);
                 }
             }
             "function_call_output" => {
                 let id = m.raw.str_at("call_id").unwrap_or("");
-                if !calls.contains(id) {
+                if !head && !calls.contains(id) {
                     out.push(Hit::at(m, ".call_id", id));
                 }
             }
-            _ => {}
+            _ => head = false,
         }
     }
 }
