@@ -337,3 +337,20 @@ def test_a_turn_with_an_unanswered_client_call_is_not_a_paused_turn() -> None:
     assert report["unanswered_server_tool_uses_removed"] == 1
     assert report["missing_results_inserted"] == 1
     assert msgnorm.normalize_for_api(out) == out
+
+
+def test_a_system_prompt_of_other_blocks_is_refused_with_its_path() -> None:
+    # found by the providers fuzz target: the blocks went out as Anthropic's
+    # system parameter, which from_provider (and the API) refuse
+    prompt = {
+        "type": "system",
+        "subtype": "system_prompt",
+        "uuid": "s1",
+        "content": [{"type": "web_search_result", "url": "https://e.x", "title": "t"}],
+    }
+    user = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}
+    for p in ("anthropic", "openai-chat", "openai-responses", "gemini", "bedrock"):
+        with pytest.raises(msgnorm.InvalidRecordError, match=r"records\[0\]\.content\[0\]"):
+            msgnorm.to_provider([prompt, user], p)
+    ok = {**prompt, "content": [{"type": "text", "text": "be brief"}]}
+    assert msgnorm.to_provider([ok, user], "anthropic")["system"] == ok["content"]

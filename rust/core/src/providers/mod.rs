@@ -327,6 +327,7 @@ pub fn normalize_to_provider(
     report: &mut crate::Report,
     counts: &mut Counts,
 ) -> Result<Value> {
+    check_prompts(&records)?;
     // the system prompts before the first turn are the request's system
     // parameter; later ones stay in place (normalize_for_api keeps them)
     let mut prompts = system_prompts(&records);
@@ -479,6 +480,43 @@ pub fn system_prompts(records: &[Value]) -> Vec<SystemPrompt> {
 /// request's system parameter (not one that sat among the messages).
 pub fn leads(r: &Map) -> bool {
     prompt_of(r).is_some() && r.get("in_messages").is_none()
+}
+
+/// A system prompt's content is a string or a list of text blocks (what every
+/// provider's system parameter takes); anything else is refused, named.
+fn check_prompts(records: &[Value]) -> Result<()> {
+    for (i, r) in records.iter().enumerate() {
+        let Some(o) = r.as_obj() else { continue };
+        if o.str("type") != Some("system") || o.str("subtype") != Some("system_prompt") {
+            continue;
+        }
+        match o.get("content") {
+            None | Some(Value::Str(_)) => {}
+            Some(Value::Arr(blocks)) => {
+                for (j, b) in blocks.iter().enumerate() {
+                    let text = b
+                        .as_obj()
+                        .filter(|b| b.str("type") == Some("text"))
+                        .and_then(|b| b.str("text"));
+                    if text.is_none() {
+                        return Err(Error::invalid(
+                            i,
+                            format!("records[{i}].content[{j}]"),
+                            "a system prompt block must be a text block with a string text",
+                        ));
+                    }
+                }
+            }
+            Some(_) => {
+                return Err(Error::invalid(
+                    i,
+                    format!("records[{i}].content"),
+                    "a system prompt's content must be a string or a list of text blocks",
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The system prompt a `system`/`system_prompt` record holds.
