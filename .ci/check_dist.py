@@ -164,6 +164,8 @@ def check_sdist(path: Path, version: str) -> list[str]:
         ):
             if needed not in names:
                 problems.append(f"missing {needed}")
+        if not any(n.startswith("tests/data/") and n.endswith(".json") for n in names):
+            problems.append("missing tests/data/ (the fixtures the tests read)")
         tests = [n for n in names if re.fullmatch(r"tests/test_\w+\.py", n)]
         if len(tests) < 20:
             problems.append(f"only {len(tests)} test modules")
