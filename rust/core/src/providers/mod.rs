@@ -486,10 +486,9 @@ pub fn leads(r: &Map) -> bool {
 /// provider's system parameter takes); anything else is refused, named.
 fn check_prompts(records: &[Value]) -> Result<()> {
     for (i, r) in records.iter().enumerate() {
-        let Some(o) = r.as_obj() else { continue };
-        if o.str("type") != Some("system") || o.str("subtype") != Some("system_prompt") {
+        let Some(o) = r.as_obj().filter(|o| is_prompt(o)) else {
             continue;
-        }
+        };
         match o.get("content") {
             None | Some(Value::Str(_)) => {}
             Some(Value::Arr(blocks)) => {
@@ -519,9 +518,14 @@ fn check_prompts(records: &[Value]) -> Result<()> {
     Ok(())
 }
 
+/// Whether a record is a `system`/`system_prompt` record.
+fn is_prompt(r: &Map) -> bool {
+    r.str("type") == Some("system") && r.str("subtype") == Some("system_prompt")
+}
+
 /// The system prompt a `system`/`system_prompt` record holds.
 pub fn prompt_of(r: &Map) -> Option<SystemPrompt> {
-    if r.str("type") != Some("system") || r.str("subtype") != Some("system_prompt") {
+    if !is_prompt(r) {
         return None;
     }
     Some(SystemPrompt {
