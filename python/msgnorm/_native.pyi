@@ -147,6 +147,7 @@ def to_provider(
     strict: bool,
     max_media: int | None,
     store: bool = True,
+    continuation: bool | None = None,
 ) -> tuple[Any, dict[str, int]]: ...
 def convert(
     messages: list[Any],
@@ -156,6 +157,7 @@ def convert(
     strict: bool,
     max_media: int | None,
     store: bool = True,
+    continuation: bool | None = None,
 ) -> tuple[Any, dict[str, int]]: ...
 def tool_name(name: str, provider_name: str) -> str: ...
 def clear_context(records: Any, args: dict[str, Any]) -> tuple[Any, Any]: ...

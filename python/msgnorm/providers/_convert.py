@@ -67,11 +67,16 @@ def _refuse_repairs(messages: Any, provider: str, system: Any, store: bool = Tru
         raise ProviderRuleError(found)
 
 
-def _check_store(store: bool, continuation: bool) -> None:
+def _check_store(store: bool, continuation: bool | None, target: str) -> None:
     if continuation and not store:
         raise ValueError(
             "store=False with continuation=True: a continuation needs the stored "
             "responses it continues (store=True)"
+        )
+    if continuation and target != "openai-responses":
+        raise ValueError(
+            f"continuation=True is for the openai-responses target (previous_response_id, "
+            f"conversation), not {target!r}"
         )
 
 
@@ -120,7 +125,7 @@ def to_provider_report(
     model: str | None = None,
     foreign_thinking: ForeignThinking = "drop",
     store: bool = True,
-    continuation: bool = False,
+    continuation: bool | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """:func:`to_provider` and a count of what was repaired, converted or dropped, by name.
 
@@ -136,7 +141,7 @@ def to_provider_report(
     ``cache_control_dropped``, ``server_results_removed``,
     ``server_tools_as_text``, ``reasoning_dropped``, ``item_ids_dropped``.
     """
-    _check_store(store, continuation)
+    _check_store(store, continuation, target)
     if strict:
         _refuse_repairs(records, "anthropic", None)
     # a framework's objects are made from the Anthropic request shape
@@ -154,7 +159,14 @@ def to_provider_report(
     media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.to_provider(
-            data, shape, _plain(system), bool(normalize), bool(strict), media, bool(store)
+            data,
+            shape,
+            _plain(system),
+            bool(normalize),
+            bool(strict),
+            media,
+            bool(store),
+            continuation,
         )
     for k, n in switched.items():
         report[k] = report.get(k, 0) + n
@@ -191,8 +203,17 @@ to_provider = _api._without_report(
     (the Responses ``store`` parameter): reasoning items without
     ``encrypted_content`` are dropped and messages and calls carry no
     server-side id (a reasoning item keeps the id its ``encrypted_content`` is
-    bound to). ``continuation=True`` says the request continues a stored
-    response, which ``store=False`` cannot: the two together raise ValueError.
+    bound to).
+
+    ``continuation`` is for a Responses request that continues a stored
+    response (``previous_response_id`` or ``conversation``): the
+    ``function_call_output`` items that lead the input answer calls the
+    server holds, and are sent as given, where the input's other items are
+    normalized. ``True`` keeps them whatever their records' source;
+    ``None`` (the default) keeps them when they were read from a Responses
+    input; ``False`` removes them as orphans (``orphan_results_removed``).
+    ``continuation=True`` with ``store=False`` (no stored response) or with
+    another target raises ValueError.
     """,
 )
 
@@ -230,13 +251,13 @@ def convert_report(
     strict: bool = _api._STRICT,
     max_media: int | None = _api._MAX_MEDIA,
     store: bool = True,
-    continuation: bool = False,
+    continuation: bool | None = None,
     model: str | None = None,
     source_model: str | None = None,
     foreign_thinking: ForeignThinking = "drop",
 ) -> tuple[Any, dict[str, int]]:
     """:func:`convert` and the counts of :func:`to_provider_report`."""
-    _check_store(store, continuation)
+    _check_store(store, continuation, target)
     if model is not None or source_model is not None:
         # the model switch reads the records' models: through the records
         if strict:
@@ -272,7 +293,7 @@ def convert_report(
     media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.convert(
-            items, source, shape, _plain(system), bool(strict), media, bool(store)
+            items, source, shape, _plain(system), bool(strict), media, bool(store), continuation
         )
     if shape != target:
         module = framework(target)

@@ -5,10 +5,10 @@
 use crate::Failure;
 use crate::{guard, to_pyerr};
 use ahash::AHashMap;
-use msgnorm_core::providers::Provider;
 use msgnorm_core::providers::{
     self, value::key, value::MAX_DEPTH, FromProvider, Map, SystemPrompt, Value,
 };
+use msgnorm_core::providers::{Provider, Target};
 use msgnorm_core::{parallel, ApiOptions, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -435,11 +435,20 @@ fn api_options(strict: bool, max_media: Option<usize>) -> ApiOptions {
     }
 }
 
+/// The target and its Responses parameters (`store`, `continuation`).
+fn target(py: Python<'_>, name: &str, store: bool, continuation: Option<bool>) -> PyResult<Target> {
+    Ok(Target {
+        provider: provider(py, name, "target")?,
+        store,
+        continuation,
+    })
+}
+
 /// `(output, report)`: `records` normalized (unless `normalize` is false) and
 /// written in `target`'s request shape. The system prompts are the records'
 /// `system_prompt` records, then `system`.
 #[pyfunction]
-#[pyo3(signature = (records, target, system, normalize, strict, max_media, store=true))]
+#[pyo3(signature = (records, target, system, normalize, strict, max_media, store=true, continuation=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn to_provider<'py>(
     py: Python<'py>,
@@ -450,8 +459,9 @@ pub fn to_provider<'py>(
     strict: bool,
     max_media: Option<usize>,
     store: bool,
+    continuation: Option<bool>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-    let p = provider(py, target, "target")?;
+    let t = self::target(py, target, store, continuation)?;
     let recs = list_values(py, records, "records")?;
     let extra = match system.filter(|s| !s.is_none()) {
         Some(s) => {
@@ -472,21 +482,16 @@ pub fn to_provider<'py>(
         let mut report = msgnorm_core::Report::default();
         let mut counts = providers::Counts::new();
         let api = normalize.then_some(&api);
-        providers::normalize_to_provider(
-            p,
+        let out = providers::request(
+            &t,
             recs.values,
             recs.stable,
             extra,
             api,
             &mut report,
             &mut counts,
-        )
-        .map(|mut o| {
-            if !store && p == Provider::OpenAIResponses {
-                providers::openai_responses::stateless::stateless(&mut o, &mut counts);
-            }
-            (o, report, counts)
-        })
+        )?;
+        Ok((out, report, counts))
     })?;
     let rep = report_dict(py, &report, &counts, normalize)?;
     let obj = to_py(py, &out)?;
@@ -496,7 +501,7 @@ pub fn to_provider<'py>(
 
 /// `(output, report)`: provider messages → records → normalize_for_api → `target`.
 #[pyfunction]
-#[pyo3(signature = (messages, source, target, system, strict, max_media, store=true))]
+#[pyo3(signature = (messages, source, target, system, strict, max_media, store=true, continuation=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn convert<'py>(
     py: Python<'py>,
@@ -507,41 +512,33 @@ pub fn convert<'py>(
     strict: bool,
     max_media: Option<usize>,
     store: bool,
+    continuation: Option<bool>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let src = provider(py, source, "source")?;
-    let dst = provider(py, target, "target")?;
+    let t = self::target(py, target, store, continuation)?;
     let sys = match system {
         Some(s) if !s.is_none() => Some(one_value(py, s, "system")?),
         _ => None,
     };
     // the records are converted on: no output shows their uuids
     let (msgs, recs, read) = read_messages(py, messages, src, sys.as_ref(), false)?;
-    let mut api = api_options(strict, max_media);
-    // a user turn goes before a leading assistant only where the target needs one
-    api.ensure_user_first &= dst.needs_user_first(&recs);
+    let api = api_options(strict, max_media);
     let (out, same, report, counts) = run(py, || {
         let mut report = msgnorm_core::Report::default();
         let mut counts = read;
         // stable messages make stable records
-        let mut out = providers::normalize_to_provider(
-            dst,
+        let out = providers::convert_records(
+            src,
+            &t,
+            &msgs.values,
             recs,
             msgs.stable,
-            None,
-            Some(&api),
+            &api,
             &mut report,
             &mut counts,
         )?;
-        if !store && dst == Provider::OpenAIResponses {
-            providers::openai_responses::stateless::stateless(&mut out, &mut counts);
-        }
-        // Gemini's REST camelCase in, camelCase out
-        if src == Provider::Gemini && dst == Provider::Gemini {
-            let style = providers::gemini::camel_case(&msgs.values);
-            providers::gemini::to_camel(&mut out, style);
-        }
         // the same format in and out: a message no step changed is the input's own
-        let same = if src == dst {
+        let same = if src == t.provider {
             providers::unchanged_messages(&msgs.values, &msgs.exact, &out)
         } else {
             Vec::new()

@@ -394,10 +394,103 @@ pub fn unchanged_messages(input: &[Value], usable: &[bool], out: &Value) -> Vec<
         .collect()
 }
 
+/// Where a request goes: the provider, and the Responses request parameters
+/// that decide what its input may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub provider: Provider,
+    /// Responses `store`: `false` makes the input of a stateless request
+    /// ([`openai_responses::stateless`]).
+    pub store: bool,
+    /// A Responses continuation (`previous_response_id`, `conversation`):
+    /// the tool results that lead the history answer calls that live on the
+    /// server, and are sent as given. `Some(false)`: they are orphans (SPEC §4
+    /// step 7); `None`: kept when they were read from a Responses input.
+    pub continuation: Option<bool>,
+}
+
+impl Target {
+    /// A stored request, its continuation told by its input.
+    pub fn new(provider: Provider) -> Self {
+        Target {
+            provider,
+            store: true,
+            continuation: None,
+        }
+    }
+
+    /// The records that lead `records` (after the system prompts) and answer
+    /// calls of a stored response: user records of tool results only, on a
+    /// Responses target that continues one.
+    fn continued(&self, records: &[Value]) -> std::ops::Range<usize> {
+        if self.provider != Provider::OpenAIResponses
+            || !self.store
+            || self.continuation == Some(false)
+        {
+            return 0..0;
+        }
+        let given = self.continuation == Some(true);
+        let start = records
+            .iter()
+            .take_while(|r| r.as_obj().is_some_and(leads))
+            .count();
+        let results = records[start..]
+            .iter()
+            .take_while(|r| r.as_obj().is_some_and(|r| results_only(r, given)))
+            .count();
+        start..start + results
+    }
+}
+
+/// Whether `r` is a user record of tool results only (`any`: whatever their
+/// source; else read from a Responses input).
+fn results_only(r: &Map, any: bool) -> bool {
+    let blocks = r.blocks_of("user");
+    !blocks.is_empty()
+        && blocks.iter().all(|b| {
+            b.as_obj().is_some_and(|b| {
+                b.str("type") == Some("tool_result")
+                    && (any
+                        || b.obj("provider_data").and_then(|d| d.str("provider"))
+                            == Some(Provider::OpenAIResponses.name()))
+            })
+        })
+}
+
+/// Records → `target`'s request: [`normalize_to_provider`], with the results
+/// a continuation sends as given ([`Target::continued`]) kept in place, and
+/// a stateless Responses input made so.
+pub fn request(
+    target: &Target,
+    mut records: Vec<Value>,
+    stable: bool,
+    extra_system: Option<SystemPrompt>,
+    api: Option<&crate::ApiOptions>,
+    report: &mut crate::Report,
+    counts: &mut Counts,
+) -> Result<Value> {
+    let p = target.provider;
+    let lead: Vec<Value> = records.drain(target.continued(&records)).collect();
+    let prompts = system_prompts(&records).len() + usize::from(extra_system.is_some());
+    let mut out = normalize_to_provider(p, records, stable, extra_system, api, report, counts)?;
+    if !lead.is_empty() {
+        if let (Value::Arr(items), Value::Arr(results)) =
+            (&mut out, to_provider(p, &lead, &[], counts)?)
+        {
+            let at = prompts.min(items.len());
+            items.splice(at..at, results);
+        }
+    }
+    if !target.store && p == Provider::OpenAIResponses {
+        openai_responses::stateless::stateless(&mut out, counts);
+    }
+    Ok(out)
+}
+
 /// Provider messages → records → `normalize_for_api` → the target's shape.
 pub fn convert(
     source: Provider,
-    target: Provider,
+    target: &Target,
     messages: &[Value],
     system: Option<&Value>,
     api: &crate::ApiOptions,
@@ -408,15 +501,32 @@ pub fn convert(
     f.feed(messages)?;
     let (recs, read) = f.finish_counted();
     add_counts(counts, read);
+    convert_records(source, target, messages, recs, false, api, report, counts)
+}
+
+/// [`convert`] once `messages` are read into `records` ([`FromProvider`];
+/// `stable` as [`normalize_to_provider`]'s).
+#[allow(clippy::too_many_arguments)]
+pub fn convert_records(
+    source: Provider,
+    target: &Target,
+    messages: &[Value],
+    records: Vec<Value>,
+    stable: bool,
+    api: &crate::ApiOptions,
+    report: &mut crate::Report,
+    counts: &mut Counts,
+) -> Result<Value> {
+    let p = target.provider;
     // A repair runs only where the target's rules need it: a provider's
     // history may start with an assistant message where its API takes one.
     let api = &crate::ApiOptions {
-        ensure_user_first: api.ensure_user_first && target.needs_user_first(&recs),
+        ensure_user_first: api.ensure_user_first && p.needs_user_first(&records),
         ..api.clone()
     };
-    let mut out = normalize_to_provider(target, recs, false, None, Some(api), report, counts)?;
+    let mut out = request(target, records, stable, None, Some(api), report, counts)?;
     // Gemini's REST camelCase in, camelCase out
-    if source == Provider::Gemini && target == Provider::Gemini {
+    if source == Provider::Gemini && p == Provider::Gemini {
         gemini::to_camel(&mut out, gemini::camel_case(messages));
     }
     Ok(out)

@@ -22,7 +22,7 @@ fn run(target: Provider) -> (Value, Counts) {
     let api = crate::ApiOptions::default();
     let out = convert(
         Provider::OpenAIChat,
-        target,
+        &Target::new(target),
         &chat(),
         None,
         &api,
@@ -73,7 +73,7 @@ fn convert_carried(target: Provider) -> Value {
     let history = carried();
     convert(
         Provider::OpenAIChat,
-        target,
+        &Target::new(target),
         &history,
         None,
         &api,
@@ -129,7 +129,7 @@ fn conversion_does_not_depend_on_the_records_uuids() {
         let history = carried();
         let got = convert(
             Provider::OpenAIChat,
-            p,
+            &Target::new(p),
             &history,
             None,
             &api,

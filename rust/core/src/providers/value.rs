@@ -210,19 +210,27 @@ impl Map {
     pub fn len(&self) -> usize {
         self.0.len()
     }
-    /// A copy without the listed keys.
+    /// The object at `k`.
+    pub fn obj(&self, k: &str) -> Option<&Map> {
+        self.get(k).and_then(Value::as_obj)
+    }
     /// An assistant record's `message.content` blocks (none for any other record).
     pub fn assistant_blocks(&self) -> &[Value] {
-        if self.str("type") != Some("assistant") {
+        self.blocks_of("assistant")
+    }
+    /// A `ty` record's `message.content` blocks (none for any other record or
+    /// a string content).
+    pub fn blocks_of(&self, ty: &str) -> &[Value] {
+        if self.str("type") != Some(ty) {
             return &[];
         }
-        self.get("message")
-            .and_then(Value::as_obj)
+        self.obj("message")
             .and_then(|m| m.get("content"))
             .and_then(Value::as_arr)
             .unwrap_or(&[])
     }
 
+    /// A copy without the listed keys.
     pub fn without(&self, keys: &[&str]) -> Map {
         Map(self
             .0
