@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgnorm
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-import msgnorm
 
 R = "openai-responses"
 
@@ -88,9 +87,7 @@ def test_continuation_true_keeps_results_of_any_source() -> None:
 def test_an_output_later_in_the_input_still_needs_its_call() -> None:
     items = [*continuation("call_1"), output("call_late")]
     out, report = msgnorm.convert_report(items, source=R, target=R, continuation=True)
-    assert [o.get("call_id") for o in out if o.get("type") == "function_call_output"] == [
-        "call_1"
-    ]
+    assert [o.get("call_id") for o in out if o.get("type") == "function_call_output"] == ["call_1"]
     assert report["orphan_results_removed"] == 1
 
 

@@ -473,13 +473,7 @@ pub struct Params<'v, 'a> {
 /// Every violation of `p`'s rules in `items`, ordered by message index (rules
 /// in table order within a message; `system`/`tools` ones first).
 pub fn validate<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) -> Vec<Violation> {
-    let ctx = match p {
-        Provider::Anthropic => anthropic::rules::prepare(items, params),
-        Provider::OpenAIChat => prepare_plain(items, params, "messages", "content"),
-        Provider::OpenAIResponses => prepare_plain(items, params, "input", "content"),
-        Provider::Gemini => prepare_plain(items, params, "contents", "parts"),
-        Provider::Bedrock => prepare_plain(items, params, "messages", "content"),
-    };
+    let ctx = prepare(p, items, params);
     let mut out = Vec::new();
     let mut hits = Vec::new();
     for rule in rules(p) {
@@ -496,6 +490,27 @@ pub fn validate<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) ->
     }
     out.sort_by_key(|v| v.index.map_or(0, |i| i + 1));
     out
+}
+
+/// Whether `items` break a rule of `p`'s that msgnorm repairs ([`Rule::repaired`]);
+/// stops at the first such rule that fires.
+pub fn needs_repair<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) -> bool {
+    let ctx = prepare(p, items, params);
+    let mut hits = Vec::new();
+    rules(p).iter().filter(|r| r.repaired()).any(|rule| {
+        (rule.check)(&ctx, &mut hits);
+        !hits.is_empty()
+    })
+}
+
+fn prepare<'v, 'a>(p: Provider, items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v, 'a> {
+    match p {
+        Provider::Anthropic => anthropic::rules::prepare(items, params),
+        Provider::OpenAIChat => prepare_plain(items, params, "messages", "content"),
+        Provider::OpenAIResponses => prepare_plain(items, params, "input", "content"),
+        Provider::Gemini => prepare_plain(items, params, "contents", "parts"),
+        Provider::Bedrock => prepare_plain(items, params, "messages", "content"),
+    }
 }
 
 /// [`validate`] on JSON text: `data` is a JSON array or JSON Lines; `system`

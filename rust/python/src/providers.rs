@@ -8,7 +8,7 @@ use ahash::AHashMap;
 use msgnorm_core::providers::{
     self, value::key, value::MAX_DEPTH, FromProvider, Map, SystemPrompt, Value,
 };
-use msgnorm_core::providers::{Provider, Target};
+use msgnorm_core::providers::{Given, Provider, Target};
 use msgnorm_core::{parallel, ApiOptions, Error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -527,10 +527,14 @@ pub fn convert<'py>(
         let mut report = msgnorm_core::Report::default();
         let mut counts = read;
         // stable messages make stable records
+        let source = Given {
+            provider: src,
+            messages: &msgs.values,
+            system: sys.as_ref(),
+        };
         let out = providers::convert_records(
-            src,
+            source,
             &t,
-            &msgs.values,
             recs,
             msgs.stable,
             &api,

@@ -25,6 +25,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod rec;
 pub mod records;
+pub mod replay;
 pub mod server_tools;
 pub mod value;
 
@@ -487,30 +488,40 @@ pub fn request(
     Ok(out)
 }
 
+/// A provider's request as given: what [`convert`] reads.
+#[derive(Clone, Copy)]
+pub struct Given<'a> {
+    pub provider: Provider,
+    pub messages: &'a [Value],
+    /// The provider's separate system parameter.
+    pub system: Option<&'a Value>,
+}
+
 /// Provider messages → records → `normalize_for_api` → the target's shape.
 pub fn convert(
-    source: Provider,
+    source: Given<'_>,
     target: &Target,
-    messages: &[Value],
-    system: Option<&Value>,
     api: &crate::ApiOptions,
     report: &mut crate::Report,
     counts: &mut Counts,
 ) -> Result<Value> {
-    let mut f = FromProvider::new(source, system, false)?;
-    f.feed(messages)?;
+    let mut f = FromProvider::new(source.provider, source.system, false)?;
+    f.feed(source.messages)?;
     let (recs, read) = f.finish_counted();
     add_counts(counts, read);
-    convert_records(source, target, messages, recs, false, api, report, counts)
+    convert_records(source, target, recs, false, api, report, counts)
 }
 
-/// [`convert`] once `messages` are read into `records` ([`FromProvider`];
-/// `stable` as [`normalize_to_provider`]'s).
-#[allow(clippy::too_many_arguments)]
+/// [`convert`] once the source's messages are read into `records`
+/// ([`FromProvider`]; `stable` as [`normalize_to_provider`]'s).
+///
+/// A repair runs only where the target's rules need it: a provider's own
+/// request that breaks none of the rules msgnorm repairs ([`replay::accepted`])
+/// is written as it came, not normalized; otherwise a first user turn goes
+/// before a leading assistant only where the target refuses one.
 pub fn convert_records(
-    source: Provider,
+    source: Given<'_>,
     target: &Target,
-    messages: &[Value],
     records: Vec<Value>,
     stable: bool,
     api: &crate::ApiOptions,
@@ -518,16 +529,49 @@ pub fn convert_records(
     counts: &mut Counts,
 ) -> Result<Value> {
     let p = target.provider;
-    // A repair runs only where the target's rules need it: a provider's
-    // history may start with an assistant message where its API takes one.
-    let api = &crate::ApiOptions {
-        ensure_user_first: api.ensure_user_first && p.needs_user_first(&records),
-        ..api.clone()
+    // results that lead the history are orphans when the caller says so
+    let any_results = Target {
+        continuation: Some(true),
+        ..*target
     };
-    let mut out = request(target, records, stable, None, Some(api), report, counts)?;
+    let orphans = target.continuation == Some(false) && !any_results.continued(&records).is_empty();
+    let as_given = source.provider == p
+        && !api.strict
+        && !orphans
+        && replay::accepted(p, source.messages, source.system, !target.store)
+        // a block the target cannot carry (a failed compaction) takes the steps' path
+        && read_records(&records, p).is_ok_and(|r| !r.iter().any(|r| r.drops));
+    let mut out = None;
+    if as_given {
+        // a writer that cannot take a record as it came falls back to the steps
+        let mut written = Counts::new();
+        let mut none = crate::Report::default();
+        if let Ok(o) = request(
+            target,
+            records.clone(),
+            stable,
+            None,
+            None,
+            &mut none,
+            &mut written,
+        ) {
+            add_counts(counts, written);
+            out = Some(o);
+        }
+    }
+    let mut out = match out {
+        Some(o) => o,
+        None => {
+            let api = &crate::ApiOptions {
+                ensure_user_first: api.ensure_user_first && p.needs_user_first(&records),
+                ..api.clone()
+            };
+            request(target, records, stable, None, Some(api), report, counts)?
+        }
+    };
     // Gemini's REST camelCase in, camelCase out
-    if source == Provider::Gemini && p == Provider::Gemini {
-        gemini::to_camel(&mut out, gemini::camel_case(messages));
+    if source.provider == Provider::Gemini && p == Provider::Gemini {
+        gemini::to_camel(&mut out, gemini::camel_case(source.messages));
     }
     Ok(out)
 }

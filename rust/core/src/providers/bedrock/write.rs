@@ -33,6 +33,9 @@ struct Out<'c> {
     ids: Ids,
     counts: &'c mut Counts,
     docs: usize,
+    /// The message being written holds a text that is not blank: white space
+    /// beside it is taken (blank text alone, or empty text, is refused).
+    beside_text: bool,
 }
 
 impl Out<'_> {
@@ -49,7 +52,7 @@ impl Out<'_> {
                 let text = b.str("text").unwrap_or("");
                 if let Some(j) = data_from(b, ME).and_then(|d| d.get("json")) {
                     out.push(obj([("json", j.clone())]));
-                } else if is_blank_str(text) {
+                } else if text.is_empty() || (is_blank_str(text) && !self.beside_text) {
                     count(self.counts, "blank_text_dropped");
                 } else {
                     out.push(obj([("text", text.into())]));
@@ -178,6 +181,7 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         ids: Ids::new(recs, ID_LIMIT).with_dots(),
         counts,
         docs: 0,
+        beside_text: false,
     };
     let mut messages: Vec<Value> = Vec::with_capacity(recs.len());
     for r in recs {
@@ -188,6 +192,9 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
                 content.push(obj([("text", t.into())]));
             }
         }
+        o.beside_text = r.blocks.iter().filter_map(Value::as_obj).any(|b| {
+            b.str("type") == Some("text") && b.str("text").is_some_and(|t| !is_blank_str(t))
+        });
         for b in r.blocks.iter().filter_map(Value::as_obj) {
             o.block(b, &mut content);
         }

@@ -165,9 +165,15 @@ pub(crate) fn from(b: &mut Builder, c: &mut Carry, at: usize, messages: &[Value]
                     blocks.push(blk);
                     *legacy = Some(id);
                 }
+                // an empty reply stays an empty string (SPEC §4 step 4 reads it as no block)
+                let empty = blocks.is_empty() && matches!(m.get("content"), Some(Value::Str(_)));
                 b.message(
                     true,
-                    Value::Arr(blocks),
+                    if empty {
+                        Value::from("")
+                    } else {
+                        Value::Arr(blocks)
+                    },
                     extras(m, &["role", "content", "tool_calls", "function_call"]),
                 );
             }

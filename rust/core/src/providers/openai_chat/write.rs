@@ -160,6 +160,8 @@ fn assistant(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts) -> Value {
     }
     let content = match parts.len() {
         0 if !calls.is_empty() => Value::Null,
+        // an empty string as it came (a record no step filled)
+        0 if r.blocks.is_empty() && r.text.is_some_and(|t| t.is_empty()) => Value::from(""),
         0 => {
             count(counts, "empty_filled");
             Value::Str("(no content)".into())

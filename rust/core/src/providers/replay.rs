@@ -1,0 +1,60 @@
+//! Repairs only where the target needs them: a provider's own request that
+//! breaks none of the rules msgnorm repairs is sent as it came, not through
+//! the SPEC §4 steps (which would merge its user turns, fill its blank texts
+//! and insert its first user turn).
+
+use super::{Provider, Value};
+use crate::validate::{self as v, key_use, KeyUse, Kind, MAX_DEPTH};
+use std::borrow::Cow;
+
+/// The rules' view of a value: the keys some rule reads, the strings borrowed.
+fn view(x: &Value, depth: usize) -> v::Value<'_> {
+    match x {
+        Value::Null => v::Value::Null,
+        Value::Bool(b) => v::Value::Bool(*b),
+        Value::Int(_) | Value::Float(_) | Value::Num(_) => v::Value::Number,
+        Value::Str(s) => v::Value::Str(Cow::Borrowed(s.as_str())),
+        Value::Bytes(_) => v::Value::Skipped(Kind::Other),
+        Value::Arr(_) if depth >= MAX_DEPTH => v::Value::Skipped(Kind::Array),
+        Value::Arr(items) => v::Value::Array(items.iter().map(|i| view(i, depth + 1)).collect()),
+        Value::Obj(_) if depth >= MAX_DEPTH => v::Value::Skipped(Kind::Object),
+        Value::Obj(m) => v::Value::Object(
+            m.iter()
+                .filter_map(|(k, val)| {
+                    let val = match key_use(k) {
+                        KeyUse::Read => view(val, depth + 1),
+                        KeyUse::Kind => v::Value::Skipped(kind(val)),
+                        KeyUse::Drop => return None,
+                    };
+                    Some((Cow::Borrowed(k), val))
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn kind(x: &Value) -> Kind {
+    match x {
+        Value::Null => Kind::Null,
+        Value::Bool(_) => Kind::Bool,
+        Value::Int(_) | Value::Float(_) | Value::Num(_) => Kind::Number,
+        Value::Str(_) => Kind::String,
+        Value::Bytes(_) => Kind::Other,
+        Value::Arr(_) => Kind::Array,
+        Value::Obj(_) => Kind::Object,
+    }
+}
+
+/// Whether `p`'s API takes `messages` (with its `system` parameter) as they
+/// are, as far as the rules msgnorm repairs tell: none of them fires.
+/// `stateless`: a Responses request with `store=false`.
+pub fn accepted(p: Provider, messages: &[Value], system: Option<&Value>, stateless: bool) -> bool {
+    let items: Vec<v::Value<'_>> = messages.iter().map(|m| view(m, 0)).collect();
+    let system = system.map(|s| view(s, 0));
+    let params = v::Params {
+        system: system.as_ref(),
+        tools: None,
+        stateless,
+    };
+    !v::needs_repair(p, &items, params)
+}
