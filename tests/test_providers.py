@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import msgnorm
-from msgnorm.provider_rules import repairable_violations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgnorm.provider_rules import repairable_violations
 from support import external
 from support.provider_fixtures import HISTORIES, PDF, PNG, request
 from support.provider_oracles import check
