@@ -5,7 +5,7 @@
 use crate::batch;
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
-use crate::usage::{object, skip, string_or_skip};
+use crate::usage::skim::{object, skip, string_or_skip};
 use memchr::memmem::Finder;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
