@@ -1,6 +1,7 @@
 //! `session_usage`, `list_sessions` and `search`: paths in, plain Python values
 //! out. The files are read and scanned in the core with the GIL released.
 
+use crate::fields::{fields_dict, set_fields};
 use crate::{guard, to_pyerr, Failure};
 use msgnorm_core::batch;
 use msgnorm_core::listing;
@@ -12,26 +13,20 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 fn totals<'py>(py: Python<'py>, t: &Totals) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("input_tokens", t.input_tokens)?;
-    d.set_item("output_tokens", t.output_tokens)?;
-    d.set_item("cache_creation_input_tokens", t.cache_creation_input_tokens)?;
-    d.set_item(
-        "cache_creation_5m_input_tokens",
-        t.cache_creation_5m_input_tokens,
-    )?;
-    d.set_item(
-        "cache_creation_1h_input_tokens",
-        t.cache_creation_1h_input_tokens,
-    )?;
-    d.set_item("cache_read_input_tokens", t.cache_read_input_tokens)?;
-    let s = PyDict::new(py);
-    for (k, v) in &t.server_tool_use {
-        s.set_item(k, v)?;
-    }
-    d.set_item("server_tool_use", s)?;
-    d.set_item("requests", t.requests)?;
-    Ok(d)
+    Ok(fields_dict!(
+        py,
+        t,
+        [
+            input_tokens,
+            output_tokens,
+            cache_creation_input_tokens,
+            cache_creation_5m_input_tokens,
+            cache_creation_1h_input_tokens,
+            cache_read_input_tokens,
+            server_tool_use,
+            requests,
+        ]
+    ))
 }
 
 fn models<'py>(py: Python<'py>, m: &BTreeMap<String, Totals>) -> PyResult<Bound<'py, PyDict>> {
@@ -95,9 +90,7 @@ pub fn usage_scan<'py>(
         g.set_item(k, agg(py, v)?)?;
     }
     d.set_item("groups", g)?;
-    d.set_item("files", summary.files)?;
-    d.set_item("lines_skipped", summary.lines_skipped)?;
-    d.set_item("synthetic", summary.synthetic)?;
+    set_fields!(d, summary, [files, lines_skipped, synthetic]);
     Ok(d)
 }
 
@@ -115,19 +108,23 @@ pub fn session_infos<'py>(
         .map_err(|e| to_pyerr(py, e))?;
     let out = PyList::empty(py);
     for i in &infos {
-        let d = PyDict::new(py);
-        d.set_item("session_id", &i.session_id)?;
-        d.set_item("custom_title", &i.custom_title)?;
-        d.set_item("summary", &i.summary)?;
-        d.set_item("first_prompt", &i.first_prompt)?;
-        d.set_item("created", &i.created)?;
-        d.set_item("last_timestamp", &i.last_timestamp)?;
-        d.set_item("mtime", i.mtime)?;
-        d.set_item("size", i.size)?;
-        d.set_item("cwd", &i.cwd)?;
-        d.set_item("git_branch", &i.git_branch)?;
-        d.set_item("model", &i.model)?;
-        out.append(d)?;
+        out.append(fields_dict!(
+            py,
+            i,
+            [
+                session_id,
+                custom_title,
+                summary,
+                first_prompt,
+                created,
+                last_timestamp,
+                mtime,
+                size,
+                cwd,
+                git_branch,
+                model,
+            ]
+        ))?;
     }
     Ok(out)
 }
@@ -155,16 +152,11 @@ pub fn search_files<'py>(
         .map_err(|e| to_pyerr(py, e))?;
     let out = PyList::empty(py);
     for h in &hits {
-        let d = PyDict::new(py);
-        d.set_item("file", h.file)?;
-        d.set_item("line", h.line)?;
-        d.set_item("session", &h.session)?;
-        d.set_item("uuid", &h.uuid)?;
-        d.set_item("timestamp", &h.timestamp)?;
-        d.set_item("role", &h.role)?;
-        d.set_item("field", &h.field)?;
-        d.set_item("snippet", &h.snippet)?;
-        out.append(d)?;
+        out.append(fields_dict!(
+            py,
+            h,
+            [file, line, session, uuid, timestamp, role, field, snippet]
+        ))?;
     }
     Ok(out)
 }
