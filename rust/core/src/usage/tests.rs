@@ -1,4 +1,5 @@
 use super::*;
+use crate::testing::TempDir;
 
 fn line(id: &str, req: &str, out: u64, ts: &str) -> String {
     format!(
@@ -175,9 +176,7 @@ fn written_entries_read_back_the_same() {
 
 #[test]
 fn a_file_read_in_pieces_gives_what_it_gives_whole() {
-    let dir = std::env::temp_dir().join(format!("msgnorm-pieces-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("s.jsonl");
+    let dir = TempDir::new("pieces");
     let mut text = String::from("\u{feff}");
     for i in 0..3000 {
         text.push_str(&line(&format!("m{}", i / 3), "r", i, "t"));
@@ -192,7 +191,7 @@ fn a_file_read_in_pieces_gives_what_it_gives_whole() {
         }
     }
     text.push_str(&line("last", "r", 1, "t")); // no newline at the end
-    std::fs::write(&path, &text).unwrap();
+    let path = dir.file("s.jsonl", &text);
     let whole = scan(text.as_bytes(), false);
     let pieces = scan_file(&path, false).unwrap();
     assert_eq!(whole.lines_skipped, 5);
@@ -203,19 +202,18 @@ fn a_file_read_in_pieces_gives_what_it_gives_whole() {
         assert_eq!(pieces.opt(a.key), whole.opt(b.key));
         assert_eq!(a.usage, b.usage);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn keeps_the_most_output_once_across_files() {
-    let dir = std::env::temp_dir().join(format!("msgnorm-usage-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let a = dir.join("a.jsonl");
-    let b = dir.join("b.jsonl");
+    let dir = TempDir::new("usage");
     let first = line("m1", "r1", 1, "2026-01-01T00:00:00.000Z");
     let last = line("m1", "r1", 9, "2026-01-01T00:00:01.000Z");
-    std::fs::write(&a, format!("{first}\n{last}\n")).unwrap();
-    std::fs::write(&b, format!("{first}\n{}\n", line("m2", "r2", 4, "t"))).unwrap();
+    let a = dir.file("a.jsonl", &format!("{first}\n{last}\n"));
+    let b = dir.file(
+        "b.jsonl",
+        &format!("{first}\n{}\n", line("m2", "r2", 4, "t")),
+    );
     let files: Vec<FileIn> = [a, b]
         .iter()
         .map(|p| FileIn {
@@ -236,5 +234,4 @@ fn keeps_the_most_output_once_across_files() {
     assert_eq!(s.total.total.output_tokens, 13);
     assert_eq!(s.total.total.input_tokens, 6);
     assert_eq!(s.groups.len(), 1);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
