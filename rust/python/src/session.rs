@@ -2,8 +2,9 @@
 //! thread out as JSON bytes, with the thread list and the report as plain
 //! Python values. The tree work runs in the core with the GIL released.
 
+use crate::errors::released;
 use crate::fields::{fields_dict, set_fields};
-use crate::{guard, to_pyerr, Failure};
+use crate::{to_pyerr, Failure};
 use msgnorm_core::error::Error;
 use msgnorm_core::session::{self, codex, Fit, LineIssue, Options, Report, SourceFile, Thread};
 use pyo3::prelude::*;
@@ -108,9 +109,7 @@ pub fn load_session<'py>(
             );
             return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
         }
-        let r = py
-            .detach(|| guard(|| codex::load(&sources[k], k, &opts).map_err(Failure::Core)))
-            .map_err(|e| to_pyerr(py, e))?;
+        let r = released(py, || codex::load(&sources[k], k, &opts))?;
         let out = PyBytes::new(py, r.json.as_bytes());
         let ts = PyList::empty(py);
         ts.append(thread_dict(py, &r.thread)?)?;
@@ -123,12 +122,9 @@ pub fn load_session<'py>(
             .into_pyobject(py)?
             .into_any());
     }
-    let loaded = py
-        .detach(|| guard(|| session::load(&sources, &opts).map_err(Failure::Core)))
-        .map_err(|e| to_pyerr(py, e))?;
+    let loaded = released(py, || session::load(&sources, &opts))?;
     let out = PyBytes::new_with(py, loaded.chain_len(), |buf| {
-        py.detach(|| guard(|| loaded.write_chain_into(buf).map_err(Failure::Core)))
-            .map_err(|e| to_pyerr(py, e))
+        released(py, || loaded.write_chain_into(buf))
     })?;
     let ts = PyList::empty(py);
     for t in &loaded.threads {

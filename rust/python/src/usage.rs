@@ -1,8 +1,9 @@
 //! `session_usage`, `list_sessions` and `search`: paths in, plain Python values
 //! out. The files are read and scanned in the core with the GIL released.
 
+use crate::errors::released;
 use crate::fields::{fields_dict, set_fields};
-use crate::{guard, to_pyerr, Failure};
+use crate::{to_pyerr, Failure};
 use msgnorm_core::batch;
 use msgnorm_core::listing;
 use msgnorm_core::search::{self, Options as SearchOptions};
@@ -80,9 +81,7 @@ pub fn usage_scan<'py>(
         until,
         threads: pool_threads(threads),
     };
-    let summary = py
-        .detach(|| guard(|| usage::usage(&files, &opts).map_err(Failure::Core)))
-        .map_err(|e| to_pyerr(py, e))?;
+    let summary = released(py, || usage::usage(&files, &opts))?;
     let d = PyDict::new(py);
     d.set_item("total", agg(py, &summary.total)?)?;
     let g = PyDict::new(py);
@@ -103,9 +102,7 @@ pub fn session_infos<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = pool_threads(threads);
-    let infos = py
-        .detach(|| guard(|| listing::list(&paths, n).map_err(Failure::Core)))
-        .map_err(|e| to_pyerr(py, e))?;
+    let infos = released(py, || listing::list(&paths, n))?;
     let out = PyList::empty(py);
     for i in &infos {
         out.append(fields_dict!(
@@ -147,9 +144,7 @@ pub fn search_files<'py>(
         tools,
         threads: pool_threads(threads),
     };
-    let hits = py
-        .detach(|| guard(|| search::search(&paths, &opts).map_err(Failure::Core)))
-        .map_err(|e| to_pyerr(py, e))?;
+    let hits = released(py, || search::search(&paths, &opts))?;
     let out = PyList::empty(py);
     for h in &hits {
         out.append(fields_dict!(
@@ -172,9 +167,7 @@ pub fn usage_entries<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = pool_threads(threads);
-    let scans = py
-        .detach(|| guard(|| usage::scan_files(&files, n).map_err(Failure::Core)))
-        .map_err(|e| to_pyerr(py, e))?;
+    let scans = released(py, || usage::scan_files(&files, n))?;
     let out = PyList::empty(py);
     for (data, skipped) in &scans {
         out.append((pyo3::types::PyBytes::new(py, data), skipped))?;
