@@ -16,4 +16,14 @@ macro_rules! fields_dict {
         d
     }};
 }
-pub(crate) use {fields_dict, set_fields};
+/// `fields_dicts!(py, items, [a, b])`: a new list of `fields_dict!` of each item.
+macro_rules! fields_dicts {
+    ($py:expr, $items:expr, [$($f:ident),+ $(,)?]) => {{
+        let out = pyo3::types::PyList::empty($py);
+        for s in $items {
+            out.append($crate::fields::fields_dict!($py, s, [$($f),+]))?;
+        }
+        out
+    }};
+}
+pub(crate) use {fields_dict, fields_dicts, set_fields};

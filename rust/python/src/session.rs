@@ -3,7 +3,7 @@
 //! Python values. The tree work runs in the core with the GIL released.
 
 use crate::errors::released;
-use crate::fields::{fields_dict, set_fields};
+use crate::fields::{fields_dict, fields_dicts, set_fields};
 use crate::{to_pyerr, Failure};
 use msgnorm_core::error::Error;
 use msgnorm_core::session::{self, codex, Fit, LineIssue, Options, Report, SourceFile, Thread};
@@ -11,11 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 fn issues<'py>(py: Python<'py>, list: &[LineIssue]) -> PyResult<Bound<'py, PyList>> {
-    let out = PyList::empty(py);
-    for i in list {
-        out.append(fields_dict!(py, i, [file, line, column, reason]))?;
-    }
-    Ok(out)
+    Ok(fields_dicts!(py, list, [file, line, column, reason]))
 }
 
 fn thread_dict<'py>(py: Python<'py>, t: &Thread) -> PyResult<Bound<'py, PyDict>> {

@@ -2,7 +2,7 @@
 //! out. The files are read and scanned in the core with the GIL released.
 
 use crate::errors::released;
-use crate::fields::{fields_dict, set_fields};
+use crate::fields::{fields_dict, fields_dicts, set_fields};
 use crate::{to_pyerr, Failure};
 use msgnorm_core::batch;
 use msgnorm_core::listing;
@@ -103,27 +103,23 @@ pub fn session_infos<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let n = pool_threads(threads);
     let infos = released(py, || listing::list(&paths, n))?;
-    let out = PyList::empty(py);
-    for i in &infos {
-        out.append(fields_dict!(
-            py,
-            i,
-            [
-                session_id,
-                custom_title,
-                summary,
-                first_prompt,
-                created,
-                last_timestamp,
-                mtime,
-                size,
-                cwd,
-                git_branch,
-                model,
-            ]
-        ))?;
-    }
-    Ok(out)
+    Ok(fields_dicts!(
+        py,
+        &infos,
+        [
+            session_id,
+            custom_title,
+            summary,
+            first_prompt,
+            created,
+            last_timestamp,
+            mtime,
+            size,
+            cwd,
+            git_branch,
+            model,
+        ]
+    ))
 }
 
 /// The hits in file and line order: dicts with `file` (an index into `paths`),
@@ -145,15 +141,11 @@ pub fn search_files<'py>(
         threads: pool_threads(threads),
     };
     let hits = released(py, || search::search(&paths, &opts))?;
-    let out = PyList::empty(py);
-    for h in &hits {
-        out.append(fields_dict!(
-            py,
-            h,
-            [file, line, session, uuid, timestamp, role, field, snippet]
-        ))?;
-    }
-    Ok(out)
+    Ok(fields_dicts!(
+        py,
+        &hits,
+        [file, line, session, uuid, timestamp, role, field, snippet]
+    ))
 }
 
 /// Each file's requests as JSON Lines that `usage_scan` reads back the same
