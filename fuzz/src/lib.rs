@@ -726,6 +726,18 @@ fn request_parts(out: &Value) -> (Vec<Value>, Option<Value>) {
     (messages, system)
 }
 
+/// `to_provider` of `records` (no extra system prompt), its counts added to `counts`.
+pub(crate) fn to_provider(
+    p: Provider,
+    records: Vec<Value>,
+    stable: bool,
+    opts: &ApiOptions,
+    counts: &mut providers::Counts,
+) -> Result<Value, Error> {
+    let mut report = Report::default();
+    providers::normalize_to_provider(p, records, stable, None, Some(opts), &mut report, counts)
+}
+
 /// The `providers` target: JSON records (first byte = options) written in each
 /// provider's shape; that output must read back with `from_provider`, convert to
 /// every other provider as valid JSON, and be a fixed point of `convert` into
@@ -742,17 +754,13 @@ pub fn providers(data: &[u8]) {
         return;
     };
     for p in Provider::ALL {
-        let mut counts = providers::Counts::new();
-        let first = providers::normalize_to_provider(
+        let out = match to_provider(
             p,
             records.clone(),
             false,
-            None,
-            Some(&opts),
-            &mut Report::default(),
-            &mut counts,
-        );
-        let out = match first {
+            &opts,
+            &mut providers::Counts::new(),
+        ) {
             Ok(out) => out,
             Err(e) => return check_input_error(&e, "to_provider"),
         };
@@ -775,13 +783,11 @@ pub fn providers(data: &[u8]) {
             p.name()
         );
         for q in Provider::ALL {
-            let again = providers::normalize_to_provider(
+            let again = to_provider(
                 q,
                 recs.clone(),
                 stable,
-                None,
-                Some(&opts),
-                &mut Report::default(),
+                &opts,
                 &mut providers::Counts::new(),
             )
             .unwrap_or_else(|e| {

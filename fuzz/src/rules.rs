@@ -10,9 +10,10 @@
 //! calls): converted to Responses with and without `store`, the output breaks
 //! no rule msgnorm repairs, the stateless ones included.
 
+use crate::to_provider;
 use msgnorm_core::providers::{self, openai_responses::stateless::stateless, Provider, Value};
 use msgnorm_core::validate::{self as rules_, parse_items, validate_json, Params, Violation};
-use msgnorm_core::{ApiOptions, Report};
+use msgnorm_core::ApiOptions;
 
 /// Records from the bytes: each byte adds one block (its low four bits pick
 /// the kind, bit 4 puts `cache_control` on it, bit 7 starts a new record).
@@ -221,16 +222,8 @@ fn responses(data: &[u8]) {
         return; // (every item is well-formed: from_provider reads them all)
     };
     let mut counts = providers::Counts::new();
-    let out = providers::normalize_to_provider(
-        p,
-        recs,
-        false,
-        None,
-        Some(&ApiOptions::default()),
-        &mut Report::default(),
-        &mut counts,
-    )
-    .expect("to_provider takes from_provider's records");
+    let out = to_provider(p, recs, false, &ApiOptions::default(), &mut counts)
+        .expect("to_provider takes from_provider's records");
     let found = responses_violations(&out, false);
     assert!(found.is_empty(), "{found:?}\n{}", out.to_json());
     let mut replay = out;
@@ -248,16 +241,10 @@ pub fn rules(data: &[u8]) {
     let recs = records(data);
     for p in Provider::ALL {
         let mut counts = providers::Counts::new();
-        let out = providers::normalize_to_provider(
-            p,
-            recs.clone(),
-            false,
-            None,
-            Some(&ApiOptions::default()),
-            &mut Report::default(),
-            &mut counts,
-        )
-        .unwrap_or_else(|e| panic!("to_provider({}) refuses well-formed records: {e}", p.name()));
+        let out = to_provider(p, recs.clone(), false, &ApiOptions::default(), &mut counts)
+            .unwrap_or_else(|e| {
+                panic!("to_provider({}) refuses well-formed records: {e}", p.name())
+            });
         let found = repaired_violations(p, &out);
         assert!(
             found.is_empty(),

@@ -49,17 +49,20 @@ def _count(v: Any) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else 0
 
 
+#: The counts of a usage total, as the usage scan gives them (with ``server_tool_use``).
+COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_creation_5m_input_tokens",
+    "cache_creation_1h_input_tokens",
+    "cache_read_input_tokens",
+    "requests",
+)
+
+
 def _empty() -> dict[str, Any]:
-    return {
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "cache_creation_input_tokens": 0,
-        "cache_creation_5m_input_tokens": 0,
-        "cache_creation_1h_input_tokens": 0,
-        "cache_read_input_tokens": 0,
-        "requests": 0,
-        "server_tool_use": {},
-    }
+    return {**dict.fromkeys(COUNTS, 0), "server_tool_use": {}}
 
 
 def _aggregate(totals: dict[str, Any], model: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any, Literal, Union, overload
 import msgspec
 
 from . import _native
-from ._codex import is_rollout, rollout_requests
+from ._codex import COUNTS, is_rollout, rollout_requests
 from .errors import MsgnormError
 from .session import session_files
 
@@ -67,17 +67,6 @@ class Usage(msgspec.Struct, kw_only=True):
         """The fields as plain JSON-ready values."""
         out: dict[str, Any] = msgspec.to_builtins(self)
         return out
-
-
-_COUNTS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_creation_5m_input_tokens",
-    "cache_creation_1h_input_tokens",
-    "cache_read_input_tokens",
-    "requests",
-)
 
 
 # --- prices -----------------------------------------------------------------
@@ -143,7 +132,7 @@ def _genai_available() -> bool:
 
 def _totals(t: Mapping[str, Any], **extra: Any) -> Usage:
     return Usage(
-        **{k: t[k] for k in _COUNTS},
+        **{k: t[k] for k in COUNTS},
         server_tool_use=dict(t["server_tool_use"]),
         **extra,
     )
@@ -181,7 +170,7 @@ def _usage(agg: Mapping[str, Any], prices: Mapping[str, ModelPrices] | bool) -> 
 
 
 def _add_totals(a: dict[str, Any], b: Mapping[str, Any]) -> None:
-    for k in _COUNTS:
+    for k in COUNTS:
         a[k] += b[k]
     for k, v in b["server_tool_use"].items():
         a["server_tool_use"][k] = a["server_tool_use"].get(k, 0) + v

@@ -33,8 +33,8 @@ def _env_dir(var: str) -> Path | None:
     if not value:
         return None
     path = Path(value).expanduser()
-    # resolved: `.ci/run` names `<repo>/../shared/...`, which must not read as a
-    # path inside the repository
+    # resolved: a value may climb out of the repository (`<repo>/../data`), which
+    # must not read as a path inside it
     return (path if path.is_absolute() else ROOT / path).resolve()
 
 

@@ -1278,24 +1278,9 @@ def count_tokens_per_record(
     return [record_tokens(rec, params) for rec in records]
 
 
-def count_tokens(
-    records: Sequence[Any],
-    *,
-    chars_per_token: float = 4.0,
-    tokens_per_message: int = 3,
-    tokens_per_image: int = 1600,
-    tokens_per_document: int = 3000,
-) -> int:
-    """§6: the sum of count_tokens_per_record."""
-    return sum(
-        count_tokens_per_record(
-            records,
-            chars_per_token=chars_per_token,
-            tokens_per_message=tokens_per_message,
-            tokens_per_image=tokens_per_image,
-            tokens_per_document=tokens_per_document,
-        )
-    )
+def count_tokens(records: Sequence[Any], **params: Any) -> int:
+    """§6: the sum of count_tokens_per_record (which takes and checks the parameters)."""
+    return sum(count_tokens_per_record(records, **params))
 
 
 # --------------------------------------------------------------------------

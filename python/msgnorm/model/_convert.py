@@ -103,19 +103,29 @@ def _prep_blocks(content: list[Any]) -> tuple[list[Any] | None, bool]:
             if not b.keys() <= known:
                 nb = _split_extra(b, known)
             if bt == "tool_result":
-                inner = b.get("content")
-                if type(inner) is list:
-                    new_inner, unk = _prep_blocks(inner)
-                    if new_inner is not None:
-                        if nb is None:
-                            nb = dict(b)
-                        nb["content"] = new_inner
-                        unknown = unknown or unk
+                nb, unk = _prep_content(b, nb)
+                unknown = unknown or unk
         if nb is not None:
             if new is None:
                 new = list(content)
             new[j] = nb
     return new, unknown
+
+
+def _prep_content(
+    d: dict[str, Any], nd: dict[str, Any] | None
+) -> tuple[dict[str, Any] | None, bool]:
+    """``nd`` (``d``'s copy so far, or None) with ``d``'s list content prepared,
+    and whether that content holds unknown blocks."""
+    content = d.get("content")
+    if type(content) is not list:
+        return nd, False
+    new, unknown = _prep_blocks(content)
+    if new is not None:
+        if nd is None:
+            nd = dict(d)
+        nd["content"] = new
+    return nd, unknown
 
 
 def _prep_record(d: dict[str, Any], rtype: str) -> tuple[dict[str, Any] | None, bool]:
@@ -136,13 +146,7 @@ def _prep_record(d: dict[str, Any], rtype: str) -> tuple[dict[str, Any] | None, 
             nm = dict(m)
         if not m.keys() <= pknown:
             nm = _split_extra(m, pknown)
-        content = m["content"]
-        if type(content) is list:
-            new_content, unknown = _prep_blocks(content)
-            if new_content is not None:
-                if nm is None:
-                    nm = dict(m)
-                nm["content"] = new_content
+        nm, unknown = _prep_content(m, nm)
         if nm is not None:
             if nd is None:
                 nd = dict(d)

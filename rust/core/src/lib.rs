@@ -24,6 +24,8 @@ pub mod search;
 pub mod session;
 pub mod split;
 pub mod steps;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod tokens;
 pub mod usage;
 pub mod validate;

@@ -5,7 +5,7 @@
 use crate::batch;
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
-use crate::usage::{object, skip, string_or_skip};
+use crate::usage::skim::{object, skip, string_or_skip};
 use memchr::memmem::Finder;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
@@ -357,12 +357,10 @@ pub fn list(paths: &[PathBuf], threads: usize) -> Result<Vec<SessionInfo>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::TempDir;
 
     #[test]
     fn head_and_tail_of_a_long_file() {
-        let dir = std::env::temp_dir().join(format!("msgnorm-listing-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("s.jsonl");
         let mut text = String::new();
         text.push_str(r#"{"type":"user","sessionId":"s1","cwd":"/a","gitBranch":"main","timestamp":"2026-01-01T00:00:00Z","isMeta":true,"message":{"role":"user","content":"meta"}}"#);
         text.push('\n');
@@ -382,8 +380,8 @@ mod tests {
         text.push('\n');
         text.push_str(r#"{"type":"assistant","message":{"model":"<synthetic>","content":[]}}"#);
         text.push('\n');
-        std::fs::write(&path, &text).unwrap();
-        let i = info(&path).unwrap();
+        let dir = TempDir::new("listing");
+        let i = info(&dir.file("s.jsonl", &text)).unwrap();
         assert_eq!(i.size, text.len() as u64);
         assert_eq!(i.session_id.as_deref(), Some("s1"));
         assert_eq!(i.first_prompt.as_deref(), Some("fix the bug"));
@@ -393,14 +391,10 @@ mod tests {
         assert_eq!(i.git_branch.as_deref(), Some("dev"));
         assert_eq!(i.model.as_deref(), Some("new"));
         assert_eq!(i.cwd.as_deref(), Some("/a"));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_line_across_the_first_chunk_of_a_short_file_is_read() {
-        let dir = std::env::temp_dir().join(format!("msgnorm-listing2-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("s.jsonl");
         let pad = format!(
             r#"{{"type":"x","p":"{}"}}"#,
             "y".repeat(CHUNK as usize - 40)
@@ -408,9 +402,9 @@ mod tests {
         let title = r#"{"type":"custom-title","customTitle":"across"}"#;
         let text = format!("{pad}\n{title}\n{}\n", &pad[..30_000]);
         assert!(pad.len() < CHUNK as usize && pad.len() + title.len() > CHUNK as usize);
-        std::fs::write(&path, &text).unwrap();
+        let dir = TempDir::new("listing2");
+        let path = dir.file("s.jsonl", &text);
         assert_eq!(info(&path).unwrap().custom_title.as_deref(), Some("across"));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Every line read in order, as the fields were first defined: the head's

@@ -154,33 +154,33 @@ mod tests {
     #[test]
     fn builtins() {
         let t = Templates::default();
-        let a = att(&[("type", s("date")), ("date", s("2025-01-01"))]);
-        assert_eq!(
-            t.render(&a).unwrap(),
-            "<system-reminder>\nToday's date is 2025-01-01.\n</system-reminder>"
-        );
-        let a = att(&[
-            ("type", s("memory")),
-            ("path", s("/p")),
-            ("content", AttValue::Int("7".into())),
-        ]);
-        assert_eq!(
-            t.render(&a).unwrap(),
-            "<system-reminder>\nContents of /p:\n\n7\n</system-reminder>"
-        );
-        let a = att(&[
-            ("type", s("memory")),
-            ("path", s("/p")),
-            ("content", AttValue::Other),
-        ]);
-        assert_eq!(t.render(&a), None);
-        let a = att(&[("type", s("whatever")), ("content", s("x"))]);
-        assert_eq!(
-            t.render(&a).unwrap(),
-            "<system-reminder>\nx\n</system-reminder>"
-        );
-        let a = att(&[("type", s("whatever"))]);
-        assert_eq!(t.render(&a), None);
+        let memory = |content| {
+            att(&[
+                ("type", s("memory")),
+                ("path", s("/p")),
+                ("content", content),
+            ])
+        };
+        let cases = [
+            (
+                att(&[("type", s("date")), ("date", s("2025-01-01"))]),
+                Some("Today's date is 2025-01-01."),
+            ),
+            (
+                memory(AttValue::Int("7".into())),
+                Some("Contents of /p:\n\n7"),
+            ),
+            (memory(AttValue::Other), None),
+            (
+                att(&[("type", s("whatever")), ("content", s("x"))]),
+                Some("x"),
+            ),
+            (att(&[("type", s("whatever"))]), None),
+        ];
+        for (k, (a, text)) in cases.iter().enumerate() {
+            let want = text.map(|x| format!("<system-reminder>\n{x}\n</system-reminder>"));
+            assert_eq!(t.render(a), want, "case {k}");
+        }
     }
 
     #[test]

@@ -10,7 +10,8 @@
 use crate::batch;
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
-use crate::usage::{object, skip, string_or_skip, with_file};
+use crate::usage::skim::{object, skip, string_or_skip};
+use crate::usage::with_file;
 use regex::{bytes, Regex, RegexBuilder};
 use std::path::PathBuf;
 

@@ -24,6 +24,20 @@ impl Split {
     }
 }
 
+/// `by_size!(size, |a| call)`: `call` with `a` the allocator that blocks of
+/// `size` bytes belong to.
+macro_rules! by_size {
+    ($size:expr, |$a:ident| $call:expr) => {
+        if Split::large($size) {
+            let $a = System;
+            $call
+        } else {
+            let $a = MiMalloc;
+            $call
+        }
+    };
+}
+
 // SAFETY: every method forwards to an allocator that upholds `GlobalAlloc`'s
 // contract, chosen by the block's size alone. A block is allocated,
 // reallocated and freed with its layout's size (the contract requires the
@@ -35,38 +49,20 @@ unsafe impl GlobalAlloc for Split {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's guarantees on `layout` are passed on unchanged.
-        unsafe {
-            if Self::large(layout.size()) {
-                System.alloc(layout)
-            } else {
-                MiMalloc.alloc(layout)
-            }
-        }
+        unsafe { by_size!(layout.size(), |a| a.alloc(layout)) }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as `alloc`.
-        unsafe {
-            if Self::large(layout.size()) {
-                System.alloc_zeroed(layout)
-            } else {
-                MiMalloc.alloc_zeroed(layout)
-            }
-        }
+        unsafe { by_size!(layout.size(), |a| a.alloc_zeroed(layout)) }
     }
 
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: `ptr` was allocated by this allocator with `layout`, so by
         // the allocator its size selects (see the impl's comment).
-        unsafe {
-            if Self::large(layout.size()) {
-                System.dealloc(ptr, layout)
-            } else {
-                MiMalloc.dealloc(ptr, layout)
-            }
-        }
+        unsafe { by_size!(layout.size(), |a| a.dealloc(ptr, layout)) }
     }
 
     #[inline]

@@ -1,6 +1,7 @@
 //! Context editing: clearing tool results, tool inputs and thinking.
 
 use crate::errors::{to_pyerr, Failure};
+use crate::fields::fields_dict;
 use crate::input::with_records;
 use crate::read;
 use crate::view::{self, Ctx};
@@ -98,12 +99,17 @@ pub(crate) fn edit_report<'py>(
     py: Python<'py>,
     rep: &msgnorm_core::editing::EditReport,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("results_cleared", rep.results_cleared)?;
-    d.set_item("inputs_cleared", rep.inputs_cleared)?;
-    d.set_item("thinking_cleared", rep.thinking_cleared)?;
-    d.set_item("tokens_before", rep.tokens_before)?;
-    d.set_item("tokens_after", rep.tokens_after)?;
+    let d = fields_dict!(
+        py,
+        rep,
+        [
+            results_cleared,
+            inputs_cleared,
+            thinking_cleared,
+            tokens_before,
+            tokens_after,
+        ]
+    );
     d.set_item(
         "tokens_saved",
         rep.tokens_before.saturating_sub(rep.tokens_after),

@@ -88,6 +88,16 @@ pub(crate) fn to_pyerr(py: Python<'_>, e: Failure) -> PyErr {
     }
 }
 
+/// Runs the core's work `f` with the GIL released; its error (or panic)
+/// becomes the msgnorm exception.
+pub(crate) fn released<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    py.detach(|| guard(|| f().map_err(Failure::Core)))
+        .map_err(|e| to_pyerr(py, e))
+}
+
 /// Runs `f`, turning a panic into an error: no panic reaches Python as such.
 pub(crate) fn guard<T>(f: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
     match catch_unwind(AssertUnwindSafe(f)) {

@@ -11,6 +11,7 @@ mod budget;
 mod conversation;
 mod editing;
 mod errors;
+mod fields;
 mod input;
 mod providers;
 mod read;

@@ -2,56 +2,59 @@
 //! thread out as JSON bytes, with the thread list and the report as plain
 //! Python values. The tree work runs in the core with the GIL released.
 
-use crate::{guard, to_pyerr, Failure};
+use crate::errors::released;
+use crate::fields::{fields_dict, fields_dicts, set_fields};
+use crate::{to_pyerr, Failure};
 use msgnorm_core::error::Error;
 use msgnorm_core::session::{self, codex, Fit, LineIssue, Options, Report, SourceFile, Thread};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 fn issues<'py>(py: Python<'py>, list: &[LineIssue]) -> PyResult<Bound<'py, PyList>> {
-    let out = PyList::empty(py);
-    for i in list {
-        let d = PyDict::new(py);
-        d.set_item("file", i.file)?;
-        d.set_item("line", i.line)?;
-        d.set_item("column", i.column)?;
-        d.set_item("reason", &i.reason)?;
-        out.append(d)?;
-    }
-    Ok(out)
+    Ok(fields_dicts!(py, list, [file, line, column, reason]))
 }
 
 fn thread_dict<'py>(py: Python<'py>, t: &Thread) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("id", &t.id)?;
     d.set_item("kind", t.kind.name())?;
-    d.set_item("leaf", &t.leaf)?;
-    d.set_item("session_id", &t.session_id)?;
-    d.set_item("agent_id", &t.agent_id)?;
-    d.set_item("file", t.file)?;
-    d.set_item("records", t.records)?;
-    d.set_item("first_prompt", &t.first_prompt)?;
-    d.set_item("last_timestamp", &t.last_timestamp)?;
+    set_fields!(
+        d,
+        t,
+        [
+            leaf,
+            session_id,
+            agent_id,
+            file,
+            records,
+            first_prompt,
+            last_timestamp
+        ]
+    );
     Ok(d)
 }
 
 fn report_dict<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, PyDict>> {
-    let r = PyDict::new(py);
-    r.set_item("lines", report.lines)?;
-    r.set_item("records", report.records)?;
+    let r = fields_dict!(py, report, [lines, records]);
     r.set_item("skipped", issues(py, &report.skipped)?)?;
     r.set_item("repaired", issues(py, &report.repaired)?)?;
-    r.set_item("duplicate_uuids", report.duplicate_uuids)?;
-    r.set_item("missing_parents", report.missing_parents)?;
-    r.set_item("cycles", report.cycles)?;
-    r.set_item("recovered", report.recovered)?;
-    r.set_item("compactions", report.compactions)?;
-    r.set_item("before_compaction", report.before_compaction)?;
-    r.set_item("preserved", report.preserved)?;
-    r.set_item("unlinked_segments", report.unlinked_segments)?;
-    r.set_item("microcompactions", report.microcompactions)?;
-    r.set_item("cleared_results", &report.cleared_results)?;
-    r.set_item("client_only", report.client_only)?;
+    set_fields!(
+        r,
+        report,
+        [
+            duplicate_uuids,
+            missing_parents,
+            cycles,
+            recovered,
+            compactions,
+            before_compaction,
+            preserved,
+            unlinked_segments,
+            microcompactions,
+            cleared_results,
+            client_only,
+        ]
+    );
     Ok(r)
 }
 
@@ -102,9 +105,7 @@ pub fn load_session<'py>(
             );
             return Err(to_pyerr(py, Failure::Core(Error::value(msg))));
         }
-        let r = py
-            .detach(|| guard(|| codex::load(&sources[k], k, &opts).map_err(Failure::Core)))
-            .map_err(|e| to_pyerr(py, e))?;
+        let r = released(py, || codex::load(&sources[k], k, &opts))?;
         let out = PyBytes::new(py, r.json.as_bytes());
         let ts = PyList::empty(py);
         ts.append(thread_dict(py, &r.thread)?)?;
@@ -117,12 +118,9 @@ pub fn load_session<'py>(
             .into_pyobject(py)?
             .into_any());
     }
-    let loaded = py
-        .detach(|| guard(|| session::load(&sources, &opts).map_err(Failure::Core)))
-        .map_err(|e| to_pyerr(py, e))?;
+    let loaded = released(py, || session::load(&sources, &opts))?;
     let out = PyBytes::new_with(py, loaded.chain_len(), |buf| {
-        py.detach(|| guard(|| loaded.write_chain_into(buf).map_err(Failure::Core)))
-            .map_err(|e| to_pyerr(py, e))
+        released(py, || loaded.write_chain_into(buf))
     })?;
     let ts = PyList::empty(py);
     for t in &loaded.threads {

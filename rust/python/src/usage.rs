@@ -1,7 +1,9 @@
 //! `session_usage`, `list_sessions` and `search`: paths in, plain Python values
 //! out. The files are read and scanned in the core with the GIL released.
 
-use crate::{guard, to_pyerr, Failure};
+use crate::errors::released;
+use crate::fields::{fields_dict, fields_dicts, set_fields};
+use crate::{to_pyerr, Failure};
 use msgnorm_core::batch;
 use msgnorm_core::listing;
 use msgnorm_core::search::{self, Options as SearchOptions};
@@ -12,26 +14,20 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 fn totals<'py>(py: Python<'py>, t: &Totals) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("input_tokens", t.input_tokens)?;
-    d.set_item("output_tokens", t.output_tokens)?;
-    d.set_item("cache_creation_input_tokens", t.cache_creation_input_tokens)?;
-    d.set_item(
-        "cache_creation_5m_input_tokens",
-        t.cache_creation_5m_input_tokens,
-    )?;
-    d.set_item(
-        "cache_creation_1h_input_tokens",
-        t.cache_creation_1h_input_tokens,
-    )?;
-    d.set_item("cache_read_input_tokens", t.cache_read_input_tokens)?;
-    let s = PyDict::new(py);
-    for (k, v) in &t.server_tool_use {
-        s.set_item(k, v)?;
-    }
-    d.set_item("server_tool_use", s)?;
-    d.set_item("requests", t.requests)?;
-    Ok(d)
+    Ok(fields_dict!(
+        py,
+        t,
+        [
+            input_tokens,
+            output_tokens,
+            cache_creation_input_tokens,
+            cache_creation_5m_input_tokens,
+            cache_creation_1h_input_tokens,
+            cache_read_input_tokens,
+            server_tool_use,
+            requests,
+        ]
+    ))
 }
 
 fn models<'py>(py: Python<'py>, m: &BTreeMap<String, Totals>) -> PyResult<Bound<'py, PyDict>> {
@@ -85,9 +81,7 @@ pub fn usage_scan<'py>(
         until,
         threads: pool_threads(threads),
     };
-    let summary = py
-        .detach(|| guard(|| usage::usage(&files, &opts).map_err(Failure::Core)))
-        .map_err(|e| to_pyerr(py, e))?;
+    let summary = released(py, || usage::usage(&files, &opts))?;
     let d = PyDict::new(py);
     d.set_item("total", agg(py, &summary.total)?)?;
     let g = PyDict::new(py);
@@ -95,9 +89,7 @@ pub fn usage_scan<'py>(
         g.set_item(k, agg(py, v)?)?;
     }
     d.set_item("groups", g)?;
-    d.set_item("files", summary.files)?;
-    d.set_item("lines_skipped", summary.lines_skipped)?;
-    d.set_item("synthetic", summary.synthetic)?;
+    set_fields!(d, summary, [files, lines_skipped, synthetic]);
     Ok(d)
 }
 
@@ -110,26 +102,24 @@ pub fn session_infos<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = pool_threads(threads);
-    let infos = py
-        .detach(|| guard(|| listing::list(&paths, n).map_err(Failure::Core)))
-        .map_err(|e| to_pyerr(py, e))?;
-    let out = PyList::empty(py);
-    for i in &infos {
-        let d = PyDict::new(py);
-        d.set_item("session_id", &i.session_id)?;
-        d.set_item("custom_title", &i.custom_title)?;
-        d.set_item("summary", &i.summary)?;
-        d.set_item("first_prompt", &i.first_prompt)?;
-        d.set_item("created", &i.created)?;
-        d.set_item("last_timestamp", &i.last_timestamp)?;
-        d.set_item("mtime", i.mtime)?;
-        d.set_item("size", i.size)?;
-        d.set_item("cwd", &i.cwd)?;
-        d.set_item("git_branch", &i.git_branch)?;
-        d.set_item("model", &i.model)?;
-        out.append(d)?;
-    }
-    Ok(out)
+    let infos = released(py, || listing::list(&paths, n))?;
+    Ok(fields_dicts!(
+        py,
+        &infos,
+        [
+            session_id,
+            custom_title,
+            summary,
+            first_prompt,
+            created,
+            last_timestamp,
+            mtime,
+            size,
+            cwd,
+            git_branch,
+            model,
+        ]
+    ))
 }
 
 /// The hits in file and line order: dicts with `file` (an index into `paths`),
@@ -150,23 +140,12 @@ pub fn search_files<'py>(
         tools,
         threads: pool_threads(threads),
     };
-    let hits = py
-        .detach(|| guard(|| search::search(&paths, &opts).map_err(Failure::Core)))
-        .map_err(|e| to_pyerr(py, e))?;
-    let out = PyList::empty(py);
-    for h in &hits {
-        let d = PyDict::new(py);
-        d.set_item("file", h.file)?;
-        d.set_item("line", h.line)?;
-        d.set_item("session", &h.session)?;
-        d.set_item("uuid", &h.uuid)?;
-        d.set_item("timestamp", &h.timestamp)?;
-        d.set_item("role", &h.role)?;
-        d.set_item("field", &h.field)?;
-        d.set_item("snippet", &h.snippet)?;
-        out.append(d)?;
-    }
-    Ok(out)
+    let hits = released(py, || search::search(&paths, &opts))?;
+    Ok(fields_dicts!(
+        py,
+        &hits,
+        [file, line, session, uuid, timestamp, role, field, snippet]
+    ))
 }
 
 /// Each file's requests as JSON Lines that `usage_scan` reads back the same
@@ -180,9 +159,7 @@ pub fn usage_entries<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = pool_threads(threads);
-    let scans = py
-        .detach(|| guard(|| usage::scan_files(&files, n).map_err(Failure::Core)))
-        .map_err(|e| to_pyerr(py, e))?;
+    let scans = released(py, || usage::scan_files(&files, n))?;
     let out = PyList::empty(py);
     for (data, skipped) in &scans {
         out.append((pyo3::types::PyBytes::new(py, data), skipped))?;

@@ -241,40 +241,24 @@ impl Map {
     }
 }
 
-impl From<&str> for Value {
-    fn from(s: &str) -> Self {
-        Value::Str(SmolStr::new(s))
-    }
+/// `impl From<T> for Value` for each `T => |x| value`.
+macro_rules! value_from {
+    ($($t:ty => |$x:ident| $e:expr),+ $(,)?) => {
+        $(impl From<$t> for Value {
+            fn from($x: $t) -> Self {
+                $e
+            }
+        })+
+    };
 }
-impl From<String> for Value {
-    fn from(s: String) -> Self {
-        Value::Str(SmolStr::from(s))
-    }
-}
-impl From<&SmolStr> for Value {
-    fn from(s: &SmolStr) -> Self {
-        Value::Str(s.clone())
-    }
-}
-impl From<SmolStr> for Value {
-    fn from(s: SmolStr) -> Self {
-        Value::Str(s)
-    }
-}
-impl From<bool> for Value {
-    fn from(b: bool) -> Self {
-        Value::Bool(b)
-    }
-}
-impl From<Map> for Value {
-    fn from(m: Map) -> Self {
-        Value::Obj(m)
-    }
-}
-impl From<Vec<Value>> for Value {
-    fn from(v: Vec<Value>) -> Self {
-        Value::Arr(v)
-    }
+value_from! {
+    &str => |s| Value::Str(SmolStr::new(s)),
+    String => |s| Value::Str(SmolStr::from(s)),
+    &SmolStr => |s| Value::Str(s.clone()),
+    SmolStr => |s| Value::Str(s),
+    bool => |b| Value::Bool(b),
+    Map => |m| Value::Obj(m),
+    Vec<Value> => |v| Value::Arr(v),
 }
 
 impl Value {

@@ -1,0 +1,121 @@
+use super::*;
+
+fn rules_hit(
+    p: &str,
+    json: &str,
+    tools: Option<&str>,
+) -> Vec<(Option<usize>, String, &'static str)> {
+    let p = provider(p).unwrap();
+    validate_json(p, json.as_bytes(), None, tools.map(str::as_bytes))
+        .unwrap()
+        .into_iter()
+        .map(|v| (v.index, v.path, v.rule))
+        .collect()
+}
+
+#[test]
+fn anthropic_pairing() {
+    let h = r#"[{"role":"user","content":"q"},
+        {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},
+        {"role":"user","content":[{"type":"text","text":"x"},{"type":"tool_result","tool_use_id":"t2"}]}]"#;
+    let hits = rules_hit("anthropic", h, None);
+    assert_eq!(
+        hits,
+        vec![
+            (
+                Some(1),
+                "messages[1].content[0]".into(),
+                "anthropic/tool-use-without-result"
+            ),
+            (
+                Some(2),
+                "messages[2].content[1]".into(),
+                "anthropic/tool-result-not-first"
+            ),
+            (
+                Some(2),
+                "messages[2].content[1]".into(),
+                "anthropic/tool-result-without-use"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn message_text_fills_the_place_and_ids() {
+    let h = r#"[{"role":"user","content":"q"},
+        {"role":"assistant","content":[{"type":"tool_use","id":"a.b","name":"f","input":{}}]},
+        {"role":"user","content":[{"type":"tool_result","tool_use_id":"a.b"}]}]"#;
+    let v = validate_json(Provider::Anthropic, h.as_bytes(), None, None).unwrap();
+    assert_eq!(v.len(), 2);
+    assert_eq!(
+        v[0].message,
+        "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+    );
+}
+
+#[test]
+fn openai_chat_runs() {
+    let h = r#"[{"role":"user","content":"q"},
+        {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+        {"role":"tool","tool_call_id":"c1","content":"r"},
+        {"role":"tool","tool_call_id":"c1","content":"r"},
+        {"role":"user","content":"q"},
+        {"role":"tool","tool_call_id":"c1","content":"r"}]"#;
+    let rules: Vec<_> = rules_hit("openai-chat", h, None)
+        .into_iter()
+        .map(|h| h.2)
+        .collect();
+    assert_eq!(
+        rules,
+        // the last answers no pending call: not a second response to one
+        vec![
+            "openai-chat/duplicate-tool-response",
+            "openai-chat/tool-without-tool-calls",
+        ]
+    );
+}
+
+#[test]
+fn bedrock_needs_tool_config() {
+    let h = r#"[{"role":"user","content":[{"text":"q"}]},
+        {"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"f","input":{}}}]},
+        {"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":[{"text":""}]}}]}]"#;
+    assert_eq!(
+        rules_hit("bedrock", h, None),
+        vec![(
+            Some(1),
+            "messages[1].content[0]".into(),
+            "bedrock/tool-config-required"
+        )]
+    );
+    let tools = r#"{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{}}}}]}"#;
+    assert_eq!(rules_hit("bedrock", h, Some(tools)), vec![]);
+}
+
+#[test]
+fn gemini_and_responses() {
+    let h = r#"[{"role":"user","parts":[{"text":"q"}]},
+        {"role":"model","parts":[{"function_call":{"name":"f","args":{}}}]},
+        {"role":"user","parts":[{"function_response":{"name":"f","response":{}}}]}]"#;
+    assert_eq!(rules_hit("gemini", h, None), vec![]);
+    let h = r#"[{"role":"user","content":"q"},{"type":"reasoning","id":"rs_1","summary":[]}]"#;
+    assert_eq!(
+        rules_hit("openai-responses", h, None),
+        vec![(
+            Some(1),
+            "input[1]".into(),
+            "openai-responses/reasoning-without-following"
+        )]
+    );
+}
+
+#[test]
+fn markdown_lists_every_rule() {
+    let md = rules_markdown();
+    for p in Provider::ALL {
+        for r in rules(p) {
+            assert!(md.contains(&format!("`{}`", r.id)), "{}", r.id);
+        }
+    }
+}
