@@ -313,7 +313,13 @@ def test_nova_server_tool_pairs_stay_in_the_assistant_message() -> None:
 
 def test_adjacent_gemini_model_contents_are_one_turn() -> None:
     p, data = _fixture("gemini/split_model_turns")
+    # the request as sent: the API joins the two model contents itself
     out, report = msgnorm.convert_report(data["contents"], source=p, target=p)
+    assert out["contents"] == data["contents"]
+    assert report["missing_results_inserted"] == 0 and report["stray_results_removed"] == 0
+    # read as records, the two contents are one turn: both calls answered by one content
+    records = msgnorm.from_provider(data["contents"], p)
+    out, report = msgnorm.to_provider_report(records, p)
     calls = [
         part
         for part in out["contents"][1]["parts"]

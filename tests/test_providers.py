@@ -259,7 +259,9 @@ def test_a_legacy_function_call_keeps_its_arguments_text() -> None:
         "arguments": args,
         "legacy_function_call": True,
     }
-    out = msgnorm.convert(messages, source="openai-chat", target="openai-chat")
+    # convert sends an accepted request as it came, legacy shape and all
+    assert msgnorm.convert(messages, source="openai-chat", target="openai-chat") == messages
+    out = msgnorm.to_provider(msgnorm.from_provider(messages, "openai-chat"), "openai-chat")
     assert out[1]["tool_calls"][0]["function"] == {"name": "f", "arguments": args}
     assert out[2] == {
         "role": "tool",
@@ -337,11 +339,9 @@ def test_deliberate_normalisations() -> None:
     # arguments that were not compact are kept as given
     assert chat[1]["tool_calls"][0]["function"]["arguments"] == '{"x": 1}'
     # Responses: a user item keeps its own fields; an assistant text gets "type": "message".
-    items = msgnorm.convert(
-        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}],
-        source="openai-responses",
-        target="openai-responses",
-    )
+    said = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
+    assert msgnorm.convert(said, source="openai-responses", target="openai-responses") == said
+    items = msgnorm.to_provider(msgnorm.from_provider(said, "openai-responses"), "openai-responses")
     assert items == [
         {"role": "user", "content": "hi"},
         {"type": "message", "role": "assistant", "content": "yo"},

@@ -541,6 +541,11 @@ pub fn convert_records(
         && replay::accepted(p, source.messages, source.system, !target.store)
         // a block the target cannot carry (a failed compaction) takes the steps' path
         && read_records(&records, p).is_ok_and(|r| !r.iter().any(|r| r.drops));
+    if as_given && target.store {
+        if let Some(out) = verbatim(source) {
+            return Ok(out);
+        }
+    }
     let mut out = None;
     if as_given {
         // a writer that cannot take a record as it came falls back to the steps
@@ -574,6 +579,31 @@ pub fn convert_records(
         gemini::to_camel(&mut out, gemini::camel_case(source.messages));
     }
     Ok(out)
+}
+
+/// The source's request as it came, in the shape [`convert`] returns (its
+/// messages, with the system parameter beside them); `None` where that shape
+/// has no place for the system parameter as given (OpenAI's goes into the
+/// messages).
+fn verbatim(source: Given<'_>) -> Option<Value> {
+    let messages = Value::Arr(source.messages.to_vec());
+    let system = source.system.filter(|s| !s.is_null());
+    let (list, sys_key) = match source.provider {
+        Provider::OpenAIChat | Provider::OpenAIResponses => {
+            return system.is_none().then_some(messages)
+        }
+        Provider::Anthropic | Provider::Bedrock => ("messages", "system"),
+        Provider::Gemini if gemini::camel_case(source.messages).parts => {
+            ("contents", "systemInstruction")
+        }
+        Provider::Gemini => ("contents", "system_instruction"),
+    };
+    let mut out = Map::with_capacity(2);
+    if let Some(s) = system {
+        out.push(sys_key, s.clone());
+    }
+    out.push(list, messages);
+    Some(Value::Obj(out))
 }
 
 /// Normalized records (SPEC §4 output) → the provider's request shape.
