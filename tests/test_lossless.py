@@ -301,9 +301,18 @@ def test_a_paused_turn_comes_back_unchanged(history: list[Any]) -> None:
     assert msgnorm.validate(history, "anthropic") == []
 
 
-def test_an_unanswered_server_use_before_the_end_is_removed_and_counted() -> None:
+def test_an_unanswered_server_use_before_the_end() -> None:
+    # the API takes a server call still in flight when the turn goes on (a
+    # recorded 200: a web search beside a client call, the client's result
+    # next): convert sends such a request as it came
     history = [*PAUSED, {"role": "user", "content": "Never mind."}]
+    assert msgnorm.validate(history, "anthropic") == []
     out, report = msgnorm.convert_report(history, source="anthropic", target="anthropic")
+    assert out == {"messages": history}
+    assert report["unanswered_server_tool_uses_removed"] == 0
+    # where the SPEC §4 steps run (a transcript's records), step 5 removes it, counted
+    records = msgnorm.from_provider(history, "anthropic")
+    out, report = msgnorm.to_provider_report(records, "anthropic")
     assert "server_tool_use" not in json.dumps(out)
     assert report["unanswered_server_tool_uses_removed"] == 1
 

@@ -338,17 +338,6 @@ CASES: list[Case] = [
         {},
     ),
     (
-        "anthropic/server-tool-use-without-result",
-        [U("q"), A([STU(), T("searching")]), U("n")],
-        {},
-        1,
-        "messages[1].content[0]",
-        # a paused turn (pause_turn): the final assistant message ends with the
-        # use it resumes from
-        [U("q"), A([T("let me search"), STU()])],
-        {},
-    ),
-    (
         "anthropic/server-tool-use-id-pattern",
         [U("q"), A([STU("toolu_01"), WSR("toolu_01"), T("found it")]), U("n")],
         {},

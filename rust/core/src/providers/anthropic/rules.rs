@@ -105,12 +105,6 @@ pub static RULES: &[Rule] = &[
         check: server_result_without_use,
     },
     Rule {
-        id: "anthropic/server-tool-use-without-result",
-        text: "{p}: `server_tool_use` ids were found without a result block after them in their turn: {x}. Only the final assistant turn (a paused turn, `pause_turn`) may end with a server tool use it has not answered.",
-        repair: "SPEC §4 step 5 (assistant clean-up) removes a `server_tool_use`/`mcp_tool_use` with no result block of its id in its record, except in the final assistant record, which a paused turn resumes from",
-        check: server_use_without_result,
-    },
-    Rule {
         id: "anthropic/server-tool-use-id-pattern",
         text: "{p}: String should match pattern '^srvtoolu_[a-zA-Z0-9_]+$'",
         repair: "none: server tool ids are made by the API; a `server_tool_use` with another id was not, and cannot be replayed",
@@ -526,43 +520,6 @@ fn server_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
                         format_args!(".content[{j}]"),
                         format!("{t}\n{id}"),
                     ));
-                }
-            }
-        }
-    }
-}
-
-fn server_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
-    // a turn is a run of adjacent assistant messages (the API joins them);
-    // the final one may end unanswered: a paused turn resumes from it
-    let mut i = 0;
-    while i < c.msgs.len() {
-        if c.msgs[i].role != Some("assistant") {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < c.msgs.len() && c.msgs[i].role == Some("assistant") {
-            i += 1;
-        }
-        if i == c.msgs.len() {
-            break;
-        }
-        let turn = &c.msgs[start..i];
-        let answered: AHashSet<&str> = turn
-            .iter()
-            .flat_map(|m| m.blocks.iter())
-            .filter(|b| b.type_().is_some_and(is_server_result))
-            .filter_map(|b| b.str_at("tool_use_id"))
-            .collect();
-        for m in turn {
-            for (j, b) in m.blocks.iter().enumerate() {
-                if !matches!(b.type_(), Some("server_tool_use" | "mcp_tool_use")) {
-                    continue;
-                }
-                let id = b.str_at("id").unwrap_or("");
-                if !answered.contains(id) {
-                    out.push(Hit::at(m, format_args!(".content[{j}]"), id));
                 }
             }
         }
