@@ -481,10 +481,12 @@ fn plan_tools<H>(
         ClearInputs::Tools(v) => Some(v.iter().map(String::as_str).collect()),
         _ => None,
     };
+    // The tool's name and input are read only when an option needs them.
+    let needs_info = !exclude.is_empty() || !matches!(t.clear_inputs, ClearInputs::None);
     // tool_use id -> clear its result
-    let mut cleared: AHashSet<&str> = AHashSet::new();
-    let mut seen_ids: AHashSet<&str> = AHashSet::new();
-    let mut changes = Vec::new();
+    let mut cleared: AHashSet<&str> = AHashSet::with_capacity(clearable);
+    let mut seen_ids: AHashSet<&str> = AHashSet::with_capacity(clearable);
+    let mut changes = Vec::with_capacity(clearable);
     let mut n = 0usize;
     for (ri, r) in recs.iter().enumerate() {
         match r.kind {
@@ -498,8 +500,12 @@ fn plan_tools<H>(
                         continue;
                     }
                     handled.push(b.id.as_deref().unwrap_or("").to_owned());
-                    let ti = tool_info(b, info)?;
-                    if exclude.contains(ti.name.as_str()) {
+                    let ti = if needs_info {
+                        tool_info(b, info)?
+                    } else {
+                        ToolUseInfo::default()
+                    };
+                    if needs_info && exclude.contains(ti.name.as_str()) {
                         continue;
                     }
                     let id = b.id.as_deref().unwrap_or("");
