@@ -131,7 +131,7 @@ pub fn edit<'a, H: Clone>(
     p: &CountParams,
     info: &dyn Fn(&H) -> Result<ToolUseInfo>,
 ) -> Result<EditReport> {
-    edit_touched(recs, tools, thinking, p, info, &mut Touched::default())
+    edit_noting(recs, tools, thinking, p, info, None)
 }
 
 /// [`edit`], saying in `touched` what it changed.
@@ -142,6 +142,19 @@ pub fn edit_touched<'a, H: Clone>(
     p: &CountParams,
     info: &dyn Fn(&H) -> Result<ToolUseInfo>,
     touched: &mut Touched,
+) -> Result<EditReport> {
+    edit_noting(recs, tools, thinking, p, info, Some(touched))
+}
+
+/// [`edit`], saying in `touched` (when given) what it changed: the ids are
+/// copied only for an editor that keeps them.
+fn edit_noting<'a, H: Clone>(
+    recs: &mut [Record<'a, H>],
+    tools: Option<&ToolOptions>,
+    thinking: Option<ThinkingOptions>,
+    p: &CountParams,
+    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
+    mut touched: Option<&mut Touched>,
 ) -> Result<EditReport> {
     let mut report = EditReport::default();
     let before = per_record(recs, p)?;
@@ -159,7 +172,7 @@ pub fn edit_touched<'a, H: Clone>(
             report.tokens_before,
             &protected,
             info,
-            &mut touched.handled,
+            touched.as_mut().map(|t| &mut t.handled),
         )?;
         if !changes.is_empty() {
             // The cost of each touched record after the changes.
@@ -198,9 +211,9 @@ pub fn edit_touched<'a, H: Clone>(
                         Change::Result(ri, bi) => {
                             let r = &mut recs[ri];
                             let b = &mut r.blocks_mut()[bi];
-                            touched
-                                .results
-                                .push(b.id.as_deref().unwrap_or("").to_owned());
+                            if let Some(t) = touched.as_mut() {
+                                t.results.push(b.id.as_deref().unwrap_or("").to_owned());
+                            }
                             b.inner = Some(Content::Str(Cow::Owned(t.placeholder.clone())));
                             b.dirty = true;
                             b.cost = Cost {
@@ -214,9 +227,9 @@ pub fn edit_touched<'a, H: Clone>(
                             let name_chars = tool_info(&recs[ri].content.blocks()[bi], info)?;
                             let r = &mut recs[ri];
                             let b = &mut r.blocks_mut()[bi];
-                            touched
-                                .inputs
-                                .push(b.id.as_deref().unwrap_or("").to_owned());
+                            if let Some(t) = touched.as_mut() {
+                                t.inputs.push(b.id.as_deref().unwrap_or("").to_owned());
+                            }
                             b.dirty = true;
                             b.cost = Cost {
                                 chars: name_chars.name_chars,
@@ -278,7 +291,9 @@ pub fn edit_touched<'a, H: Clone>(
             });
             r.cost.chars = r.cost.chars.saturating_sub(gone.chars);
             report.thinking_cleared += n as u64;
-            touched.thinking.push(i);
+            if let Some(t) = touched.as_mut() {
+                t.thinking.push(i);
+            }
             note(i);
         }
     }
@@ -454,7 +469,7 @@ fn plan_tools<H>(
     tokens: u64,
     protected: &dyn Fn(usize) -> bool,
     info: &dyn Fn(&H) -> Result<ToolUseInfo>,
-    handled: &mut Vec<String>,
+    mut handled: Option<&mut Vec<String>>,
 ) -> Result<Vec<Change>> {
     let uses: usize = recs
         .iter()
@@ -499,7 +514,9 @@ fn plan_tools<H>(
                     if n > clearable || protected(ri) {
                         continue;
                     }
-                    handled.push(b.id.as_deref().unwrap_or("").to_owned());
+                    if let Some(h) = handled.as_mut() {
+                        h.push(b.id.as_deref().unwrap_or("").to_owned());
+                    }
                     let ti = if needs_info {
                         tool_info(b, info)?
                     } else {
