@@ -194,9 +194,11 @@ class Report:
         )
         raw_dec = msgspec.json.Decoder(list[msgspec.Raw])
         any_dec = msgspec.json.Decoder()
+        encoder = msgspec.json.Encoder()
         c: dict[str, Contender] = {
             "raw": Contender("msgspec Raw scan", lambda: raw_dec.decode(data)),
             "untyped": Contender("msgspec untyped decode", lambda: any_dec.decode(data)),
+            "encode": Contender("msgspec encode of the input", lambda: encoder.encode(records)),
         }
         if mn is not None:
             c["bytes"] = Contender("ours bytes", lambda: mn.normalize_for_api(data))
@@ -242,6 +244,10 @@ class Report:
                 (
                     "normalize_for_api dicts vs msgspec untyped decode of the input",
                     *("dicts", "untyped", 0.5, False, why),
+                ),
+                (
+                    "normalize_for_api dicts vs msgspec encode of the same objects (floor)",
+                    *("dicts", "encode", 1.5, False, why),
                 ),
             ]
         )
@@ -376,7 +382,7 @@ class Report:
     def tokens(self) -> None:
         n = self.plan.size
         mn = self.mn
-        t_count, t_trim = "≥ 50× faster", "≥ 100× faster"
+        t_count = t_trim = "—"
         m_count = f"count_tokens vs LangChain count_tokens_approximately ({fmt_n(n)})"
         m_trim = f"trim_to_budget vs LangChain trim_messages ({fmt_n(n)})"
         if mn is None:
@@ -404,8 +410,10 @@ class Report:
             f"Token benchmarks: the normalized history ({len(norm):,} records; "
             f"{len(lc_norm):,} LangChain messages), trimmed to half its own count."
         )
+        encoder = msgspec.json.Encoder()
         c = {
             "count": Contender("ours count_tokens", lambda: mn.count_tokens(norm)),
+            "encode": Contender("msgspec encode of the same objects", lambda: encoder.encode(norm)),
             "lc_count": Contender(
                 "langchain count_tokens_approximately", lambda: count_tokens_approximately(lc_norm)
             ),
@@ -424,15 +432,31 @@ class Report:
         gc.freeze()
         self.log(f"tokens, {fmt_n(n)} records")
         self.race(list(c.values()))
-        self.ratio_row(m_count, c["count"], c["lc_count"], target=50, faster=True)
-        self.ratio_row(m_trim, c["trim"], c["lc_trim"], target=100, faster=True)
+        # The floor: the cheapest C-level walk over the same objects.
+        self.ratio_row(
+            f"count_tokens vs msgspec encode of the same objects (floor) ({fmt_n(n)})",
+            c["count"],
+            c["encode"],
+            target=0.7,
+            faster=False,
+        )
+        self.ratio_row(
+            f"trim_to_budget vs count_tokens of the same objects ({fmt_n(n)})",
+            c["trim"],
+            c["count"],
+            target=1.3,
+            faster=False,
+        )
+        # The peer, as information: it pays the same first touch of every object.
+        self.ratio_row(m_count, c["count"], c["lc_count"], target=None, faster=True)
+        self.ratio_row(m_trim, c["trim"], c["lc_trim"], target=None, faster=True)
         gc.unfreeze()
         gc.collect()
 
     def editing(self) -> None:
         n = self.plan.size
         mn = self.mn
-        target = "≥ 100× faster"
+        target = "—"
         m = f"clear_tool_results vs LangChain ClearToolUsesEdit.apply ({fmt_n(n)})"
         if mn is None:
             self.skip(m, target, f"msgnorm does not import: {self.mn_why}")
@@ -500,10 +524,26 @@ class Report:
         }
         gc.collect()
         gc.freeze()
+        # The floor comparison in a race of its own, best of the plan's rounds (the
+        # LangChain calls take seconds each: their race runs 3 rounds).
+        floor = {
+            "ours": Contender(
+                "ours clear_tool_results", lambda: mn.clear_tool_results(norm, trigger=None)
+            ),
+            "count": Contender("ours count_tokens", lambda: mn.count_tokens(norm)),
+        }
         self.log(f"editing, {fmt_n(n)} records")
+        self.race(list(floor.values()))
         self.race(list(c.values()), rounds=min(self.plan.rounds, 3))
-        self.ratio_row(m, c["ours"], c["lc"], target=100, faster=True)
-        self.ratio_row(m_turn, c["turn"], c["call"], target=100, faster=True)
+        self.ratio_row(
+            f"clear_tool_results vs count_tokens of the same objects ({fmt_n(n)})",
+            floor["ours"],
+            floor["count"],
+            target=1.5,
+            faster=False,
+        )
+        self.ratio_row(m, c["ours"], c["lc"], target=None, faster=True)
+        self.ratio_row(m_turn, c["turn"], c["call"], target=None, faster=True)
         gc.unfreeze()
         gc.collect()
 
@@ -696,8 +736,8 @@ class Report:
                 f"{state / 1e6:.0f} MB",
                 f"{len(history) / 1e6:.0f} MB",
                 f"{state / len(history):.2f}×",
-                "≤ 1.5×",
-                "PASS" if state <= 1.5 * len(history) else "MISS",
+                "≤ 1.2×",
+                "PASS" if state <= 1.2 * len(history) else "MISS",
             )
         )
         self.notes.append(

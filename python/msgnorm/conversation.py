@@ -254,7 +254,8 @@ class Conversation:
 
     def to_bytes(self) -> bytes:
         """The conversation as plain data (the history, the settled output and its
-        costs), for :meth:`from_bytes`: a server can keep it between requests."""
+        costs), compressed, for :meth:`from_bytes`: a server can keep it between
+        requests."""
         return bytes(self._native.to_bytes())
 
     @classmethod

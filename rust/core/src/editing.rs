@@ -131,7 +131,7 @@ pub fn edit<'a, H: Clone>(
     p: &CountParams,
     info: &dyn Fn(&H) -> Result<ToolUseInfo>,
 ) -> Result<EditReport> {
-    edit_touched(recs, tools, thinking, p, info, &mut Touched::default())
+    edit_noting(recs, tools, thinking, p, info, None)
 }
 
 /// [`edit`], saying in `touched` what it changed.
@@ -142,6 +142,19 @@ pub fn edit_touched<'a, H: Clone>(
     p: &CountParams,
     info: &dyn Fn(&H) -> Result<ToolUseInfo>,
     touched: &mut Touched,
+) -> Result<EditReport> {
+    edit_noting(recs, tools, thinking, p, info, Some(touched))
+}
+
+/// [`edit`], saying in `touched` (when given) what it changed: the ids are
+/// copied only for an editor that keeps them.
+fn edit_noting<'a, H: Clone>(
+    recs: &mut [Record<'a, H>],
+    tools: Option<&ToolOptions>,
+    thinking: Option<ThinkingOptions>,
+    p: &CountParams,
+    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
+    mut touched: Option<&mut Touched>,
 ) -> Result<EditReport> {
     let mut report = EditReport::default();
     let before = per_record(recs, p)?;
@@ -159,7 +172,7 @@ pub fn edit_touched<'a, H: Clone>(
             report.tokens_before,
             &protected,
             info,
-            &mut touched.handled,
+            touched.as_mut().map(|t| &mut t.handled),
         )?;
         if !changes.is_empty() {
             // The cost of each touched record after the changes.
@@ -198,9 +211,9 @@ pub fn edit_touched<'a, H: Clone>(
                         Change::Result(ri, bi) => {
                             let r = &mut recs[ri];
                             let b = &mut r.blocks_mut()[bi];
-                            touched
-                                .results
-                                .push(b.id.as_deref().unwrap_or("").to_owned());
+                            if let Some(t) = touched.as_mut() {
+                                t.results.push(b.id.as_deref().unwrap_or("").to_owned());
+                            }
                             b.inner = Some(Content::Str(Cow::Owned(t.placeholder.clone())));
                             b.dirty = true;
                             b.cost = Cost {
@@ -214,9 +227,9 @@ pub fn edit_touched<'a, H: Clone>(
                             let name_chars = tool_info(&recs[ri].content.blocks()[bi], info)?;
                             let r = &mut recs[ri];
                             let b = &mut r.blocks_mut()[bi];
-                            touched
-                                .inputs
-                                .push(b.id.as_deref().unwrap_or("").to_owned());
+                            if let Some(t) = touched.as_mut() {
+                                t.inputs.push(b.id.as_deref().unwrap_or("").to_owned());
+                            }
                             b.dirty = true;
                             b.cost = Cost {
                                 chars: name_chars.name_chars,
@@ -278,7 +291,9 @@ pub fn edit_touched<'a, H: Clone>(
             });
             r.cost.chars = r.cost.chars.saturating_sub(gone.chars);
             report.thinking_cleared += n as u64;
-            touched.thinking.push(i);
+            if let Some(t) = touched.as_mut() {
+                t.thinking.push(i);
+            }
             note(i);
         }
     }
@@ -454,7 +469,7 @@ fn plan_tools<H>(
     tokens: u64,
     protected: &dyn Fn(usize) -> bool,
     info: &dyn Fn(&H) -> Result<ToolUseInfo>,
-    handled: &mut Vec<String>,
+    mut handled: Option<&mut Vec<String>>,
 ) -> Result<Vec<Change>> {
     let uses: usize = recs
         .iter()
@@ -481,10 +496,12 @@ fn plan_tools<H>(
         ClearInputs::Tools(v) => Some(v.iter().map(String::as_str).collect()),
         _ => None,
     };
+    // The tool's name and input are read only when an option needs them.
+    let needs_info = !exclude.is_empty() || !matches!(t.clear_inputs, ClearInputs::None);
     // tool_use id -> clear its result
-    let mut cleared: AHashSet<&str> = AHashSet::new();
-    let mut seen_ids: AHashSet<&str> = AHashSet::new();
-    let mut changes = Vec::new();
+    let mut cleared: AHashSet<&str> = AHashSet::with_capacity(clearable);
+    let mut seen_ids: AHashSet<&str> = AHashSet::with_capacity(clearable);
+    let mut changes = Vec::with_capacity(clearable);
     let mut n = 0usize;
     for (ri, r) in recs.iter().enumerate() {
         match r.kind {
@@ -497,9 +514,15 @@ fn plan_tools<H>(
                     if n > clearable || protected(ri) {
                         continue;
                     }
-                    handled.push(b.id.as_deref().unwrap_or("").to_owned());
-                    let ti = tool_info(b, info)?;
-                    if exclude.contains(ti.name.as_str()) {
+                    if let Some(h) = handled.as_mut() {
+                        h.push(b.id.as_deref().unwrap_or("").to_owned());
+                    }
+                    let ti = if needs_info {
+                        tool_info(b, info)?
+                    } else {
+                        ToolUseInfo::default()
+                    };
+                    if needs_info && exclude.contains(ti.name.as_str()) {
                         continue;
                     }
                     let id = b.id.as_deref().unwrap_or("");

@@ -1,14 +1,24 @@
 //! The saved form of a [`Conversation`] ([`Conversation::to_bytes`],
 //! [`Conversation::from_bytes`]): a versioned binary format of the
-//! conversation's plain data. Little-endian, length-prefixed fields after a
-//! header line naming the version, and a CRC-32 at the end; version 1 (saved
-//! before context-editing policies) still loads, as having no policy.
+//! conversation's plain data. Little-endian, length-prefixed fields (the
+//! body) after a header line naming the version, and a CRC-32 at the end.
+//!
+//! - Version 3: the body compressed (LZ4 block; the body holds the input's
+//!   and the output's JSON, which compress several times over), after its
+//!   length; the CRC-32 covers the length and the compressed bytes.
+//! - Version 2 (the body as it is) and version 1 (saved before
+//!   context-editing policies, read as having none) still load.
 
 use super::{policy, Conversation, Settings, Texts};
 use crate::error::{Error, Result};
 use crate::CountParams;
 
-const MAGIC: &[u8] = b"msgnorm-conversation/2\n";
+const MAGIC: &[u8] = b"msgnorm-conversation/3\n";
+/// Conversations saved before the body was compressed.
+const MAGIC_V2: &[u8] = b"msgnorm-conversation/2\n";
+/// LZ4 expands a block at most this many times (a length claimed beyond it is
+/// damage, not a reason to allocate).
+const MAX_EXPANSION: usize = 256;
 /// Conversations saved before context-editing policies: read as having none.
 const MAGIC_V1: &[u8] = b"msgnorm-conversation/1\n";
 
@@ -137,11 +147,39 @@ impl<'b> Reader<'b> {
     }
 }
 
+/// What precedes the CRC-32 at the end of `rest`, if the CRC matches.
+fn checked(rest: &[u8]) -> Result<&[u8]> {
+    let (body, crc) = rest
+        .split_at_checked(rest.len().saturating_sub(8))
+        .ok_or_else(|| corrupt("truncated"))?;
+    let mut sum = [0u8; 8];
+    sum.copy_from_slice(crc.get(..8).ok_or_else(|| corrupt("truncated"))?);
+    if u64::from_le_bytes(sum) != u64::from(crc32fast::hash(body)) {
+        return Err(corrupt("the checksum does not match"));
+    }
+    Ok(body)
+}
+
 impl Conversation {
     /// The conversation as plain data, for [`Conversation::from_bytes`] (a server
     /// can keep it between requests). The open tail is normalized again on load.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer(MAGIC.to_vec());
+        let body = self.body();
+        let packed = lz4_flex::block::compress(&body);
+        let mut w = Writer(Vec::with_capacity(MAGIC.len() + packed.len() + 16));
+        w.0.extend_from_slice(MAGIC);
+        w.usize(body.len());
+        drop(body);
+        w.0.extend_from_slice(&packed);
+        drop(packed);
+        let crc = crc32fast::hash(&w.0[MAGIC.len()..]);
+        w.u64(u64::from(crc));
+        w.0
+    }
+
+    /// The plain data, as version 2 saved it (without its header and CRC).
+    fn body(&self) -> Vec<u8> {
+        let mut w = Writer(Vec::new());
         let s = &self.settings;
         w.u64(u64::from(s.strict));
         match s.max_media {
@@ -183,29 +221,39 @@ impl Conversation {
         }
         w.usize(self.rewrites);
         policy::write(&mut w, self.edited.as_deref());
-        let crc = crc32fast::hash(&w.0[MAGIC.len()..]);
-        w.u64(u64::from(crc));
         w.0
     }
 
     /// A conversation saved by [`Conversation::to_bytes`]; damaged data is an error.
     pub fn from_bytes(data: &[u8]) -> Result<Conversation> {
-        let (body, v1) = match data.strip_prefix(MAGIC) {
-            Some(b) => (b, false),
-            None => (
-                data.strip_prefix(MAGIC_V1)
-                    .ok_or_else(|| corrupt("it does not start with the msgnorm header"))?,
-                true,
-            ),
-        };
-        let (body, crc) = body
-            .split_at_checked(body.len().saturating_sub(8))
-            .ok_or_else(|| corrupt("truncated"))?;
-        let mut sum = [0u8; 8];
-        sum.copy_from_slice(crc.get(..8).ok_or_else(|| corrupt("truncated"))?);
-        if u64::from_le_bytes(sum) != u64::from(crc32fast::hash(body)) {
-            return Err(corrupt("the checksum does not match"));
+        if let Some(rest) = data.strip_prefix(MAGIC) {
+            let mut r = Reader {
+                b: checked(rest)?,
+                pos: 0,
+            };
+            let len = r.usize()?;
+            let packed = &r.b[r.pos..];
+            if len > packed.len().saturating_mul(MAX_EXPANSION) {
+                return Err(corrupt("the length of the compressed data"));
+            }
+            let body = lz4_flex::block::decompress(packed, len)
+                .map_err(|_| corrupt("the compressed data"))?;
+            if body.len() != len {
+                return Err(corrupt("the length of the compressed data"));
+            }
+            return Conversation::parse(&body, false);
         }
+        if let Some(rest) = data.strip_prefix(MAGIC_V2) {
+            return Conversation::parse(checked(rest)?, false);
+        }
+        let rest = data
+            .strip_prefix(MAGIC_V1)
+            .ok_or_else(|| corrupt("it does not start with the msgnorm header"))?;
+        Conversation::parse(checked(rest)?, true)
+    }
+
+    /// The conversation of a body (version 2's layout, or version 1's).
+    fn parse(body: &[u8], v1: bool) -> Result<Conversation> {
         let mut r = Reader { b: body, pos: 0 };
         let strict = r.flag()?;
         let max_media = if r.flag()? { Some(r.usize()?) } else { None };
