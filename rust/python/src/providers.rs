@@ -531,8 +531,9 @@ pub fn convert<'py>(
             provider: src,
             messages: &msgs.values,
             system: sys.as_ref(),
+            shared: Some(&msgs.exact),
         };
-        let out = providers::convert_records(
+        let (out, as_given) = providers::convert_records(
             source,
             &t,
             recs,
@@ -542,7 +543,10 @@ pub fn convert<'py>(
             &mut counts,
         )?;
         // the same format in and out: a message no step changed is the input's own
-        let same = if src == t.provider {
+        let same = if as_given {
+            let own = |(i, &e): (usize, &bool)| e.then_some(i);
+            msgs.exact.iter().enumerate().map(own).collect()
+        } else if src == t.provider {
             providers::unchanged_messages(&msgs.values, &msgs.exact, &out)
         } else {
             Vec::new()

@@ -495,6 +495,9 @@ pub struct Given<'a> {
     pub messages: &'a [Value],
     /// The provider's separate system parameter.
     pub system: Option<&'a Value>,
+    /// The messages the caller hands back itself where the output is the
+    /// request as it came (`shared[i]`): the output holds `null` in their place.
+    pub shared: Option<&'a [bool]>,
 }
 
 /// Provider messages → records → `normalize_for_api` → the target's shape.
@@ -509,7 +512,7 @@ pub fn convert(
     f.feed(source.messages)?;
     let (recs, read) = f.finish_counted();
     add_counts(counts, read);
-    convert_records(source, target, recs, false, api, report, counts)
+    convert_records(source, target, recs, false, api, report, counts).map(|(out, _)| out)
 }
 
 /// [`convert`] once the source's messages are read into `records`
@@ -519,6 +522,9 @@ pub fn convert(
 /// request that breaks none of the rules msgnorm repairs ([`replay::accepted`])
 /// is written as it came, not normalized; otherwise a first user turn goes
 /// before a leading assistant only where the target refuses one.
+///
+/// Also says whether the output is the source's request as it came
+/// ([`Given::shared`]).
 pub fn convert_records(
     source: Given<'_>,
     target: &Target,
@@ -527,7 +533,7 @@ pub fn convert_records(
     api: &crate::ApiOptions,
     report: &mut crate::Report,
     counts: &mut Counts,
-) -> Result<Value> {
+) -> Result<(Value, bool)> {
     let p = target.provider;
     // results that lead the history are orphans when the caller says so
     let any_results = Target {
@@ -543,7 +549,7 @@ pub fn convert_records(
         && read_records(&records, p).is_ok_and(|r| !r.iter().any(|r| r.drops));
     if as_given && target.store {
         if let Some(out) = verbatim(source) {
-            return Ok(out);
+            return Ok((out, true));
         }
     }
     let mut out = None;
@@ -578,7 +584,7 @@ pub fn convert_records(
     if source.provider == Provider::Gemini && p == Provider::Gemini {
         gemini::to_camel(&mut out, gemini::camel_case(source.messages));
     }
-    Ok(out)
+    Ok((out, false))
 }
 
 /// The source's request as it came, in the shape [`convert`] returns (its
@@ -586,12 +592,17 @@ pub fn convert_records(
 /// has no place for the system parameter as given (OpenAI's goes into the
 /// messages).
 fn verbatim(source: Given<'_>) -> Option<Value> {
-    let messages = Value::Arr(source.messages.to_vec());
     let system = source.system.filter(|s| !s.is_null());
+    // a message the caller hands back itself is a placeholder
+    let messages = || {
+        let copy = |(i, m): (usize, &Value)| match source.shared {
+            Some(shared) if shared.get(i) == Some(&true) => Value::Null,
+            _ => m.clone(),
+        };
+        Value::Arr(source.messages.iter().enumerate().map(copy).collect())
+    };
     let (list, sys_key) = match source.provider {
-        Provider::OpenAIChat | Provider::OpenAIResponses => {
-            return system.is_none().then_some(messages)
-        }
+        Provider::OpenAIChat | Provider::OpenAIResponses => return system.is_none().then(messages),
         Provider::Anthropic | Provider::Bedrock => ("messages", "system"),
         Provider::Gemini if gemini::camel_case(source.messages).parts => {
             ("contents", "systemInstruction")
@@ -602,7 +613,7 @@ fn verbatim(source: Given<'_>) -> Option<Value> {
     if let Some(s) = system {
         out.push(sys_key, s.clone());
     }
-    out.push(list, messages);
+    out.push(list, messages());
     Some(Value::Obj(out))
 }
 
