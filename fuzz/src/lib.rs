@@ -735,7 +735,8 @@ pub(crate) fn to_provider(
     counts: &mut providers::Counts,
 ) -> Result<Value, Error> {
     let mut report = Report::default();
-    providers::normalize_to_provider(p, records, stable, None, Some(opts), &mut report, counts)
+    let t = providers::Target::new(p);
+    providers::request(&t, records, stable, None, Some(opts), &mut report, counts)
 }
 
 /// The `providers` target: JSON records (first byte = options) written in each

@@ -13,7 +13,7 @@
 use crate::to_provider;
 use msgnorm_core::providers::{self, openai_responses::stateless::stateless, Provider, Value};
 use msgnorm_core::validate::{self as rules_, parse_items, validate_json, Params, Violation};
-use msgnorm_core::ApiOptions;
+use msgnorm_core::{ApiOptions, Report};
 
 /// Records from the bytes: each byte adds one block (its low four bits pick
 /// the kind, bit 4 puts `cache_control` on it, bit 7 starts a new record).
@@ -222,12 +222,26 @@ fn responses(data: &[u8]) {
         return; // (every item is well-formed: from_provider reads them all)
     };
     let mut counts = providers::Counts::new();
-    let out = to_provider(p, recs, false, &ApiOptions::default(), &mut counts)
+    let out = to_provider(p, recs.clone(), false, &ApiOptions::default(), &mut counts)
         .expect("to_provider takes from_provider's records");
     let found = responses_violations(&out, false);
     assert!(found.is_empty(), "{found:?}\n{}", out.to_json());
-    let mut replay = out;
-    stateless(&mut replay, &mut counts);
+    // a stateless request continues no stored response: its leading outputs go too
+    let t = providers::Target {
+        store: false,
+        ..providers::Target::new(p)
+    };
+    let opts = ApiOptions::default();
+    let replay = providers::request(
+        &t,
+        recs,
+        false,
+        None,
+        Some(&opts),
+        &mut Report::default(),
+        &mut counts,
+    )
+    .expect("to_provider takes from_provider's records");
     let found = responses_violations(&replay, true);
     assert!(
         found.is_empty(),

@@ -310,52 +310,6 @@ impl FromProvider {
     }
 }
 
-/// Records → `normalize_for_api` → the provider's request shape, in one pass
-/// through the core: the record values are read by the core's reader as they
-/// are ([`records`]), no JSON text in between. System prompts are the
-/// records' `system_prompt` records, then `extra_system`. With `api` `None`
-/// the records are taken as already normalized. Blocks the target cannot
-/// carry are dropped before a second normalization ([`prune`]). `stable`:
-/// the caller knows every record [`records::json_stable`] (values made from
-/// Python objects with no bytes and no non-finite float, and the records
-/// [`from_provider`] makes of them), so that it is not checked again.
-pub fn normalize_to_provider(
-    p: Provider,
-    records: Vec<Value>,
-    stable: bool,
-    extra_system: Option<SystemPrompt>,
-    api: Option<&crate::ApiOptions>,
-    report: &mut crate::Report,
-    counts: &mut Counts,
-) -> Result<Value> {
-    check_prompts(&records)?;
-    // the system prompts before the first turn are the request's system
-    // parameter; later ones stay in place (normalize_for_api keeps them)
-    let mut prompts = system_prompts(&records);
-    prompts.extend(extra_system);
-    let Some(api) = api else {
-        let mut records = records;
-        server_tools::as_text(p, &mut records, counts);
-        return to_provider(p, &records, &prompts, counts);
-    };
-    let mut records = records;
-    let mut recs = records::normalize(&mut records, stable, api, report)?;
-    let read = read_records(&recs, p)?;
-    let (out, unpruned) = if read.iter().any(|r| r.drops) {
-        drop(read);
-        prune(p, &mut recs, counts);
-        let pruned = records::normalize(&mut recs, true, api, report)?;
-        let unpruned = std::mem::replace(&mut recs, pruned);
-        (to_provider(p, &recs, &prompts, counts), unpruned)
-    } else {
-        (write(p, &read, &prompts, counts), Vec::new())
-    };
-    // freed once the work is done: freeing on another thread while this one
-    // allocates slows both
-    drop_later((records, unpruned, recs));
-    out
-}
-
 /// The message list of a target's output: the list itself, or its
 /// `messages` (Anthropic, Bedrock) or `contents` (Gemini).
 pub fn message_list(out: &Value) -> Option<&[Value]> {
@@ -458,9 +412,18 @@ fn results_only(r: &Map, any: bool) -> bool {
         })
 }
 
-/// Records → `target`'s request: [`normalize_to_provider`], with the results
-/// a continuation sends as given ([`Target::continued`]) kept in place, and
-/// a stateless Responses input made so.
+/// Records → `normalize_for_api` → `target`'s request shape, in one pass
+/// through the core: the record values are read by the core's reader as they
+/// are ([`records`]), no JSON text in between. System prompts are the
+/// records' `system_prompt` records, then `extra_system`. With `api` `None`
+/// the records are taken as already normalized. Blocks the target cannot
+/// carry are dropped before a second normalization ([`prune`]). `stable`:
+/// the caller knows every record [`records::json_stable`] (values made from
+/// Python objects with no bytes and no non-finite float, and the records
+/// [`from_provider`] makes of them), so that it is not checked again.
+///
+/// The results a continuation sends as given ([`Target::continued`]) are
+/// kept in place, and a stateless Responses input is made so.
 pub fn request(
     target: &Target,
     mut records: Vec<Value>,
@@ -472,13 +435,39 @@ pub fn request(
 ) -> Result<Value> {
     let p = target.provider;
     let lead: Vec<Value> = records.drain(target.continued(&records)).collect();
-    let prompts = system_prompts(&records).len() + usize::from(extra_system.is_some());
-    let mut out = normalize_to_provider(p, records, stable, extra_system, api, report, counts)?;
+    check_prompts(&records)?;
+    // the system prompts before the first turn are the request's system
+    // parameter; later ones stay in place (normalize_for_api keeps them)
+    let mut prompts = system_prompts(&records);
+    prompts.extend(extra_system);
+    let mut out = match api {
+        None => {
+            server_tools::as_text(p, &mut records, counts);
+            to_provider(p, &records, &prompts, counts)?
+        }
+        Some(api) => {
+            let mut recs = records::normalize(&mut records, stable, api, report)?;
+            let read = read_records(&recs, p)?;
+            let (out, unpruned) = if read.iter().any(|r| r.drops) {
+                drop(read);
+                prune(p, &mut recs, counts);
+                let pruned = records::normalize(&mut recs, true, api, report)?;
+                let unpruned = std::mem::replace(&mut recs, pruned);
+                (to_provider(p, &recs, &prompts, counts), unpruned)
+            } else {
+                (write(p, &read, &prompts, counts), Vec::new())
+            };
+            // freed once the work is done: freeing on another thread while
+            // this one allocates slows both
+            drop_later((std::mem::take(&mut records), unpruned, recs));
+            out?
+        }
+    };
     if !lead.is_empty() {
         if let (Value::Arr(items), Value::Arr(results)) =
             (&mut out, to_provider(p, &lead, &[], counts)?)
         {
-            let at = prompts.min(items.len());
+            let at = prompts.len().min(items.len());
             items.splice(at..at, results);
         }
     }
@@ -516,7 +505,7 @@ pub fn convert(
 }
 
 /// [`convert`] once the source's messages are read into `records`
-/// ([`FromProvider`]; `stable` as [`normalize_to_provider`]'s).
+/// ([`FromProvider`]; `stable` as [`request`]'s).
 ///
 /// A repair runs only where the target's rules need it: a provider's own
 /// request that breaks none of the rules msgnorm repairs ([`replay::accepted`])

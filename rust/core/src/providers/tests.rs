@@ -16,23 +16,23 @@ fn chat() -> Vec<Value> {
     }
 }
 
-fn run(target: Provider) -> (Value, Counts) {
-    let mut report = crate::Report::default();
-    let mut counts = Counts::new();
+/// `convert` of an OpenAI Chat history to `target`: the output, the adapter's
+/// counts and the steps' report.
+fn convert_chat(history: &[Value], target: Provider) -> (Value, Counts, crate::Report) {
+    let (mut report, mut counts) = (crate::Report::default(), Counts::new());
+    let source = Given {
+        provider: Provider::OpenAIChat,
+        messages: history,
+        system: None,
+        shared: None,
+    };
     let api = crate::ApiOptions::default();
-    let out = convert(
-        Given {
-            provider: Provider::OpenAIChat,
-            messages: &chat(),
-            system: None,
-            shared: None,
-        },
-        &Target::new(target),
-        &api,
-        &mut report,
-        &mut counts,
-    )
-    .unwrap();
+    let out = convert(source, &Target::new(target), &api, &mut report, &mut counts).unwrap();
+    (out, counts, report)
+}
+
+fn run(target: Provider) -> (Value, Counts) {
+    let (out, counts, report) = convert_chat(&chat(), target);
     assert_eq!(report.dropped, 0, "the system prompt is carried");
     (out, counts)
 }
@@ -71,22 +71,7 @@ fn request(out: &Value) -> (Vec<Value>, Option<Value>) {
 }
 
 fn convert_carried(target: Provider) -> Value {
-    let api = crate::ApiOptions::default();
-    let (mut report, mut counts) = (crate::Report::default(), Counts::new());
-    let history = carried();
-    convert(
-        Given {
-            provider: Provider::OpenAIChat,
-            messages: &history,
-            system: None,
-            shared: None,
-        },
-        &Target::new(target),
-        &api,
-        &mut report,
-        &mut counts,
-    )
-    .unwrap()
+    convert_chat(&carried(), target).0
 }
 
 #[test]
@@ -133,24 +118,18 @@ fn conversion_does_not_depend_on_the_records_uuids() {
         let want = if as_given {
             Value::Arr(carried())
         } else {
-            normalize_to_provider(p, recs, false, None, Some(&api), &mut report, &mut counts)
-                .unwrap()
+            super::request(
+                &Target::new(p),
+                recs,
+                false,
+                None,
+                Some(&api),
+                &mut report,
+                &mut counts,
+            )
+            .unwrap()
         };
-        let (mut report2, mut counts2) = (crate::Report::default(), Counts::new());
-        let history = carried();
-        let got = convert(
-            Given {
-                provider: Provider::OpenAIChat,
-                messages: &history,
-                system: None,
-                shared: None,
-            },
-            &Target::new(p),
-            &api,
-            &mut report2,
-            &mut counts2,
-        )
-        .unwrap();
+        let (got, counts2, report2) = convert_chat(&carried(), p);
         assert!(
             got == want,
             "{p:?}: {} != {}",
@@ -172,8 +151,16 @@ fn chat_ids_outside_the_charset_are_rewritten_in_pairs() {
     let (mut report, mut counts) = (crate::Report::default(), Counts::new());
     let api = crate::ApiOptions::default();
     let p = Provider::OpenAIChat;
-    let out =
-        normalize_to_provider(p, recs, false, None, Some(&api), &mut report, &mut counts).unwrap();
+    let out = super::request(
+        &Target::new(p),
+        recs,
+        false,
+        None,
+        Some(&api),
+        &mut report,
+        &mut counts,
+    )
+    .unwrap();
     // '.' is outside [a-zA-Z0-9_-]: rewritten the same way in the call and the result
     let text = out.to_json();
     assert!(!text.contains("call.with.dots"), "{text}");
