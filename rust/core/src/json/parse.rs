@@ -404,8 +404,19 @@ impl<'a> Parser<'a> {
     }
 
     /// Skips any value (iteratively: deep nesting uses heap), returning its raw text.
+    #[inline]
     pub fn skip_value(&mut self) -> R<&'a str> {
-        self.walk_value(&mut |_| {})
+        self.ws();
+        // A string or a scalar (most of the fields a reader passes over) is
+        // skipped directly; only a container needs the walk and its stack.
+        match self.b.get(self.pos) {
+            Some(b'"') => self.skip_string(),
+            Some(b'-' | b'0'..=b'9') => self.skip_number(),
+            Some(b't') => self.literal("true"),
+            Some(b'f') => self.literal("false"),
+            Some(b'n') => self.literal("null"),
+            _ => self.walk_value(&mut |_| {}),
+        }
     }
 
     /// Skips a value, calling `f` on every scalar token (keys included), for §6's J().
@@ -662,6 +673,46 @@ mod tests {
             "[1 2]",
         ] {
             assert!(skip(s).is_err(), "{s}");
+        }
+    }
+
+    /// The direct skip of strings and scalars gives what the walk gives: the
+    /// same raw text, or the same error at the same place.
+    #[test]
+    fn direct_skips_agree_with_the_walk() {
+        for s in [
+            " \"abc\" ",
+            "\"a\\u00e9\\ud83d\\ude00\"",
+            "\"a\\x\"",
+            "\"\\ud800\"",
+            "\"abc",
+            "\"a\u{1}b\"",
+            "-0.5e+10",
+            "-",
+            "1.",
+            "1e",
+            "01",
+            "true",
+            "tru",
+            "false",
+            "fals",
+            "null",
+            "nul",
+            "NaN",
+            "",
+            "  ",
+            "[1]",
+        ] {
+            let skip = Parser::new(s).skip_value().map_err(|e| format!("{e:?}"));
+            let walk = Parser::new(s)
+                .walk_value(&mut |_| {})
+                .map_err(|e| format!("{e:?}"));
+            assert_eq!(skip, walk, "{s:?}");
+            let mut a = Parser::new(s);
+            let mut b = Parser::new(s);
+            let _ = a.skip_value();
+            let _ = b.walk_value(&mut |_| {});
+            assert_eq!(a.pos, b.pos, "{s:?}");
         }
     }
 

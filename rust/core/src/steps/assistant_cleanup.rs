@@ -2,7 +2,7 @@
 //! assistant records; then user records made adjacent are merged.
 
 use super::fold::UserRun;
-use super::TOOL_USE_INTERRUPTED;
+use super::{Relay, TOOL_USE_INTERRUPTED};
 use crate::error::{Error, Result};
 use crate::model::{Block, BlockKind, Kind, Record, Str};
 use crate::report::Report;
@@ -28,13 +28,17 @@ pub fn run_after<'a, H>(
         now: HashSet::new(),
         before,
     };
-    let mut out: Vec<Record<'a, H>> = Vec::with_capacity(recs.len());
     // The last user record, open to merges while dropped assistants make the
     // next user record adjacent to it.
     let mut open: Option<UserRun<'a, H>> = None;
     // the final turn: system_prompt records after it go to the system parameter
     let last = super::last_turn(&recs).unwrap_or(usize::MAX);
-    for (k, mut r) in recs.into_iter().enumerate() {
+    // the output is written into the slots of the records already read
+    let mut out = Relay::new(recs);
+    let mut k = 0;
+    while let Some(mut r) = out.next() {
+        k += 1;
+        let k = k - 1;
         if r.kind == Kind::Assistant {
             if !clean(&mut r, &mut seen, strict, k == last, report)? {
                 report.thinking_only_dropped += 1;
@@ -62,7 +66,7 @@ pub fn run_after<'a, H>(
     if let Some(u) = open {
         out.push(u.finish());
     }
-    Ok(out)
+    Ok(out.finish())
 }
 
 /// Cleans one assistant record; `false` when it is to be dropped. `paused`:

@@ -2,26 +2,32 @@
 //! (an assistant record, or a user record whose content starts with a tool_result),
 //! or to the top.
 
+use super::Relay;
 use crate::model::{Kind, Record};
 
 pub fn run<'a, H>(recs: Vec<Record<'a, H>>) -> Vec<Record<'a, H>> {
     if !recs.iter().any(|r| r.kind == Kind::Attachment) {
         return recs;
     }
-    let mut rev: Vec<Record<'a, H>> = Vec::with_capacity(recs.len());
-    // Collected attachments, last first.
-    let mut pending: Vec<Record<'a, H>> = Vec::new();
-    for r in recs.into_iter().rev() {
+    // One pass forward, in place: an attachment goes out at once, the other
+    // records since the last stop wait (in `held`) until the next stop, so the
+    // attachments of a stretch come out first, each group in its own order.
+    let mut out = Relay::new(recs);
+    let mut held: Vec<Record<'a, H>> = Vec::new();
+    while let Some(r) = out.next() {
         if r.kind == Kind::Attachment {
-            pending.push(r);
+            out.push(r);
         } else if r.kind == Kind::Assistant || r.starts_with_tool_result() {
-            rev.append(&mut pending);
-            rev.push(r);
+            for h in held.drain(..) {
+                out.push(h);
+            }
+            out.push(r);
         } else {
-            rev.push(r);
+            held.push(r);
         }
     }
-    rev.append(&mut pending);
-    rev.reverse();
-    rev
+    for h in held {
+        out.push(h);
+    }
+    out.finish()
 }

@@ -2,6 +2,7 @@
 //! re-join, attachments and local commands become meta/plain user records.
 
 use super::super::render::Templates;
+use super::Relay;
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
 use crate::report::Report;
 use ahash::AHashMap as HashMap;
@@ -110,16 +111,17 @@ pub fn run<'a, H>(
     templates: &Templates,
     report: &mut Report,
 ) -> Vec<Record<'a, H>> {
-    let mut out: Vec<Record<'a, H>> = Vec::with_capacity(recs.len());
+    // the output is written into the slots of the records already read
+    let mut out = Relay::new(recs);
     // The re-join walk stops at the last record that is neither an assistant nor
     // a tool-result-only user ("barrier"); `latest[id]` is the last assistant with
     // that message.id. Both make the walk O(1), whatever the history's shape.
     let mut barrier: Option<usize> = None;
     let mut latest: HashMap<Str<'a>, usize> = HashMap::new();
     // The last user record, still open to merges: it goes to `out` (at index
-    // `out.len()`) when an assistant record follows, or at the end.
+    // `out.out_len()`) when an assistant record follows, or at the end.
     let mut open: Option<Open<'a, H>> = None;
-    for mut r in recs {
+    while let Some(mut r) = out.next() {
         match r.kind {
             Kind::System if r.system_prompt => {
                 // kept as it is, between the turns it sat between
@@ -127,7 +129,7 @@ pub fn run<'a, H>(
                     out.push(u.run.finish());
                 }
                 out.push(r);
-                barrier = Some(out.len() - 1);
+                barrier = Some(out.out_len() - 1);
                 if !latest.is_empty() {
                     latest = HashMap::new();
                 }
@@ -162,12 +164,12 @@ pub fn run<'a, H>(
                 if let Some(id) = r.message_id.clone() {
                     if let Some(&i) = latest.get(&id) {
                         if barrier.is_none_or(|b| i > b) {
-                            out[i].absorb(r.index, r.sources.take());
+                            let target = out.out_mut(i);
+                            target.absorb(r.index, r.sources.take());
                             let blocks = match r.content {
                                 Content::Blocks(b) => b,
                                 Content::Str(_) => Vec::new(),
                             };
-                            let target = &mut out[i];
                             target.blocks_mut().extend(blocks);
                             target.cost.add(r.cost);
                             report.assistant_fragments_joined += 1;
@@ -179,14 +181,14 @@ pub fn run<'a, H>(
                     out.push(u.run.finish());
                 }
                 if let Some(id) = r.message_id.clone() {
-                    latest.insert(id, out.len());
+                    latest.insert(id, out.out_len());
                 }
                 out.push(r);
             }
             _ => {}
         }
         if open.as_ref().is_some_and(|u| !u.results_only) {
-            barrier = Some(out.len());
+            barrier = Some(out.out_len());
             // Nothing before the barrier joins again: forget it, so the map
             // holds one stretch of replies, not the whole history's ids.
             if !latest.is_empty() {
@@ -197,7 +199,7 @@ pub fn run<'a, H>(
     if let Some(u) = open {
         out.push(u.run.finish());
     }
-    out
+    out.finish()
 }
 
 /// The open user record of [`run`] and whether it holds only tool results and

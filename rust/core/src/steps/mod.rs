@@ -7,10 +7,13 @@ pub mod empty_content;
 pub mod final_assistant;
 pub mod fold;
 pub mod hygiene;
+mod relay;
 pub mod short_ids;
 pub mod tombstones;
 pub mod tool_pairing;
 pub mod user_first;
+
+pub(crate) use relay::Relay;
 
 /// The §4 texts.
 pub const NO_CONTENT: &str = "(no content)";

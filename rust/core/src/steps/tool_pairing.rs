@@ -1,6 +1,6 @@
 //! §4 step 6: every tool_use answered exactly once, by the next record.
 
-use super::{NO_CONTENT, ORPHANED_TOOL_RESULT, TOOL_RESULT_MISSING};
+use super::{Relay, NO_CONTENT, ORPHANED_TOOL_RESULT, TOOL_RESULT_MISSING};
 use crate::error::{Error, Result};
 use crate::ids::uuid5_url;
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
@@ -12,9 +12,10 @@ pub fn run<'a, H: Clone>(
     strict: bool,
     report: &mut Report,
 ) -> Result<Vec<Record<'a, H>>> {
-    let mut out: Vec<Record<'a, H>> = Vec::with_capacity(recs.len() + 8);
-    let mut it = recs.into_iter().peekable();
-    while let Some(mut r) = it.next() {
+    // the output is written into the slots of the records already read (an
+    // inserted record grows the buffer)
+    let mut out = Relay::new(recs);
+    while let Some(mut r) = out.next() {
         if r.kind != Kind::Assistant {
             // A user record whose previous output record is not an assistant
             // (one after an assistant is handled with it, below).
@@ -32,7 +33,7 @@ pub fn run<'a, H: Clone>(
                 blocks.retain(|b| b.kind != BlockKind::ToolResult);
                 report.orphan_results_removed += before - blocks.len();
                 if blocks.is_empty() {
-                    if !out.is_empty() {
+                    if out.out_len() > 0 {
                         continue;
                     }
                     blocks.push(Block::new_text(ORPHANED_TOOL_RESULT));
@@ -48,10 +49,10 @@ pub fn run<'a, H: Clone>(
             .filter(|b| b.kind == BlockKind::ToolUse)
             .map(|b| b.id.clone().unwrap_or_default())
             .collect();
-        let next_is_user = it.peek().is_some_and(|n| n.kind == Kind::User);
+        let next_is_user = out.peek().is_some_and(|n| n.kind == Kind::User);
         if next_is_user {
             out.push(r);
-            if let Some(mut u) = it.next() {
+            if let Some(mut u) = out.next() {
                 if !tool_ids.is_empty() || u.content.has_tool_result() {
                     pair(&tool_ids, &mut u, strict, report)?;
                 }
@@ -89,7 +90,7 @@ pub fn run<'a, H: Clone>(
             out.push(r);
         }
     }
-    Ok(out)
+    Ok(out.finish())
 }
 
 fn pairing(index: usize, ids: Vec<String>, what: &str) -> Error {
