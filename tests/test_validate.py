@@ -964,6 +964,38 @@ def test_normalized_output_passes_the_anthropic_rules(records: list[Any]) -> Non
     assert [v for v in msgnorm.validate(shape["messages"], "anthropic") if _repaired(v)] == []
 
 
+def test_a_paused_turn_after_thinking_keeps_its_server_use() -> None:
+    """A final assistant record of thinking, a server result standing before
+    its use, and the use: the writer removes the misplaced result and keeps the
+    use (a server call in flight ends a paused turn), so the thinking block is
+    not left last."""
+    records = [
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "", "signature": "EqQBCkgIARA"},
+                    {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []},
+                    {
+                        "type": "server_tool_use",
+                        "id": "srvtoolu_01",
+                        "name": "web_search",
+                        "input": {},
+                    },
+                ],
+            },
+        }
+    ]
+    shape, report = msgnorm.to_provider_report(
+        msgnorm.normalize_for_api(records), "anthropic", normalize=False
+    )
+    assert report["server_results_removed"] == 1
+    assert [b["type"] for b in shape["messages"][1]["content"]] == ["thinking", "server_tool_use"]
+    assert [v for v in msgnorm.validate(shape["messages"], "anthropic") if _repaired(v)] == []
+
+
 def test_consecutive_turns_are_not_an_anthropic_violation() -> None:
     """SPEC §4 leaves two assistant records with different message ids adjacent
     (e.g. after '[Tool use interrupted]'); the Messages API combines consecutive

@@ -138,7 +138,7 @@ def to_provider_report(
     ``thinking_as_text``, ``parts_dropped`` (blocks with no shape in the
     target), ``ids_rewritten``, ``tool_names_rewritten``, ``messages_merged``,
     ``media_moved``, ``blank_text_dropped``, ``empty_filled``,
-    ``cache_control_dropped``, ``server_results_removed``, ``server_uses_removed``,
+    ``cache_control_dropped``, ``server_results_removed``,
     ``server_tools_as_text``, ``reasoning_dropped``, ``item_ids_dropped``.
     """
     _check_store(store, continuation, target)

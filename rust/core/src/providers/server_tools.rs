@@ -52,27 +52,20 @@ pub fn as_text(target: Provider, records: &mut [Value], counts: &mut Counts) {
 }
 
 /// Anthropic takes server tool blocks as they are, but not a result without
-/// its use before it (`server_results_removed`), nor the use of that id after
-/// it, which the removal leaves unanswered (`server_uses_removed`).
+/// its use before it (`server_results_removed`). A use left without its
+/// result stays: the API takes a server call in flight.
 fn remove_lone_results(blocks: &mut Vec<Value>, counts: &mut Counts) {
     let mut uses: Vec<String> = Vec::new();
-    let mut removed: Vec<String> = Vec::new();
     blocks.retain(|v| {
         let Some(b) = v.as_obj() else { return true };
         let t = b.str("type").unwrap_or("");
         if is_use(t) {
-            let id = b.str("id").unwrap_or("");
-            if removed.iter().any(|r| r == id) {
-                count(counts, "server_uses_removed");
-                return false;
-            }
-            uses.push(id.to_string());
+            uses.extend(b.str("id").map(str::to_string));
         } else if is_result(t)
             && !uses
                 .iter()
                 .any(|u| Some(u.as_str()) == b.str("tool_use_id"))
         {
-            removed.extend(b.str("tool_use_id").map(str::to_string));
             count(counts, "server_results_removed");
             return false;
         }
