@@ -835,34 +835,19 @@ class Report:
         self.ratio_row(m_loop, c["b1"], c["loop"], target=1.05, faster=False)
         if "a2" in c:
             self.ratio_row(m_arrow, c["a2"], c["b2"], target=0.95, faster=True)
-            self.ratio_row(
-                "Arrow kernel in 128-row chunks vs normalize_batch, 2 threads",
-                c["c2"],
-                c["b2"],
-                target=None,
-                faster=True,
-            )
-            self.ratio_row(
-                "Arrow kernel vs normalize_batch, 1 thread (one array; 128-row chunks below)",
-                c["a1"],
-                c["b1"],
-                target=None,
-                faster=True,
-            )
-            self.ratio_row(
-                "Arrow kernel in 128-row chunks vs normalize_batch, 1 thread",
-                c["c1"],
-                c["b1"],
-                target=None,
-                faster=True,
-            )
-            self.ratio_row(
-                "Arrow kernel with token counts vs without, 2 threads",
-                c["t2"],
-                c["a2"],
-                target=None,
-                faster=False,
-            )
+            # information rows: (measure, ours, against, faster)
+            for measure, ours, peer, faster in (
+                ("Arrow kernel in 128-row chunks vs normalize_batch, 2 threads", "c2", "b2", True),
+                (
+                    "Arrow kernel vs normalize_batch, 1 thread (one array; 128-row chunks below)",
+                    "a1",
+                    "b1",
+                    True,
+                ),
+                ("Arrow kernel in 128-row chunks vs normalize_batch, 1 thread", "c1", "b1", True),
+                ("Arrow kernel with token counts vs without, 2 threads", "t2", "a2", False),
+            ):
+                self.ratio_row(measure, c[ours], c[peer], target=None, faster=faster)
         gc.unfreeze()
         # how many cores the fastest calls got (the machine is shared)
         busy = {k: v[1] / v[0] for k, v in ((k, min(v)) for k, v in cpu.items())}
@@ -1191,11 +1176,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, help="records for the side-by-side comparisons")
     ap.add_argument("--no-memory", action="store_true", help="skip the memory probes")
     ap.add_argument("--no-engines", action="store_true", help="skip the Ray/Daft/CLI runs")
-    ap.add_argument(
-        "--only-scale",
-        action="store_true",
-        help="only the corpus-scale section (batch, Arrow, engines)",
-    )
+    ap.add_argument("--only-scale", action="store_true", help="only the corpus-scale section")
     ap.add_argument(
         "--only",
         help="comma-separated sections: normalize, tokens, editing, sessions, usage, conversation, "

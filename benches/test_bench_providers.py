@@ -31,6 +31,13 @@ def chat(size: int) -> list[dict[str, Any]]:
     return _chat(size)
 
 
+@pytest.fixture
+def records(mn: ModuleType, chat: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The history as msgnorm records."""
+    out: list[dict[str, Any]] = mn.from_provider(chat, "openai-chat")
+    return out
+
+
 def test_ours_convert_openai_chat(
     benchmark: Any, mn: ModuleType, chat: list[dict[str, Any]], size: int
 ) -> None:
@@ -54,17 +61,15 @@ def test_ours_from_provider(
 
 
 def test_ours_to_openai_chat(
-    benchmark: Any, mn: ModuleType, chat: list[dict[str, Any]], size: int
+    benchmark: Any, mn: ModuleType, chat: list[dict[str, Any]], records: Any, size: int
 ) -> None:
-    records = mn.from_provider(chat, "openai-chat")
     out = run_bench(benchmark, lambda: mn.to_openai_chat(records), group=_group(size), n=size)
     assert len(out) == len(chat)
 
 
 def test_normalize_for_api_on_the_records(
-    benchmark: Any, mn: ModuleType, chat: list[dict[str, Any]], size: int
+    benchmark: Any, mn: ModuleType, records: Any, size: int
 ) -> None:
-    records = mn.from_provider(chat, "openai-chat")
     out = run_bench(benchmark, lambda: mn.normalize_for_api(records), group=_group(size), n=size)
     # the system prompt record from_provider made is kept in place (SPEC §4 step 3)
     assert [r["type"] for r in out[:2]] == ["system", "user"]

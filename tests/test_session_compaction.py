@@ -118,15 +118,14 @@ def test_a_segment_that_would_close_a_loop_is_refused() -> None:
 
 def microcompacted() -> tuple[Tree, dict[str, str]]:
     t = Tree()
-    i: dict[str, str] = {}
-    i["p"] = t.user("read both files")
-    i["c1"] = t.asst(call("toolu_1"), i["p"], "m1")
-    i["r1"] = t.result("toolu_1", i["c1"])
-    i["c2"] = t.asst(call("toolu_2"), i["r1"], "m2")
-    i["r2"] = t.result("toolu_2", i["c2"])
-    i["mc"] = t.system(
+    p = t.user("read both files")
+    c1 = t.asst(call("toolu_1"), p, "m1")
+    r1 = t.result("toolu_1", c1)
+    c2 = t.asst(call("toolu_2"), r1, "m2")
+    r2 = t.result("toolu_2", c2)
+    mc = t.system(
         "microcompact_boundary",
-        i["r2"],
+        r2,
         content="Context microcompacted",
         microcompactMetadata={
             "trigger": "auto",
@@ -136,8 +135,8 @@ def microcompacted() -> tuple[Tree, dict[str, str]]:
             "clearedAttachmentUUIDs": [],
         },
     )
-    i["a"] = t.asst(text("done"), i["mc"], "m3")
-    return t, i
+    a = t.asst(text("done"), mc, "m3")
+    return t, {"p": p, "c1": c1, "r1": r1, "c2": c2, "r2": r2, "mc": mc, "a": a}
 
 
 def test_microcompaction_is_read_inline_and_its_cleared_results_are_named() -> None:

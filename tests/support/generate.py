@@ -27,6 +27,7 @@ Run ``python tests/support/generate.py 100000`` to print the size and the record
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import os
@@ -1176,15 +1177,11 @@ def corpus_records(valid_only: bool = True) -> dict[str, list[Record]]:
     out: dict[str, list[Record]] = {}
     for name, data in load_corpus().items():
         recs: list[Record] = []
-        for line in data.splitlines():
-            if not line.strip():
-                continue
-            try:
+        for line in filter(bytes.strip, data.splitlines()):
+            with contextlib.suppress(msgspec.DecodeError):
                 rec = msgspec.json.decode(line)
-            except msgspec.DecodeError:
-                continue
-            if not valid_only or _plausible(rec):
-                recs.append(rec)
+                if not valid_only or _plausible(rec):
+                    recs.append(rec)
         out[name] = recs
     return out
 

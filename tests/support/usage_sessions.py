@@ -17,12 +17,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+#: The token counts of a usage entry: input, output, the cache writes (all, 5m, 1h), cache reads.
 COUNTS = (
     "input_tokens",
     "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_creation_5m_input_tokens",
-    "cache_creation_1h_input_tokens",
+    *(f"cache_creation{ttl}_input_tokens" for ttl in ("", "_5m", "_1h")),
     "cache_read_input_tokens",
 )
 MODELS = ("claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001")

@@ -37,6 +37,17 @@ fn run(target: Provider) -> (Value, Counts) {
     (out, counts)
 }
 
+/// The records of an OpenAI Chat history written for `target` by the writer
+/// (no same-format gate), with the report and counts of that request.
+fn written(history: &[Value], target: Provider) -> (Value, Counts, crate::Report) {
+    let recs = from_provider(Provider::OpenAIChat, history, None).unwrap();
+    let (mut report, mut counts) = (crate::Report::default(), Counts::new());
+    let api = crate::ApiOptions::default();
+    let t = Target::new(target);
+    let out = super::request(&t, recs, false, None, Some(&api), &mut report, &mut counts).unwrap();
+    (out, counts, report)
+}
+
 /// A chat history with what an adapter carries from one message to the
 /// next: two calls answered in order, a legacy function_call answered by a
 /// `function` message, an assistant turn of text and calls.
@@ -109,25 +120,17 @@ fn an_error_in_a_later_slice_names_the_message_in_the_whole_list() {
 #[test]
 fn conversion_does_not_depend_on_the_records_uuids() {
     // convert gives its records one placeholder uuid: no output shows them
-    let api = crate::ApiOptions::default();
     for p in Provider::ALL {
-        let recs = from_provider(Provider::OpenAIChat, &carried(), None).unwrap();
-        let (mut report, mut counts) = (crate::Report::default(), Counts::new());
         // a request in its own format that needs no repair comes back as it came
         let as_given = p == Provider::OpenAIChat && replay::accepted(p, &carried(), None, false);
-        let want = if as_given {
-            Value::Arr(carried())
-        } else {
-            super::request(
-                &Target::new(p),
-                recs,
-                false,
-                None,
-                Some(&api),
-                &mut report,
-                &mut counts,
+        let (want, counts, report) = if as_given {
+            (
+                Value::Arr(carried()),
+                Counts::new(),
+                crate::Report::default(),
             )
-            .unwrap()
+        } else {
+            written(&carried(), p)
         };
         let (got, counts2, report2) = convert_chat(&carried(), p);
         assert!(
@@ -147,20 +150,7 @@ fn chat_ids_outside_the_charset_are_rewritten_in_pairs() {
     let (out, _) = run(Provider::OpenAIChat);
     assert!(out == Value::Arr(chat()));
     // records written for OpenAI Chat get ids of its charset
-    let recs = from_provider(Provider::OpenAIChat, &chat(), None).unwrap();
-    let (mut report, mut counts) = (crate::Report::default(), Counts::new());
-    let api = crate::ApiOptions::default();
-    let p = Provider::OpenAIChat;
-    let out = super::request(
-        &Target::new(p),
-        recs,
-        false,
-        None,
-        Some(&api),
-        &mut report,
-        &mut counts,
-    )
-    .unwrap();
+    let (out, counts, _) = written(&chat(), Provider::OpenAIChat);
     // '.' is outside [a-zA-Z0-9_-]: rewritten the same way in the call and the result
     let text = out.to_json();
     assert!(!text.contains("call.with.dots"), "{text}");
