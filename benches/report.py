@@ -153,6 +153,12 @@ class Report:
     def skip(self, measure: str, target: str, why: str) -> None:
         self.rows.append(Row(measure, "n/a", "n/a", "n/a", target, f"SKIP ({why})"))
 
+    def cost_row(
+        self, measure: str, ours: Contender | None, limit: Contender | None, target: float | None
+    ) -> None:
+        """A cost against a limit: ours/limit, lower is better."""
+        self.ratio_row(measure, ours, limit, target=target, faster=False)
+
     def ratio_row(
         self,
         measure: str,
@@ -324,12 +330,11 @@ class Report:
         self.log(f"validate, {fmt_n(n)} records")
         self.race(list(c.values()))
         for kind in ("dicts", "bytes"):
-            self.ratio_row(
+            self.cost_row(
                 f"validate {kind} vs normalize_for_api {kind} ({fmt_n(n)})",
                 c[f"v_{kind}"],
                 c[f"n_{kind}"],
-                target=1,
-                faster=False,
+                1,
             )
 
     def providers(self) -> None:
@@ -395,12 +400,8 @@ class Report:
         self.log(f"Struct path, {fmt_n(n)} records less entries")
         self.race(list(c.values()))
         self.ratio_row(measure, c["structs"], c["typed"], target=1.5, faster=False)
-        self.ratio_row(
-            f"msgnorm.decode vs msgspec typed decode ({fmt_n(n)})",
-            c["decode"],
-            c["typed"],
-            target=None,
-            faster=False,
+        self.cost_row(
+            f"msgnorm.decode vs msgspec typed decode ({fmt_n(n)})", c["decode"], c["typed"], None
         )
 
     def tokens(self) -> None:
@@ -457,20 +458,10 @@ class Report:
         self.log(f"tokens, {fmt_n(n)} records")
         self.race(list(c.values()))
         # The floor: the cheapest C-level walk over the same objects.
-        self.ratio_row(
-            f"count_tokens vs msgspec encode of the same objects (floor) ({fmt_n(n)})",
-            c["count"],
-            c["encode"],
-            target=0.7,
-            faster=False,
-        )
-        self.ratio_row(
-            f"trim_to_budget vs count_tokens of the same objects ({fmt_n(n)})",
-            c["trim"],
-            c["count"],
-            target=1.3,
-            faster=False,
-        )
+        m_floor = f"count_tokens vs msgspec encode of the same objects (floor) ({fmt_n(n)})"
+        self.cost_row(m_floor, c["count"], c["encode"], 0.7)
+        m_trim_count = f"trim_to_budget vs count_tokens of the same objects ({fmt_n(n)})"
+        self.cost_row(m_trim_count, c["trim"], c["count"], 1.3)
         # The peer, as information: it pays the same first touch of every object.
         self.ratio_row(m_count, c["count"], c["lc_count"], target=None, faster=True)
         self.ratio_row(m_trim, c["trim"], c["lc_trim"], target=None, faster=True)
@@ -559,13 +550,8 @@ class Report:
         self.log(f"editing, {fmt_n(n)} records")
         self.race(list(floor.values()))
         self.race(list(c.values()), rounds=min(self.plan.rounds, 3))
-        self.ratio_row(
-            f"clear_tool_results vs count_tokens of the same objects ({fmt_n(n)})",
-            floor["ours"],
-            floor["count"],
-            target=1.5,
-            faster=False,
-        )
+        m_floor = f"clear_tool_results vs count_tokens of the same objects ({fmt_n(n)})"
+        self.cost_row(m_floor, floor["ours"], floor["count"], 1.5)
         self.ratio_row(m, c["ours"], c["lc"], target=None, faster=True)
         self.ratio_row(m_turn, c["turn"], c["call"], target=None, faster=True)
         gc.unfreeze()
