@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal, Union, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Union, overload
 
 import msgspec
 
@@ -27,7 +27,17 @@ from ._codex import COUNTS, is_rollout, rollout_requests
 from .errors import MsgnormError
 from .session import session_files
 
-__all__ = ["ModelPrices", "Usage", "session_usage", "usage_and_groups", "usage_files"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = [
+    "ModelPrices",
+    "Usage",
+    "UsageOptions",
+    "session_usage",
+    "usage_and_groups",
+    "usage_files",
+]
 
 PathArg = Union[str, "os.PathLike[str]"]
 By = Literal["session", "day", "model", "project"]
@@ -395,40 +405,27 @@ def _add_rollouts(
 # --- the entry point --------------------------------------------------------
 
 
+class UsageOptions(TypedDict, total=False):
+    """The keyword arguments :func:`session_usage` passes on to :func:`usage_and_groups`."""
+
+    since: str | date | datetime | None
+    until: str | date | datetime | None
+    utc: bool
+    prices: Mapping[str, ModelPrices] | bool | None
+    num_threads: int | None
+    cache: PathArg | None
+
+
 @overload
 def session_usage(
-    paths: PathArg | Iterable[PathArg],
-    *,
-    by: None = None,
-    since: str | date | datetime | None = None,
-    until: str | date | datetime | None = None,
-    utc: bool = False,
-    prices: Mapping[str, ModelPrices] | bool | None = None,
-    num_threads: int | None = None,
-    cache: PathArg | None = None,
+    paths: PathArg | Iterable[PathArg], *, by: None = None, **options: Unpack[UsageOptions]
 ) -> Usage: ...
 @overload
 def session_usage(
-    paths: PathArg | Iterable[PathArg],
-    *,
-    by: By,
-    since: str | date | datetime | None = None,
-    until: str | date | datetime | None = None,
-    utc: bool = False,
-    prices: Mapping[str, ModelPrices] | bool | None = None,
-    num_threads: int | None = None,
-    cache: PathArg | None = None,
+    paths: PathArg | Iterable[PathArg], *, by: By, **options: Unpack[UsageOptions]
 ) -> dict[str, Usage]: ...
 def session_usage(
-    paths: PathArg | Iterable[PathArg],
-    *,
-    by: By | None = None,
-    since: str | date | datetime | None = None,
-    until: str | date | datetime | None = None,
-    utc: bool = False,
-    prices: Mapping[str, ModelPrices] | bool | None = None,
-    num_threads: int | None = None,
-    cache: PathArg | None = None,
+    paths: PathArg | Iterable[PathArg], *, by: By | None = None, **options: Unpack[UsageOptions]
 ) -> Usage | dict[str, Usage]:
     """The usage of every request in ``paths`` (a session file, a directory, or a
     list of them), each request counted once across all the files.
@@ -449,17 +446,7 @@ def session_usage(
     ``cache``: a directory that keeps each file's requests keyed by its path,
     size and mtime, so that a second call reads only the files that changed.
     """
-    total, groups = usage_and_groups(
-        paths,
-        by=by,
-        since=since,
-        until=until,
-        utc=utc,
-        prices=prices,
-        num_threads=num_threads,
-        cache=cache,
-        stacklevel=3,
-    )
+    total, groups = usage_and_groups(paths, by=by, stacklevel=3, **options)
     return total if groups is None else groups
 
 
