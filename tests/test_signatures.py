@@ -194,3 +194,16 @@ def test_flags_take_any_truth_value() -> None:
     assert msgnorm.normalize_for_api(recs, attachment_templates={}) == msgnorm.normalize_for_api(
         recs
     )
+
+
+@pytest.mark.parametrize("f", [*OTHER_API, *OTHER_COUNTING], ids=lambda f: f.__qualname__)
+def test_an_unknown_option_is_a_type_error(f: Callable[..., Any]) -> None:
+    """The options passed on as ``**options`` are checked as written-out ones are."""
+    first: Any = [] if f is not msgnorm.Conversation else None
+    if f in (msgnorm.arrow.normalize_for_api, msgnorm.arrow.count_tokens):
+        pa = pytest.importorskip("pyarrow")
+        first = pa.array([b"[]"], type=pa.binary())
+    with pytest.raises(TypeError, match="unexpected keyword argument 'max_medias'"):
+        f(first, max_medias=3)
+    params = inspect.signature(f).parameters
+    assert "options" not in params and "costs" not in params

@@ -10,11 +10,18 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from . import _native
 from .errors import MsgnormError
 from .model import to_builtins
+
+if TYPE_CHECKING:
+    from ._native import _ApiOptions, _Costs
+
+    class _ApiAndCosts(_ApiOptions, _Costs, total=False):
+        """The §4 options and the §6 token costs, as ``**options``."""
+
 
 __all__ = [
     "count_tokens",
@@ -94,25 +101,57 @@ _API_DEFAULTS = _defaults(_native.normalize_for_api)
 _COUNTING_DEFAULTS = _defaults(_native.count_tokens)
 _STRICT: bool = _API_DEFAULTS["strict"]
 _MAX_MEDIA: int | None = _API_DEFAULTS["max_media"]
-_SHORT_IDS: bool = _API_DEFAULTS["short_ids"]
-_ENSURE_USER_FIRST: bool = _API_DEFAULTS["ensure_user_first"]
 _CHARS_PER_TOKEN: float = _COUNTING_DEFAULTS["chars_per_token"]
-_TOKENS_PER_MESSAGE: int = _COUNTING_DEFAULTS["tokens_per_message"]
-_TOKENS_PER_IMAGE: int = _COUNTING_DEFAULTS["tokens_per_image"]
-_TOKENS_PER_DOCUMENT: int = _COUNTING_DEFAULTS["tokens_per_document"]
 
 
-def _api_args(
-    strict: bool,
-    max_media: int | None,
-    short_ids: bool,
-    ensure_user_first: bool,
-    attachment_templates: Mapping[str, str | None] | None,
-) -> tuple[bool, int | None, bool, bool, dict[str, str | None] | None]:
-    """The §4 options as the batch, Arrow and conversation entry points of the
-    core take them (checked)."""
-    templates = dict(attachment_templates) if attachment_templates is not None else None
-    return bool(strict), _max_media(max_media), bool(short_ids), bool(ensure_user_first), templates
+def _api_of(options: Mapping[str, Any]) -> tuple[bool, int | None, bool, bool, Any]:
+    """The §4 options in ``options`` (the native defaults for the rest), checked, as
+    the batch, Arrow and conversation entry points of the core take them."""
+    o = {**_API_DEFAULTS, **options}
+    templates = o["attachment_templates"]
+    return (
+        bool(o["strict"]),
+        _max_media(o["max_media"]),
+        bool(o["short_ids"]),
+        bool(o["ensure_user_first"]),
+        dict(templates) if templates is not None else None,
+    )
+
+
+def _costs_of(options: Mapping[str, Any]) -> tuple[float, int, int, int]:
+    """The checked §6 token costs in ``options`` (the native defaults for the rest)."""
+    return _counting(**{k: options.get(k, d) for k, d in _COUNTING_DEFAULTS.items()})
+
+
+def _with_options(
+    *groups: Mapping[str, Any],
+) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """For a function whose last parameter is ``**options``: its signature lists
+    the options of ``groups`` (``_API_DEFAULTS``, ``_COUNTING_DEFAULTS``) with the
+    native defaults, and a call with any other keyword raises ``TypeError``, as
+    if they were written out."""
+    names = {k: v for g in groups for k, v in g.items()}
+
+    def wrap(f: Callable[_P, _R]) -> Callable[_P, _R]:
+        sig = inspect.signature(f)
+        kept = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        own = {p.name for p in kept}
+        added = [
+            inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v)
+            for k, v in names.items()
+        ]
+
+        @functools.wraps(f)
+        def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            for k in kwargs:
+                if k not in names and k not in own:
+                    raise TypeError(f"{f.__qualname__}() got an unexpected keyword argument {k!r}")
+            return f(*args, **kwargs)
+
+        checked.__signature__ = sig.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
+        return checked
+
+    return wrap
 
 
 normalize_messages = _native.normalize_messages

@@ -29,12 +29,17 @@ pyarrow is not needed: ``pip install 'msgnorm[arrow]'`` brings it for convenienc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _api, _native
 from .batch import _check_errors, _threads
 from .errors import MsgnormError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._api import _ApiAndCosts
+    from ._native import _Costs
 
 __all__ = ["REPAIRS", "count_tokens", "normalize_for_api"]
 
@@ -80,6 +85,7 @@ def _like_input(array: Any, out: Any) -> Any:
     return out
 
 
+@_api._with_options(_api._API_DEFAULTS, _api._COUNTING_DEFAULTS)
 def normalize_for_api(
     array: Any,
     *,
@@ -87,15 +93,7 @@ def normalize_for_api(
     num_threads: int | None = None,
     errors: Literal["report", "raise"] = "report",
     tokens: bool = True,
-    strict: bool = _api._STRICT,
-    max_media: int | None = _api._MAX_MEDIA,
-    short_ids: bool = _api._SHORT_IDS,
-    ensure_user_first: bool = _api._ENSURE_USER_FIRST,
-    attachment_templates: Mapping[str, str | None] | None = None,
-    chars_per_token: float = _api._CHARS_PER_TOKEN,
-    tokens_per_message: int = _api._TOKENS_PER_MESSAGE,
-    tokens_per_image: int = _api._TOKENS_PER_IMAGE,
-    tokens_per_document: int = _api._TOKENS_PER_DOCUMENT,
+    **options: Unpack[_ApiAndCosts],
 ) -> Any:
     """``normalize_for_api`` of every row of ``array``: a struct array of
     ``normalized``, ``repairs``, ``tokens`` and ``error`` (see the module doc).
@@ -106,36 +104,28 @@ def normalize_for_api(
     """
     _check_errors(errors)
     _check_array(array)
-    api = _api._api_args(strict, max_media, short_ids, ensure_user_first, attachment_templates)
-    counting = (
-        _api._counting(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)
-        if tokens
-        else None
-    )
+    api = _api._api_of(options)
+    counting = _api._costs_of(options) if tokens else None
     out = _native.arrow_kernel(
         array, bool(session), _threads(num_threads), errors == "raise", api, counting
     )
     return _like_input(array, out)
 
 
+@_api._with_options(_api._COUNTING_DEFAULTS)
 def count_tokens(
     array: Any,
     *,
     session: bool = False,
     num_threads: int | None = None,
     errors: Literal["report", "raise"] = "report",
-    chars_per_token: float = _api._CHARS_PER_TOKEN,
-    tokens_per_message: int = _api._TOKENS_PER_MESSAGE,
-    tokens_per_image: int = _api._TOKENS_PER_IMAGE,
-    tokens_per_document: int = _api._TOKENS_PER_DOCUMENT,
+    **costs: Unpack[_Costs],
 ) -> Any:
     """``count_tokens`` of every row of ``array`` (as given, not normalized): a
     struct array of ``tokens`` (int64) and ``error`` (utf8, null when fine)."""
     _check_errors(errors)
     _check_array(array)
-    counting = _api._counting(
-        chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
-    )
+    counting = _api._costs_of(costs)
     out = _native.arrow_kernel(
         array, bool(session), _threads(num_threads), errors == "raise", None, counting
     )

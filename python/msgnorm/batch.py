@@ -12,11 +12,16 @@ thread.  The pool is rebuilt in a forked child (``multiprocessing``, engine work
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _api, _native
 from .errors import MsgnormError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._native import _ApiOptions, _Costs
 
 __all__ = [
     "count_tokens_batch",
@@ -65,10 +70,6 @@ def _split(items: Sequence[Any]) -> tuple[list[int], list[Any], list[int]]:
     return json_at, json_items, lists_at
 
 
-#: The §6 cost options, in the order of ``_api._counting``'s tuple.
-_COSTS = ("chars_per_token", "tokens_per_message", "tokens_per_image", "tokens_per_document")
-
-
 def _each(
     items: Sequence[Any],
     session: bool,
@@ -115,34 +116,24 @@ def _outputs(results: list[Any]) -> list[Any]:
     return [r if isinstance(r, MsgnormError) else r[0] for r in results]
 
 
+@_api._with_options(_api._API_DEFAULTS)
 def normalize_batch_report(
     items: Sequence[Any],
     *,
     num_threads: int | None = None,
     errors: Errors = "report",
     session: bool = False,
-    strict: bool = _api._STRICT,
-    max_media: int | None = _api._MAX_MEDIA,
-    short_ids: bool = _api._SHORT_IDS,
-    ensure_user_first: bool = _api._ENSURE_USER_FIRST,
-    attachment_templates: Mapping[str, str | None] | None = None,
+    **options: Unpack[_ApiOptions],
 ) -> list[Any]:
     """:func:`normalize_batch` with each item's repair counts: ``(output, report)``
     per good item; a bad item is its exception (with ``.item``, its index)."""
     _check_errors(errors)
-    api = _api._api_args(strict, max_media, short_ids, ensure_user_first, attachment_templates)
+    api = _api._api_of(options)
     out = _each(
         items,
         session,
         lambda xs: _native.normalize_batch(xs, bool(session), _threads(num_threads), api),
-        lambda records: _api.normalize_for_api_report(
-            records,
-            strict=strict,
-            max_media=max_media,
-            short_ids=short_ids,
-            ensure_user_first=ensure_user_first,
-            attachment_templates=attachment_templates,
-        ),
+        lambda records: _api.normalize_for_api_report(records, **options),
     )
     return _finish(out, errors)
 
@@ -162,6 +153,7 @@ normalize_batch = _api._derived(
 )
 
 
+@_api._with_options(_api._COUNTING_DEFAULTS)
 def count_tokens_batch(
     items: Sequence[Any],
     *,
@@ -169,18 +161,12 @@ def count_tokens_batch(
     errors: Errors = "report",
     session: bool = False,
     per_record: bool = False,
-    chars_per_token: float = _api._CHARS_PER_TOKEN,
-    tokens_per_message: int = _api._TOKENS_PER_MESSAGE,
-    tokens_per_image: int = _api._TOKENS_PER_IMAGE,
-    tokens_per_document: int = _api._TOKENS_PER_DOCUMENT,
+    **costs: Unpack[_Costs],
 ) -> list[Any]:
     """``count_tokens`` of every item (``per_record=True``: ``count_tokens_per_record``),
     in input order, on every core; errors as in :func:`normalize_batch`."""
     _check_errors(errors)
-    counting = _api._counting(
-        chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
-    )
-    costs: dict[str, Any] = dict(zip(_COSTS, counting, strict=True))
+    counting = _api._costs_of(costs)
     out = _each(
         items,
         session,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -24,6 +24,11 @@ from .errors import MsgnormError
 from .model import encode
 from .model._convert import _decode_own
 from .session import Session
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._api import _ApiAndCosts
 
 __all__ = ["Conversation"]
 
@@ -69,30 +74,19 @@ class Conversation:
     restore it.
     """
 
+    @_api._with_options(_api._API_DEFAULTS, _api._COUNTING_DEFAULTS)
     def __init__(
         self,
         records: Any = None,
         *,
         kind: Kind | None = None,
-        strict: bool = _api._STRICT,
-        max_media: int | None = _api._MAX_MEDIA,
-        short_ids: bool = _api._SHORT_IDS,
-        ensure_user_first: bool = _api._ENSURE_USER_FIRST,
-        attachment_templates: Mapping[str, str | None] | None = None,
-        chars_per_token: float = _api._CHARS_PER_TOKEN,
-        tokens_per_message: int = _api._TOKENS_PER_MESSAGE,
-        tokens_per_image: int = _api._TOKENS_PER_IMAGE,
-        tokens_per_document: int = _api._TOKENS_PER_DOCUMENT,
         clear_tool_results: bool | Mapping[str, Any] | None = None,
         clear_thinking: bool | int | Literal["all"] | Mapping[str, Any] | None = None,
+        **options: Unpack[_ApiAndCosts],
     ) -> None:
         if kind is not None and kind not in _KINDS:
             raise MsgnormError(f"kind must be one of {', '.join(map(repr, _KINDS))}, not {kind!r}")
-        api = _api._api_args(strict, max_media, short_ids, ensure_user_first, attachment_templates)
-        counting = _api._counting(
-            chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document
-        )
-        native = _native.Conversation(api, counting)
+        native = _native.Conversation(_api._api_of(options), _api._costs_of(options))
         policy = _policy_args(clear_tool_results, clear_thinking)
         if policy is not None:
             native.set_policy(policy)
