@@ -39,6 +39,15 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
+def _ids(uuid: str | None, timestamp: str | None, parent_uuid: Any) -> dict[str, Any]:
+    """A new record's ``uuid`` and ``timestamp`` (fresh ones unless given) and parent."""
+    return {
+        "uuid": uuid or _new_uuid(),
+        "timestamp": timestamp or _now(),
+        "parent_uuid": parent_uuid,
+    }
+
+
 def _flag(value: bool) -> bool | UnsetType:
     return True if value else UNSET
 
@@ -67,9 +76,7 @@ def create_user_message(
     else:
         body = list(content) or [TextBlock(text=NO_CONTENT_MESSAGE)]
     return UserMessage(
-        uuid=uuid or _new_uuid(),
-        timestamp=timestamp or _now(),
-        parent_uuid=parent_uuid,
+        **_ids(uuid, timestamp, parent_uuid),
         message=UserPayload(role="user", content=body),
         is_meta=_flag(is_meta),
         is_virtual=_flag(is_virtual),
@@ -115,9 +122,7 @@ def create_assistant_message(
     else:
         blocks = list(content) or [TextBlock(text=NO_CONTENT_MESSAGE)]
     return AssistantMessage(
-        uuid=uuid or _new_uuid(),
-        timestamp=timestamp or _now(),
-        parent_uuid=parent_uuid,
+        **_ids(uuid, timestamp, parent_uuid),
         message=AssistantPayload(
             id=_new_uuid(),
             container=None,
@@ -151,9 +156,7 @@ def create_system_message(
     if level not in SYSTEM_LEVELS:
         raise ValueError(f"level must be one of {sorted(SYSTEM_LEVELS)}, got {level!r}")
     return SystemMessage(
-        uuid=uuid or _new_uuid(),
-        timestamp=timestamp or _now(),
-        parent_uuid=parent_uuid,
+        **_ids(uuid, timestamp, parent_uuid),
         subtype=subtype,
         content=content,
         is_meta=False,
@@ -173,9 +176,7 @@ def create_attachment_message(
     if not isinstance(attachment, dict) or not isinstance(attachment.get("type"), str):
         raise ValueError("attachment must be a dict with a string 'type'")
     return AttachmentMessage(
-        uuid=uuid or _new_uuid(),
-        timestamp=timestamp or _now(),
-        parent_uuid=parent_uuid,
+        **_ids(uuid, timestamp, parent_uuid),
         attachment=attachment,
     )
 
@@ -191,9 +192,7 @@ def create_progress_message(
 ) -> ProgressMessage:
     """A ``progress`` record (``toolUseID``, ``parentToolUseID``, ``data``)."""
     return ProgressMessage(
-        uuid=uuid or _new_uuid(),
-        timestamp=timestamp or _now(),
-        parent_uuid=parent_uuid,
+        **_ids(uuid, timestamp, parent_uuid),
         data=data,
         tool_use_id=tool_use_id,
         parent_tool_use_id=parent_tool_use_id,
@@ -210,9 +209,7 @@ def create_tool_use_summary_message(
 ) -> ToolUseSummaryMessage:
     """A ``tool_use_summary`` record (``summary``, ``precedingToolUseIds``)."""
     return ToolUseSummaryMessage(
-        uuid=uuid or _new_uuid(),
-        timestamp=timestamp or _now(),
-        parent_uuid=parent_uuid,
+        **_ids(uuid, timestamp, parent_uuid),
         summary=summary,
         preceding_tool_use_ids=list(preceding_tool_use_ids),
     )
