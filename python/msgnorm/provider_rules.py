@@ -11,6 +11,7 @@ from typing import Any, Literal
 import msgspec
 
 from . import _native
+from ._api import _derived
 from .errors import ProviderRuleError
 
 __all__ = ["PROVIDERS", "Provider", "Violation", "check", "rules", "rules_markdown", "validate"]
@@ -73,18 +74,17 @@ def repairable_violations(
     return [v for v in found if not v.repair.startswith("none")]
 
 
-def check(
-    messages: Any,
-    provider: Provider | str = "anthropic",
-    *,
-    system: Any = None,
-    tools: Any = None,
-    store: bool = True,
-) -> None:
-    """:func:`validate`, raising :class:`ProviderRuleError` when anything breaks a rule."""
-    found = validate(messages, provider, system=system, tools=tools, store=store)
+def _raise_any(found: list[Violation]) -> None:
     if found:
         raise ProviderRuleError(found)
+
+
+check = _derived(
+    validate,
+    _raise_any,
+    "check",
+    """:func:`validate`, raising :class:`ProviderRuleError` when anything breaks a rule.""",
+)
 
 
 def rules(provider: Provider | str | None = None) -> list[dict[str, str]]:
