@@ -214,18 +214,15 @@ mod tests {
     fn two_values_on_a_line_are_both_kept() {
         let src = format!("{U}{A}\n");
         let (f, r) = read(&src);
-        assert_eq!(f.records.len(), 2);
-        assert_eq!(f.lines, vec![1, 1]);
-        assert_eq!(r.repaired.len(), 1);
-        assert!(r.skipped.is_empty());
+        assert_eq!((f.records.len(), f.lines), (2, vec![1, 1]));
+        assert_eq!((r.repaired.len(), r.skipped.len()), (1, 0));
     }
 
     #[test]
     fn bom_crlf_and_blank_lines() {
         let src = format!("\u{feff}{U}\r\n\r\n   \n{A}\r\n");
         let (f, r) = read(&src);
-        assert_eq!(f.records.len(), 2);
-        assert_eq!(f.lines, vec![1, 4]);
+        assert_eq!((f.records.len(), f.lines), (2, vec![1, 4]));
         assert!(r.skipped.is_empty() && r.repaired.is_empty());
         assert_eq!(r.lines, 4);
     }

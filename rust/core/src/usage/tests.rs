@@ -156,12 +156,9 @@ fn fast_skip_agrees_with_the_parser() {
 
 #[test]
 fn written_entries_read_back_the_same() {
-    let data = format!(
-        "{}\n{}\n{}\n",
-        line("a\\\"x", "r", 1, "t1"),
-        line("a\\\"x", "r", 7, "t2"),
-        r#"{"type":"assistant","isSidechain":true,"message":{"model":"m","usage":{"output_tokens":2}}}"#
-    );
+    let sidechain = r#"{"type":"assistant","isSidechain":true,"message":{"model":"m","usage":{"output_tokens":2}}}"#;
+    let lines = [line("a\\\"x", "r", 1, "t1"), line("a\\\"x", "r", 7, "t2")];
+    let data = format!("{}\n{}\n{sidechain}\n", lines[0], lines[1]);
     let first = scan(data.as_bytes(), false);
     let written = write_entries(&first);
     let again = scan(&written, false);

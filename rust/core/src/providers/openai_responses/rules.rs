@@ -275,35 +275,40 @@ pub const PAIRED_CALLS: &[(&str, &str, &str)] = &[
 ];
 
 fn tool_call_without_output(c: &Ctx, out: &mut Vec<Hit>) {
-    let mut answered = AHashSet::new();
-    for m in &c.msgs {
-        let t = item_type(m);
-        if PAIRED_CALLS.iter().any(|p| p.1 == t) {
-            answered.insert((t, m.raw.str_at("call_id").unwrap_or("")));
-        }
-    }
-    for m in &c.msgs {
-        let t = item_type(m);
-        if let Some((_, o, words)) = PAIRED_CALLS.iter().find(|p| p.0 == t) {
-            let id = m.raw.str_at("call_id").unwrap_or("");
-            if !answered.contains(&(*o, id)) {
-                out.push(Hit::at(m, ".call_id", format!("{words}\n{id}")));
-            }
-        }
-    }
+    unpaired(c, out, true);
 }
 
 fn tool_output_without_call(c: &Ctx, out: &mut Vec<Hit>) {
-    let mut calls = AHashSet::new();
-    for m in &c.msgs {
-        let t = item_type(m);
-        if let Some((call, _, words)) = PAIRED_CALLS.iter().find(|p| p.1 == t) {
-            let id = m.raw.str_at("call_id").unwrap_or("");
-            if !calls.contains(&(*call, id)) {
-                out.push(Hit::at(m, ".call_id", format!("{words}\n{id}")));
+    unpaired(c, out, false);
+}
+
+/// The paired items with no partner: with `calls`, each call whose output is
+/// nowhere in the input; else each output no earlier call of its id answers.
+fn unpaired(c: &Ctx, out: &mut Vec<Hit>, calls: bool) {
+    let key = |m| (item_type(m), m.raw.str_at("call_id").unwrap_or(""));
+    // (call type, call_id) of the partners found
+    let mut partners = AHashSet::new();
+    if calls {
+        for m in &c.msgs {
+            let (t, id) = key(m);
+            if let Some(p) = PAIRED_CALLS.iter().find(|p| p.1 == t) {
+                partners.insert((p.0, id));
             }
-        } else if PAIRED_CALLS.iter().any(|p| p.0 == t) {
-            calls.insert((t, m.raw.str_at("call_id").unwrap_or("")));
+        }
+    }
+    for m in &c.msgs {
+        let (t, id) = key(m);
+        let Some(p) = PAIRED_CALLS
+            .iter()
+            .find(|p| t == if calls { p.0 } else { p.1 })
+        else {
+            if !calls && PAIRED_CALLS.iter().any(|p| p.0 == t) {
+                partners.insert((t, id));
+            }
+            continue;
+        };
+        if !partners.contains(&(p.0, id)) {
+            out.push(Hit::at(m, ".call_id", format!("{}\n{id}", p.2)));
         }
     }
 }
