@@ -180,10 +180,9 @@ class _Builder:
         return rec
 
     def user(self, content: Any, **flags: Any) -> Rec:
-        rec = self.base("user")
-        rec["message"] = {"role": "user", "content": content}
-        rec.update(flags)
-        return self.emit(rec)
+        return self.emit(
+            self.base("user") | {"message": {"role": "user", "content": content}} | flags
+        )
 
     def user_flags(self) -> dict[str, Any]:
         flag = self.draw(st.integers(0, 19))

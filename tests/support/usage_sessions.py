@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -36,14 +37,15 @@ def _ts(t: datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
 
 
+@dataclass
 class _Writer:
-    def __init__(self, rng: random.Random, session: str, cwd: str, start: datetime) -> None:
-        self.rng = rng
-        self.session = session
-        self.cwd = cwd
-        self.t = start
-        self.parent: str | None = None
-        self.lines: list[str] = []
+    rng: random.Random
+    session: str
+    cwd: str
+    #: The time of the last record written.
+    t: datetime
+    parent: str | None = None
+    lines: list[str] = field(default_factory=list)
 
     def _base(self, kind: str, sidechain: bool) -> dict[str, Any]:
         self.t += timedelta(seconds=self.rng.randint(1, 600))

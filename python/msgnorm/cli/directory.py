@@ -420,7 +420,6 @@ def _run_chunk(
     for u, r in zip(chunk, reads, strict=True):
         if isinstance(r, MsgnormError):
             done(u, r)
-    data = [reads[i][0] for i in good]  # type: ignore[index]
     if engine == "local":
         for kernel_loads in (True, False):
             at = [i for i in good if reads[i][1] is kernel_loads]  # type: ignore[index]
@@ -431,13 +430,13 @@ def _run_chunk(
             for i, res in zip(at, results, strict=True):
                 done(chunk[i], res)
         return 0.0
-    return _on_engine(engine, [chunk[i] for i in good], data, jobs, options, done) if good else 0.0
+    pairs = [(chunk[i], reads[i][0]) for i in good]  # type: ignore[index]
+    return _on_engine(engine, pairs, jobs, options, done) if good else 0.0
 
 
 def _on_engine(
     engine: str,
-    units: list[Unit],
-    data: list[bytes],
+    items: list[tuple[Unit, bytes]],
     jobs: int | None,
     options: dict[str, Any],
     done: Callable[[Unit, Any], None],
@@ -446,6 +445,8 @@ def _on_engine(
     ``load_session`` does) and writes the results; the engine's workers run the
     kernel.  Returns the engine's start-up time (the first chunk starts it)."""
     t0 = time.perf_counter()
+    units = [u for u, _ in items]
+    data = [d for _, d in items]
     names = [str(k) for k in range(len(units))]
     opts = {**options, "tokens": False}
     if engine == "ray":
