@@ -24,10 +24,10 @@ __all__ = [
     "_force_panic",
     "_max_media",
     "arrow_kernel",
+    "batch_kernel",
     "clear_context",
     "convert",
     "count_tokens",
-    "count_tokens_batch",
     "count_tokens_per_record",
     "default_num_threads",
     "derive_short_message_id",
@@ -35,7 +35,6 @@ __all__ = [
     "find_cutoff",
     "from_provider",
     "load_session",
-    "normalize_batch",
     "normalize_for_api",
     "normalize_for_api_report",
     "normalize_messages",
@@ -191,17 +190,12 @@ def search_files(
     tools: bool = False,
     threads: int | None = None,
 ) -> list[dict[str, Any]]: ...
-def normalize_batch(
+def batch_kernel(
     items: list[bytes | str],
     session: bool,
     num_threads: int | None,
-    api: _ApiArgs,
-) -> list[Any]: ...
-def count_tokens_batch(
-    items: list[bytes | str],
-    session: bool,
-    num_threads: int | None,
-    counting: tuple[float, int, int, int],
+    api: _ApiArgs | None,
+    counting: tuple[float, int, int, int] | None,
 ) -> list[Any]: ...
 def default_num_threads() -> int: ...
 

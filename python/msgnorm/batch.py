@@ -132,7 +132,7 @@ def normalize_batch_report(
     out = _each(
         items,
         session,
-        lambda xs: _native.normalize_batch(xs, bool(session), _threads(num_threads), api),
+        lambda xs: _native.batch_kernel(xs, bool(session), _threads(num_threads), api, None),
         lambda records: _api.normalize_for_api_report(records, **options),
     )
     return _finish(out, errors)
@@ -170,7 +170,7 @@ def count_tokens_batch(
     out = _each(
         items,
         session,
-        lambda xs: _native.count_tokens_batch(xs, bool(session), _threads(num_threads), counting),
+        lambda xs: _native.batch_kernel(xs, bool(session), _threads(num_threads), None, counting),
         lambda records: _native.count_tokens_per_record(records, **costs),
     )
     if not per_record:

@@ -1,4 +1,4 @@
-//! `normalize_batch` / `count_tokens_batch`: JSON items (bytes or str) on the
+//! The batch kernel (`normalize_batch` / `count_tokens_batch`): JSON items (bytes or str) on the
 //! core's batch kernel, the GIL released, one result or error per item.
 
 use crate::args::{api_args, params, ApiArgs, Counting};
@@ -69,21 +69,45 @@ fn not_text(objs: &[Bound<'_, PyAny>], i: usize) -> msgnorm_core::Error {
     }
 }
 
-/// Each item's `(output, report)`, or its error (an exception object with `.item`).
+/// The batch kernel over every item, in input order. With `api`,
+/// `normalize_for_api`: each item's `(output, report)`; with `counting` alone,
+/// its per-record token counts. A bad item is its error (an exception object
+/// with `.item`).
 #[pyfunction]
-#[pyo3(signature = (items, session, num_threads, api))]
-pub fn normalize_batch<'py>(
+#[pyo3(signature = (items, session, num_threads, api, counting))]
+pub fn batch_kernel<'py>(
     py: Python<'py>,
     items: &Bound<'py, PyList>,
     session: bool,
     num_threads: Option<usize>,
-    api: ApiArgs<'py>,
+    api: Option<ApiArgs<'py>>,
+    counting: Option<Counting>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let opts = api_args(py, api)?;
     let objs = self::items(py, items)?;
     let borrowed = borrow(&objs);
     let n = batch::threads(num_threads);
-    let run = |part: &[Result<Item<'_>, msgnorm_core::Error>]| {
+    match (api, counting) {
+        (Some(api), _) => normalize(py, &borrowed, session, n, api),
+        (None, Some(counting)) => count(py, &borrowed, session, n, counting),
+        (None, None) => {
+            let msg = "internal error: the batch kernel without a job";
+            Err(to_pyerr(py, Failure::Core(msgnorm_core::Error::value(msg))))
+        }
+    }
+}
+
+type Items<'a> = [Result<Item<'a>, msgnorm_core::Error>];
+
+/// Each item's `(output, report)`, or its error.
+fn normalize<'py>(
+    py: Python<'py>,
+    borrowed: &Items<'_>,
+    session: bool,
+    n: usize,
+    api: ApiArgs<'py>,
+) -> PyResult<Bound<'py, PyList>> {
+    let opts = api_args(py, api)?;
+    let run = |part: &Items<'_>| {
         batch::map(part, n, |it| {
             let it = it.as_ref().map_err(Clone::clone)?;
             let mut report = Report::default();
@@ -99,9 +123,9 @@ pub fn normalize_batch<'py>(
     let parts = pipeline_parts(borrowed.len(), n);
     if parts <= 1 {
         let results = py
-            .detach(|| run(&borrowed))
+            .detach(|| run(borrowed))
             .map_err(|e| to_pyerr(py, Failure::Core(e)))?;
-        append_outputs(py, &out, 0, results, &borrowed)?;
+        append_outputs(py, &out, 0, results, borrowed)?;
         return Ok(out);
     }
     // A pipeline: the pool works on part k+1 (driven from a scoped thread) while
@@ -109,7 +133,7 @@ pub fn normalize_batch<'py>(
     // into bytes objects (and the page faults of their fresh memory) then overlap
     // with the work instead of following it on one core.
     let size = borrowed.len().div_ceil(parts);
-    let chunks: Vec<&[Result<Item<'_>, msgnorm_core::Error>]> = borrowed.chunks(size).collect();
+    let chunks: Vec<&Items<'_>> = borrowed.chunks(size).collect();
     std::thread::scope(|scope| -> PyResult<()> {
         let mut pending = Some(scope.spawn(|| run(chunks[0])));
         for (k, part) in chunks.iter().enumerate() {
@@ -149,7 +173,7 @@ fn append_outputs<'py>(
     out: &Bound<'py, PyList>,
     base: usize,
     results: Normalized,
-    items: &[Result<Item<'_>, msgnorm_core::Error>],
+    items: &Items<'_>,
 ) -> PyResult<()> {
     for (i, (r, it)) in results.into_iter().zip(items).enumerate() {
         match r {
@@ -173,23 +197,18 @@ fn append_outputs<'py>(
     Ok(())
 }
 
-/// Each item's per-record token counts, or its error (an exception object with `.item`).
-#[pyfunction]
-#[pyo3(signature = (items, session, num_threads, counting))]
-pub fn count_tokens_batch<'py>(
+/// Each item's per-record token counts, or its error.
+fn count<'py>(
     py: Python<'py>,
-    items: &Bound<'py, PyList>,
+    borrowed: &Items<'_>,
     session: bool,
-    num_threads: Option<usize>,
+    n: usize,
     counting: Counting,
 ) -> PyResult<Bound<'py, PyList>> {
     let p = params(counting);
-    let objs = self::items(py, items)?;
-    let borrowed = borrow(&objs);
-    let n = batch::threads(num_threads);
     let results = py
         .detach(|| {
-            batch::map(&borrowed, n, |it| {
+            batch::map(borrowed, n, |it| {
                 let it = it.as_ref().map_err(Clone::clone)?;
                 if session {
                     on_json::count_session_tokens(it.data, &p)

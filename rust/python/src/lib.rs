@@ -71,8 +71,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(usage::session_infos, m)?)?;
     m.add_function(wrap_pyfunction!(usage::search_files, m)?)?;
     m.add_function(wrap_pyfunction!(usage::usage_entries, m)?)?;
-    m.add_function(wrap_pyfunction!(batch::normalize_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(batch::count_tokens_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::batch_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(batch::default_num_threads, m)?)?;
     m.add_class::<conversation::Conversation>()?;
     m.add_class::<arrow_ffi::ArrowArray>()?;
