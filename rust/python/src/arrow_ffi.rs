@@ -181,19 +181,14 @@ fn schema_capsule<'py>(py: Python<'py>, field: &Field) -> PyResult<Bound<'py, Py
     PyCapsule::new_with_value(py, schema, SCHEMA)
 }
 
-// `requested_schema` is accepted and ignored, as the interface allows.
 #[pymethods]
 impl ArrowStream {
-    #[pyo3(signature = (requested_schema=None))]
-    fn __arrow_c_schema__<'py>(
-        &self,
-        py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema;
+    /// The interface's schema export (it takes no requested schema).
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
         schema_capsule(py, &self.field)
     }
 
+    // `requested_schema` is accepted and ignored, as the interface allows.
     #[pyo3(signature = (requested_schema=None))]
     fn __arrow_c_stream__<'py>(
         &self,

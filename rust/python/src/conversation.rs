@@ -9,6 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 use std::sync::{Mutex, TryLockError};
 
+/// A method's JSON output, as a Python `bytes` object.
+type Bytes<'py> = PyResult<Bound<'py, PyBytes>>;
+
 #[pyclass(module = "msgnorm._native", frozen)]
 pub struct Conversation {
     inner: Mutex<conversation::Conversation>,
@@ -80,7 +83,7 @@ impl Conversation {
         self.with(py, |c| c.append(&data))
     }
 
-    fn for_api<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+    fn for_api<'py>(&self, py: Python<'py>) -> Bytes<'py> {
         // The output is copied once, straight from the conversation's own buffer
         // into the bytes object: that needs the lock and the GIL together, so the
         // lock is taken without ever blocking while the GIL is held.
@@ -106,12 +109,7 @@ impl Conversation {
     }
 
     /// Output records `start..stop` as a JSON array.
-    fn json_range<'py>(
-        &self,
-        py: Python<'py>,
-        start: usize,
-        stop: usize,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    fn json_range<'py>(&self, py: Python<'py>, start: usize, stop: usize) -> Bytes<'py> {
         let out = self.with(py, |c| {
             let n = c.len()?;
             Ok(c.json_range(start.min(n), stop.min(n).max(start.min(n))))
@@ -146,12 +144,7 @@ impl Conversation {
         self.with(py, |c| c.count_tokens())
     }
 
-    fn trim_to_budget<'py>(
-        &self,
-        py: Python<'py>,
-        max_tokens: u64,
-        pin: usize,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    fn trim_to_budget<'py>(&self, py: Python<'py>, max_tokens: u64, pin: usize) -> Bytes<'py> {
         let (_, out) = self.with(py, |c| c.trim_to_budget(max_tokens, pin))?;
         Ok(PyBytes::new(py, &out))
     }
@@ -213,7 +206,7 @@ impl Conversation {
         Ok(d)
     }
 
-    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bytes<'py> {
         let out = self.with(py, |c| Ok(c.to_bytes()))?;
         Ok(PyBytes::new(py, &out))
     }
