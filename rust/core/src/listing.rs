@@ -236,15 +236,8 @@ fn summarize(size: u64, mtime: f64, head_lines: &[&str], tail_lines: &[&str]) ->
         if firsts_found(&out) {
             break;
         }
-        let Some(f) = fields(line, out.first_prompt.is_none()) else {
-            continue;
-        };
-        out.session_id = out.session_id.or(f.session_id);
-        out.created = out.created.or(f.timestamp);
-        out.cwd = out.cwd.or(f.cwd);
-        out.first_prompt = out.first_prompt.or(f.prompt);
-        if f.git_branch.as_deref().is_some_and(|b| !b.is_empty()) {
-            out.git_branch = out.git_branch.or(f.git_branch);
+        if let Some(mut f) = fields(line, out.first_prompt.is_none()) {
+            out.take_firsts(&mut f);
         }
     }
     for line in tail_lines {
@@ -283,6 +276,20 @@ fn summarize(size: u64, mtime: f64, head_lines: &[&str], tail_lines: &[&str]) ->
         out.git_branch = last.branch;
     }
     out
+}
+
+impl SessionInfo {
+    /// The fields of a line read from the head that are still missing: the
+    /// first session, timestamp, cwd, prompt and non-empty git branch.
+    fn take_firsts(&mut self, f: &mut Fields) {
+        self.session_id = self.session_id.take().or(f.session_id.take());
+        self.created = self.created.take().or(f.timestamp.take());
+        self.cwd = self.cwd.take().or(f.cwd.take());
+        self.first_prompt = self.first_prompt.take().or(f.prompt.take());
+        if f.git_branch.as_deref().is_some_and(|b| !b.is_empty()) {
+            self.git_branch = self.git_branch.take().or(f.git_branch.take());
+        }
+    }
 }
 
 /// The last of each field, read from the end.
@@ -412,16 +419,12 @@ mod tests {
     fn summarize_every_line(head_lines: &[&str], tail_lines: &[&str]) -> SessionInfo {
         let mut out = SessionInfo::default();
         for line in head_lines {
-            let Some(f) = fields(line, out.first_prompt.is_none()) else {
+            let Some(mut f) = fields(line, out.first_prompt.is_none()) else {
                 continue;
             };
-            out.session_id = out.session_id.or(f.session_id);
-            out.created = out.created.or(f.timestamp.clone());
-            out.cwd = out.cwd.or(f.cwd);
-            out.first_prompt = out.first_prompt.or(f.prompt);
-            if f.git_branch.as_deref().is_some_and(|b| !b.is_empty()) {
-                out.git_branch = out.git_branch.or(f.git_branch);
-            }
+            let timestamp = f.timestamp.clone();
+            out.take_firsts(&mut f);
+            f.timestamp = timestamp;
             out.custom_title = f.custom_title.or(out.custom_title);
             out.summary = f.summary.or(out.summary);
             out.last_timestamp = f.timestamp.or(out.last_timestamp);
