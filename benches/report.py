@@ -81,6 +81,19 @@ FULL = Plan(
 SCALE = {"quick": (200, 200), "full": (1_000, 1_000)}
 
 
+def frozen_inputs() -> None:
+    """A collection, then what is alive (the inputs) frozen out of the collector:
+    the collections the timed calls trigger do not scan the inputs."""
+    gc.collect()
+    gc.freeze()
+
+
+def thawed() -> None:
+    """The inputs given back to the collector, and collected."""
+    gc.unfreeze()
+    gc.collect()
+
+
 def fmt_time(s: float) -> str:
     if s != s:  # nan
         return "n/a"
@@ -152,6 +165,14 @@ class Report:
 
     def skip(self, measure: str, target: str, why: str) -> None:
         self.rows.append(Row(measure, "n/a", "n/a", "n/a", target, f"SKIP ({why})"))
+
+    def without_msgnorm(self, *rows: tuple[str, str]) -> bool:
+        """Whether msgnorm does not import; then each ``(measure, target)`` row is a skip."""
+        if self.mn is not None:
+            return False
+        for measure, target in rows:
+            self.skip(measure, target, f"msgnorm does not import: {self.mn_why}")
+        return True
 
     def cost_row(
         self, measure: str, ours: Contender | None, limit: Contender | None, target: float | None
@@ -234,8 +255,7 @@ class Report:
             c["merge"] = Contender(
                 "langchain merge_message_runs", lambda: merge_message_runs(lc_raw)
             )
-        gc.collect()
-        gc.freeze()  # the inputs are not scanned by the collections the calls trigger
+        frozen_inputs()
         self.log(f"normalize_for_api, {fmt_n(n)} records")
         self.race(list(c.values()))
         why = f"msgnorm does not import: {self.mn_why}"
@@ -306,8 +326,7 @@ class Report:
                 ),
             ]
         )
-        gc.unfreeze()
-        gc.collect()
+        thawed()
 
     def validate(self) -> None:
         n = self.plan.size
@@ -366,21 +385,18 @@ class Report:
                     "ours normalize_for_api", lambda r=records: mn.normalize_for_api(r)
                 ),
             }
-            gc.collect()
-            gc.freeze()
+            frozen_inputs()
             self.log(f"providers {p}, {fmt_n(n)} messages")
             self.race(list(c.values()))
             self.ratio_row(measure, c["convert"], c["normalize"], target=1.3, faster=False)
-            gc.unfreeze()
-            gc.collect()
+            thawed()
 
     def normalize_structs(self) -> None:
         n = self.plan.size
         mn = self.mn
         tgt = "≤ 1.5×"
         measure = f"normalize_for_api Structs vs msgspec typed decode ({fmt_n(n)})"
-        if mn is None:
-            self.skip(measure, tgt, f"msgnorm does not import: {self.mn_why}")
+        if self.without_msgnorm((measure, tgt)):
             return
         data = generate.messages_only_bytes(n)
         try:
@@ -390,8 +406,7 @@ class Report:
             self.errors.append(f"Struct path setup: {type(e).__name__}: {e}")
             self.rows.append(Row(measure, "n/a", "n/a", "n/a", tgt, "ERROR"))
             return
-        gc.collect()
-        gc.freeze()
+        frozen_inputs()
         c = {
             "structs": Contender("ours structs", lambda: mn.normalize_for_api(structs)),
             "typed": Contender("msgspec typed decode", lambda: typed_dec.decode(data)),
@@ -453,8 +468,7 @@ class Report:
                 ),
             ),
         }
-        gc.collect()
-        gc.freeze()
+        frozen_inputs()
         self.log(f"tokens, {fmt_n(n)} records")
         self.race(list(c.values()))
         # The floor: the cheapest C-level walk over the same objects.
@@ -465,16 +479,14 @@ class Report:
         # The peer, as information: it pays the same first touch of every object.
         self.ratio_row(m_count, c["count"], c["lc_count"], target=None, faster=True)
         self.ratio_row(m_trim, c["trim"], c["lc_trim"], target=None, faster=True)
-        gc.unfreeze()
-        gc.collect()
+        thawed()
 
     def editing(self) -> None:
         n = self.plan.size
         mn = self.mn
         target = "—"
         m = f"clear_tool_results vs LangChain ClearToolUsesEdit.apply ({fmt_n(n)})"
-        if mn is None:
-            self.skip(m, target, f"msgnorm does not import: {self.mn_why}")
+        if self.without_msgnorm((m, target)):
             return
         try:
             from langchain.agents.middleware.context_editing import ClearToolUsesEdit
@@ -537,8 +549,7 @@ class Report:
             "turn": Contender("ours Conversation turn, policy", conv_turn),
             "call": Contender("langchain apply per model call", lc_call),
         }
-        gc.collect()
-        gc.freeze()
+        frozen_inputs()
         # The floor comparison in a race of its own, best of the plan's rounds (the
         # LangChain calls take seconds each: their race runs 3 rounds).
         floor = {
@@ -554,8 +565,7 @@ class Report:
         self.cost_row(m_floor, floor["ours"], floor["count"], 1.5)
         self.ratio_row(m, c["ours"], c["lc"], target=None, faster=True)
         self.ratio_row(m_turn, c["turn"], c["call"], target=None, faster=True)
-        gc.unfreeze()
-        gc.collect()
+        thawed()
 
     def usage(self) -> None:
         """Exact usage of a ~/.claude/projects-like tree (Claude Code's size profile):
@@ -681,8 +691,7 @@ class Report:
             f"Conversation turn (bytes) vs batch normalize_for_api + count_tokens ({fmt_n(n)})"
         )
         m_mem = f"Conversation saved state / history JSON size ({fmt_n(n)})"
-        if mn is None:
-            self.skip(m_dicts, "≥ 100× faster", f"msgnorm does not import: {self.mn_why}")
+        if self.without_msgnorm((m_dicts, "≥ 100× faster")):
             return
         self.log(f"conversation: preparing {fmt_n(n)} records")
         lines = generate.generate_bytes(n + 3000, jsonl=True).splitlines()
@@ -768,8 +777,7 @@ class Report:
         m_par = f"normalize_batch 2 threads vs 1 thread ({n_hist} histories × {per} records)"
         m_loop = "normalize_batch 1 thread vs a loop of normalize_for_api on bytes"
         m_arrow = "Arrow kernel vs normalize_batch, bytes throughput, 2 threads"
-        if mn is None:
-            self.skip(m_par, "≥ 1.8×", f"msgnorm does not import: {self.mn_why}")
+        if self.without_msgnorm((m_par, "≥ 1.8×")):
             return
         items = [generate.generate_bytes(per, seed=s) for s in range(n_hist)]
         nbytes = sum(len(x) for x in items)
@@ -813,8 +821,7 @@ class Report:
             )
         except ImportError as e:
             self.notes.append(f"Arrow kernel not measured: {e}")
-        gc.collect()
-        gc.freeze()
+        frozen_inputs()
         self.log(f"corpus scale: {n_hist} histories, {nbytes / 1e6:.1f} MB")
         self.race(list(c.values()))
         self.ratio_row(m_par, c["b2"], c["b1"], target=1.8, faster=True)
@@ -958,8 +965,7 @@ class Report:
             ("blocks in one record, bytes (per block)", generate.blocks_bytes),
         ):
             measure = f"{label}: per-record time, {span}"
-            if mn is None:
-                self.skip(measure, target, f"msgnorm does not import: {self.mn_why}")
+            if self.without_msgnorm((measure, target)):
                 continue
             cs: list[Contender] = []
             ctl: list[Contender] = []
