@@ -138,25 +138,23 @@ def validate(
 def rules() -> list[tuple[str, str, str, str]]: ...
 def rules_markdown() -> str: ...
 def from_provider(messages: list[Any], source: str, system: Any = None) -> list[dict[str, Any]]: ...
+
+#: ``(target, store, continuation)``: a conversion's target and its Responses parameters.
+_TargetArgs = tuple[str, bool, bool | None]
+
 def to_provider(
     records: list[Any],
-    target: str,
+    target: _TargetArgs,
     system: Any,
     normalize: bool,
-    strict: bool,
-    max_media: int | None,
-    store: bool = True,
-    continuation: bool | None = None,
+    options: tuple[bool, int | None],
 ) -> tuple[Any, dict[str, int]]: ...
 def convert(
     messages: list[Any],
     source: str,
-    target: str,
+    target: _TargetArgs,
     system: Any,
-    strict: bool,
-    max_media: int | None,
-    store: bool = True,
-    continuation: bool | None = None,
+    options: tuple[bool, int | None],
 ) -> tuple[Any, dict[str, int]]: ...
 def tool_name(name: str, provider_name: str) -> str: ...
 def clear_context(records: Any, args: dict[str, Any]) -> tuple[Any, Any]: ...

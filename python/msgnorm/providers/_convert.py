@@ -160,13 +160,10 @@ def to_provider_report(
     with _gc_paused():
         out, report = _native.to_provider(
             data,
-            shape,
+            (shape, bool(store), continuation),
             _plain(system),
             bool(normalize),
-            bool(strict),
-            media,
-            bool(store),
-            continuation,
+            (bool(strict), media),
         )
     for k, n in switched.items():
         report[k] = report.get(k, 0) + n
@@ -293,7 +290,7 @@ def convert_report(
     media = _max_media(max_media)
     with _gc_paused():
         out, report = _native.convert(
-            items, source, shape, _plain(system), bool(strict), media, bool(store), continuation
+            items, source, (shape, bool(store), continuation), _plain(system), (bool(strict), media)
         )
     if shape != target:
         module = framework(target)

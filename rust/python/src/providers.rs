@@ -427,7 +427,10 @@ fn report_dict<'py>(
     Ok(rep)
 }
 
-fn api_options(strict: bool, max_media: Option<usize>) -> ApiOptions {
+/// `(strict, max_media)`: the options of the §4 steps a conversion takes.
+type Options = (bool, Option<usize>);
+
+fn api_options((strict, max_media): Options) -> ApiOptions {
     ApiOptions {
         strict,
         max_media,
@@ -435,10 +438,12 @@ fn api_options(strict: bool, max_media: Option<usize>) -> ApiOptions {
     }
 }
 
-/// The target and its Responses parameters (`store`, `continuation`).
-fn target(py: Python<'_>, name: &str, store: bool, continuation: Option<bool>) -> PyResult<Target> {
+/// `(name, store, continuation)`: the target and its Responses parameters.
+type TargetArgs = (String, bool, Option<bool>);
+
+fn target(py: Python<'_>, (name, store, continuation): TargetArgs) -> PyResult<Target> {
     Ok(Target {
-        provider: provider(py, name, "target")?,
+        provider: provider(py, &name, "target")?,
         store,
         continuation,
     })
@@ -448,20 +453,15 @@ fn target(py: Python<'_>, name: &str, store: bool, continuation: Option<bool>) -
 /// written in `target`'s request shape. The system prompts are the records'
 /// `system_prompt` records, then `system`.
 #[pyfunction]
-#[pyo3(signature = (records, target, system, normalize, strict, max_media, store=true, continuation=None))]
-#[allow(clippy::too_many_arguments)]
 pub fn to_provider<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyList>,
-    target: &str,
+    target: TargetArgs,
     system: Option<&Bound<'py, PyAny>>,
     normalize: bool,
-    strict: bool,
-    max_media: Option<usize>,
-    store: bool,
-    continuation: Option<bool>,
+    options: Options,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-    let t = self::target(py, target, store, continuation)?;
+    let t = self::target(py, target)?;
     let recs = list_values(py, records, "records")?;
     let extra = match system.filter(|s| !s.is_none()) {
         Some(s) => {
@@ -477,7 +477,7 @@ pub fn to_provider<'py>(
         }
         None => None,
     };
-    let api = api_options(strict, max_media);
+    let api = api_options(options);
     let (out, report, counts) = run(py, || {
         let mut report = msgnorm_core::Report::default();
         let mut counts = providers::Counts::new();
@@ -501,28 +501,23 @@ pub fn to_provider<'py>(
 
 /// `(output, report)`: provider messages → records → normalize_for_api → `target`.
 #[pyfunction]
-#[pyo3(signature = (messages, source, target, system, strict, max_media, store=true, continuation=None))]
-#[allow(clippy::too_many_arguments)]
 pub fn convert<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyList>,
     source: &str,
-    target: &str,
+    target: TargetArgs,
     system: Option<&Bound<'py, PyAny>>,
-    strict: bool,
-    max_media: Option<usize>,
-    store: bool,
-    continuation: Option<bool>,
+    options: Options,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let src = provider(py, source, "source")?;
-    let t = self::target(py, target, store, continuation)?;
+    let t = self::target(py, target)?;
     let sys = match system {
         Some(s) if !s.is_none() => Some(one_value(py, s, "system")?),
         _ => None,
     };
     // the records are converted on: no output shows their uuids
     let (msgs, recs, read) = read_messages(py, messages, src, sys.as_ref(), false)?;
-    let api = api_options(strict, max_media);
+    let api = api_options(options);
     let (out, same, report, counts) = run(py, || {
         let mut report = msgnorm_core::Report::default();
         let mut counts = read;
