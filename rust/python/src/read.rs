@@ -100,13 +100,108 @@ pub fn read_costs<'py>(
 ) -> Result<(Vec<u64>, Vec<bool>), Failure> {
     let mut costs = Vec::with_capacity(list.len());
     let mut turns = Vec::with_capacity(list.len());
+    let ahead = Ahead::new(list);
     for (i, item) in list.iter().enumerate() {
+        ahead.at(i);
         let strs = Strs(Arena::with_capacity(4));
         let rec = record(ctx, &strs, item, i, ReadOpts::COUNT)?;
-        costs.push(tokens::per_record(std::slice::from_ref(&rec), p)?[0]);
+        costs.push(tokens::record_tokens(&rec, p));
         turns.push(cutoff::is_turn_start(&rec));
     }
     Ok((costs, turns))
+}
+
+/// Cache hints for the records ahead of the one being read. Reading a record
+/// is a chain of first touches (the dict, its key table, the values), each a
+/// wait on memory; the hints start the first two links of the records a few
+/// places ahead, so their waits overlap the reading of the ones before.
+pub struct Ahead<'l, 'py> {
+    list: &'l Bound<'py, PyList>,
+    /// 0 where the hints are off (not CPython: its object layout is unknown).
+    len: usize,
+}
+
+impl<'l, 'py> Ahead<'l, 'py> {
+    /// How far ahead the record object is asked for.
+    const FAR: usize = 8;
+    /// How far ahead its key table is (the object came in meanwhile).
+    const NEAR: usize = 4;
+
+    pub fn new(list: &'l Bound<'py, PyList>) -> Self {
+        static CPYTHON: PyOnceLock<bool> = PyOnceLock::new();
+        let py = list.py();
+        let cpython = *CPYTHON.get_or_init(py, || {
+            py.import("sys")
+                .and_then(|s| s.getattr("implementation")?.getattr("name"))
+                .is_ok_and(|n| n.eq("cpython").unwrap_or(false))
+        });
+        Ahead {
+            len: if cpython { list.len() } else { 0 },
+            list,
+        }
+    }
+
+    /// Hints for the records after record `i`.
+    #[inline]
+    pub fn at(&self, i: usize) {
+        if i + Self::FAR < self.len {
+            prefetch(self.item(i + Self::FAR) as *const u8);
+        }
+        if i + Self::NEAR < self.len {
+            if let Some(keys) = dict_keys(self.item(i + Self::NEAR)) {
+                // the table's header and indices, then its first entries
+                for off in [0, 64, 128, 192, 256] {
+                    prefetch(keys.wrapping_add(off));
+                }
+            }
+        }
+    }
+
+    /// Item `j` (< len) of the list, borrowed: its address, not a reference.
+    #[inline]
+    fn item(&self, j: usize) -> *mut pyo3::ffi::PyObject {
+        // SAFETY: the list is alive (`self.list` borrows it) and `j` is in
+        // range; `PyList_GetItem` returns a borrowed pointer (no reference
+        // count is touched) or NULL, and the caller only reads a dict's
+        // header through it, after checking the pointer.
+        unsafe { pyo3::ffi::PyList_GetItem(self.list.as_ptr(), j as pyo3::ffi::Py_ssize_t) }
+    }
+}
+
+/// The address of a dict's key table (CPython 3.10+: `ma_keys`, the fifth
+/// word of every `PyDictObject`); `None` for anything but an exact dict.
+/// Only a hint's address is made of it: a wrong one costs a useless hint.
+/// Called on CPython only ([`Ahead::new`]).
+#[inline]
+fn dict_keys(obj: *mut pyo3::ffi::PyObject) -> Option<*const u8> {
+    if obj.is_null() {
+        return None;
+    }
+    // SAFETY: `obj` is a live object (an item of a list the caller holds) and
+    // the GIL is held, so its header is readable and nothing writes it
+    // meanwhile. An exact dict is a `PyDictObject` of at least six words on
+    // every CPython this module loads on (3.10+, with the GIL), so the fifth
+    // word is inside the object; its value is used only as a prefetch address.
+    unsafe {
+        if pyo3::ffi::PyDict_CheckExact(obj) == 0 {
+            return None;
+        }
+        Some(*(obj as *const *const u8).add(4))
+    }
+}
+
+/// Asks the CPU to bring the cache line at `p` in ahead of use: a hint that
+/// reads nothing and cannot fault, whatever the address.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is architecturally a hint: it never faults and has
+    // no effect a program can observe but timing; SSE is baseline on x86_64.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Record `index` of a list (`item`), with its §6 costs.
