@@ -11,8 +11,8 @@ use crate::errors::Failure;
 use crate::view::{Ctx, Obj, View};
 use msgnorm_core::model::{AttValue, Record, Str};
 use msgnorm_core::read::{
-    j_leaf, msg, read_record, Invalid, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, ValueKind,
-    KEY_SETS, MAX_VALUE_DEPTH,
+    j_leaf, msg, read_record, Invalid, KeySet, Leaf, Mask, MessageKey, ReadError, ReadOpts,
+    RecordKey, Source, ValueKind, KEY_SETS, MAX_VALUE_DEPTH,
 };
 use msgnorm_core::{cutoff, tokens, CountParams};
 use pyo3::prelude::*;
@@ -112,20 +112,30 @@ pub fn read_costs<'py>(
 }
 
 /// Cache hints for the records ahead of the one being read. Reading a record
-/// is a chain of first touches (the dict, its key table, the values), each a
-/// wait on memory; the hints start the first two links of the records a few
-/// places ahead, so their waits overlap the reading of the ones before.
+/// is a chain of first touches (the record dict, its key table, `message`,
+/// its key table, `content`, the blocks, their key tables), each a wait on
+/// memory. Record `i + d` gets the hint for link `DEPTH - d` of its chain,
+/// whose links before were hinted at the records before: by the time a record
+/// is read its chain is in cache, and the waits overlapped earlier reading.
+/// Following a chain to its hinted end re-reads cached links only.
 pub struct Ahead<'l, 'py> {
     list: &'l Bound<'py, PyList>,
     /// 0 where the hints are off (not CPython: its object layout is unknown).
     len: usize,
+    /// `"message"` and `"content"`, interned.
+    message: &'py Bound<'py, PyString>,
+    content: &'py Bound<'py, PyString>,
 }
 
+/// A borrowed object pointer, used at once and not kept.
+type Ptr = *mut pyo3::ffi::PyObject;
+
 impl<'l, 'py> Ahead<'l, 'py> {
-    /// How far ahead the record object is asked for.
-    const FAR: usize = 8;
-    /// How far ahead its key table is (the object came in meanwhile).
-    const NEAR: usize = 4;
+    /// The links of a chain: record, its table, message, its table, content,
+    /// content's items, the blocks, their tables.
+    const DEPTH: usize = 7;
+    /// Blocks of a content list given hints.
+    const BLOCKS: usize = 4;
 
     pub fn new(list: &'l Bound<'py, PyList>) -> Self {
         static CPYTHON: PyOnceLock<bool> = PyOnceLock::new();
@@ -138,33 +148,125 @@ impl<'l, 'py> Ahead<'l, 'py> {
         Ahead {
             len: if cpython { list.len() } else { 0 },
             list,
+            message: key_str(py, RecordKey::Message),
+            content: key_str(py, MessageKey::Content),
         }
     }
 
     /// Hints for the records after record `i`.
     #[inline]
     pub fn at(&self, i: usize) {
-        if i + Self::FAR < self.len {
-            prefetch(self.item(i + Self::FAR) as *const u8);
+        for d in 1..=Self::DEPTH + 1 {
+            if i + d < self.len {
+                self.link(self.item(i + d), Self::DEPTH + 1 - d);
+            }
         }
-        if i + Self::NEAR < self.len {
-            if let Some(keys) = dict_keys(self.item(i + Self::NEAR)) {
-                // the table's header and indices, then its first entries
-                for off in [0, 64, 128, 192, 256] {
-                    prefetch(keys.wrapping_add(off));
-                }
+    }
+
+    /// The hint for link `depth` of record object `rec`'s chain.
+    fn link(&self, rec: Ptr, depth: usize) {
+        if depth == 0 {
+            return prefetch(rec as *const u8);
+        }
+        let Some(keys) = dict_keys(rec) else { return };
+        if depth == 1 {
+            return prefetch_table(keys);
+        }
+        let Some(m) = self.get(rec, self.message) else {
+            return;
+        };
+        if depth == 2 {
+            return prefetch(m as *const u8);
+        }
+        let Some(mkeys) = dict_keys(m) else { return };
+        if depth == 3 {
+            return prefetch_table(mkeys);
+        }
+        let Some(c) = self.get(m, self.content) else {
+            return;
+        };
+        if depth == 4 {
+            return prefetch(c as *const u8);
+        }
+        let Some((items, n)) = list_items(c) else {
+            return;
+        };
+        let n = n.min(Self::BLOCKS);
+        if depth == 5 {
+            return prefetch(items as *const u8);
+        }
+        for k in 0..n {
+            // SAFETY: `items` is the item array of a live list of at least
+            // `n` items (`list_items`), read at once with the GIL held.
+            let b = unsafe { *items.add(k) };
+            if depth == 6 {
+                prefetch(b as *const u8);
+            } else if let Some(bkeys) = dict_keys(b) {
+                prefetch_table(bkeys);
             }
         }
     }
 
     /// Item `j` (< len) of the list, borrowed: its address, not a reference.
     #[inline]
-    fn item(&self, j: usize) -> *mut pyo3::ffi::PyObject {
+    fn item(&self, j: usize) -> Ptr {
         // SAFETY: the list is alive (`self.list` borrows it) and `j` is in
         // range; `PyList_GetItem` returns a borrowed pointer (no reference
         // count is touched) or NULL, and the caller only reads a dict's
         // header through it, after checking the pointer.
         unsafe { pyo3::ffi::PyList_GetItem(self.list.as_ptr(), j as pyo3::ffi::Py_ssize_t) }
+    }
+
+    /// `d[key]` of a dict `d` (checked by [`dict_keys`] before), borrowed:
+    /// used at once (as a hint's address, or to read its header), not kept.
+    #[inline]
+    fn get(&self, d: Ptr, key: &Bound<'py, PyString>) -> Option<Ptr> {
+        // SAFETY: `d` is a live dict reached from the list now (the GIL is
+        // held); `PyDict_GetItemWithError` takes a dict and a str and returns
+        // a borrowed pointer or NULL. An error it raised (a key's `__eq__`) is
+        // cleared: the hint is dropped, and the read that follows meets the
+        // same lookup and reports it.
+        unsafe {
+            let v = pyo3::ffi::PyDict_GetItemWithError(d, key.as_ptr());
+            if v.is_null() {
+                if !pyo3::ffi::PyErr_Occurred().is_null() {
+                    pyo3::ffi::PyErr_Clear();
+                }
+                return None;
+            }
+            Some(v)
+        }
+    }
+}
+
+/// The item array of an exact list (CPython 3.10+: `ob_item`, the fourth
+/// word of every `PyListObject`) and its length; `None` for anything else.
+/// Called on CPython only ([`Ahead::new`]).
+#[inline]
+fn list_items(obj: Ptr) -> Option<(*const Ptr, usize)> {
+    // SAFETY: `obj` is a live object reached from the list now, the GIL held.
+    // An exact list is a `PyListObject` of five words on every CPython this
+    // module loads on (3.10+, with the GIL): `ob_size` is the third word and
+    // `ob_item` the fourth, an array of at least `ob_size` object pointers.
+    unsafe {
+        if obj.is_null() || pyo3::ffi::PyList_CheckExact(obj) == 0 {
+            return None;
+        }
+        let words = obj as *const usize;
+        let n = *words.add(2);
+        let items = *(words.add(3)) as *const Ptr;
+        if items.is_null() {
+            return None;
+        }
+        Some((items, n))
+    }
+}
+
+/// Hints for a key table: its header and indices, then its first entries.
+#[inline]
+fn prefetch_table(keys: *const u8) {
+    for off in [0, 64, 128, 192, 256] {
+        prefetch(keys.wrapping_add(off));
     }
 }
 
