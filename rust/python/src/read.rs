@@ -325,7 +325,9 @@ pub fn read<'a, 'py>(
 ) -> Result<Vec<Rec<'a, 'py>>, Failure> {
     let mut src = PySource { ctx, strs };
     let mut out = Vec::with_capacity(list.len());
+    let ahead = Ahead::new(list);
     for (i, item) in list.iter().enumerate() {
+        ahead.at(i);
         match read_record(&mut src, item, i, opts) {
             Ok(r) => out.push(r),
             Err(e) => return Err(e.record(i, None)),
