@@ -123,32 +123,9 @@ pub fn current_loop<H>(recs: &[Record<'_, H>]) -> (Option<usize>, Option<usize>)
 /// Clears tool results (with `tools`) and thinking (with `thinking`) of
 /// `recs`, whose costs must have been read (§6). `info` reads a tool_use
 /// block's name and input from its original. A tool_use block marked `dirty`
-/// is written with `input: {}`.
+/// is written with `input: {}`. `touched`, when given, is told what changed:
+/// the ids are copied only for an editor that keeps them.
 pub fn edit<'a, H: Clone>(
-    recs: &mut [Record<'a, H>],
-    tools: Option<&ToolOptions>,
-    thinking: Option<ThinkingOptions>,
-    p: &CountParams,
-    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
-) -> Result<EditReport> {
-    edit_noting(recs, tools, thinking, p, info, None)
-}
-
-/// [`edit`], saying in `touched` what it changed.
-pub fn edit_touched<'a, H: Clone>(
-    recs: &mut [Record<'a, H>],
-    tools: Option<&ToolOptions>,
-    thinking: Option<ThinkingOptions>,
-    p: &CountParams,
-    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
-    touched: &mut Touched,
-) -> Result<EditReport> {
-    edit_noting(recs, tools, thinking, p, info, Some(touched))
-}
-
-/// [`edit`], saying in `touched` (when given) what it changed: the ids are
-/// copied only for an editor that keeps them.
-fn edit_noting<'a, H: Clone>(
     recs: &mut [Record<'a, H>],
     tools: Option<&ToolOptions>,
     thinking: Option<ThinkingOptions>,

@@ -165,41 +165,35 @@ impl<'l, 'py> Ahead<'l, 'py> {
 
     /// The hint for link `depth` of record object `rec`'s chain.
     fn link(&self, rec: Ptr, depth: usize) {
-        if depth == 0 {
-            return prefetch(rec as *const u8);
+        // The record and its message: each object, its table, then the value
+        // of the key that leads on.
+        let (mut obj, mut d) = (rec, depth);
+        for key in [self.message, self.content] {
+            if d == 0 {
+                return prefetch(obj as *const u8);
+            }
+            let Some(keys) = dict_keys(obj) else { return };
+            if d == 1 {
+                return prefetch_table(keys);
+            }
+            let Some(v) = self.get(obj, key) else { return };
+            (obj, d) = (v, d - 2);
         }
-        let Some(keys) = dict_keys(rec) else { return };
-        if depth == 1 {
-            return prefetch_table(keys);
+        // The content: the list, its items, the blocks, their tables.
+        if d == 0 {
+            return prefetch(obj as *const u8);
         }
-        let Some(m) = self.get(rec, self.message) else {
+        let Some((items, n)) = list_items(obj) else {
             return;
         };
-        if depth == 2 {
-            return prefetch(m as *const u8);
-        }
-        let Some(mkeys) = dict_keys(m) else { return };
-        if depth == 3 {
-            return prefetch_table(mkeys);
-        }
-        let Some(c) = self.get(m, self.content) else {
-            return;
-        };
-        if depth == 4 {
-            return prefetch(c as *const u8);
-        }
-        let Some((items, n)) = list_items(c) else {
-            return;
-        };
-        let n = n.min(Self::BLOCKS);
-        if depth == 5 {
+        if d == 1 {
             return prefetch(items as *const u8);
         }
-        for k in 0..n {
+        for k in 0..n.min(Self::BLOCKS) {
             // SAFETY: `items` is the item array of a live list of at least
             // `n` items (`list_items`), read at once with the GIL held.
             let b = unsafe { *items.add(k) };
-            if depth == 6 {
+            if d == 2 {
                 prefetch(b as *const u8);
             } else if let Some(bkeys) = dict_keys(b) {
                 prefetch_table(bkeys);
