@@ -122,18 +122,19 @@ pub struct Ahead<'l, 'py> {
     list: &'l Bound<'py, PyList>,
     /// 0 where the hints are off (not CPython: its object layout is unknown).
     len: usize,
-    /// `"message"` and `"content"`, interned.
+    /// `"message"`, `"content"` and `"uuid"`, interned.
     message: &'py Bound<'py, PyString>,
     content: &'py Bound<'py, PyString>,
+    uuid: &'py Bound<'py, PyString>,
 }
 
 /// A borrowed object pointer, used at once and not kept.
 type Ptr = *mut pyo3::ffi::PyObject;
 
 impl<'l, 'py> Ahead<'l, 'py> {
-    /// The links of a chain: record, its table, message, its table, content,
-    /// content's items, the blocks, their tables.
-    const DEPTH: usize = 7;
+    /// The links of a chain: record, its table, message (and uuid), its
+    /// table, content, content's items, the blocks, their tables, their values.
+    const DEPTH: usize = 8;
     /// Blocks of a content list given hints.
     const BLOCKS: usize = 4;
 
@@ -150,6 +151,7 @@ impl<'l, 'py> Ahead<'l, 'py> {
             list,
             message: key_str(py, RecordKey::Message),
             content: key_str(py, MessageKey::Content),
+            uuid: key_str(py, RecordKey::Uuid),
         }
     }
 
@@ -176,6 +178,12 @@ impl<'l, 'py> Ahead<'l, 'py> {
             if d == 1 {
                 return prefetch_table(keys);
             }
+            if d == 2 && obj == rec {
+                // the record's uuid, read with its message
+                if let Some(u) = self.get(obj, self.uuid) {
+                    prefetch(u as *const u8);
+                }
+            }
             let Some(v) = self.get(obj, key) else { return };
             (obj, d) = (v, d - 2);
         }
@@ -196,7 +204,11 @@ impl<'l, 'py> Ahead<'l, 'py> {
             if d == 2 {
                 prefetch(b as *const u8);
             } else if let Some(bkeys) = dict_keys(b) {
-                prefetch_table(bkeys);
+                if d == 3 {
+                    prefetch_table(bkeys);
+                } else {
+                    prefetch_values(b);
+                }
             }
         }
     }
@@ -230,6 +242,20 @@ impl<'l, 'py> Ahead<'l, 'py> {
             }
             Some(v)
         }
+    }
+}
+
+/// Hints for the values of a dict `d` (checked by [`dict_keys`] before, its
+/// table in cache): their objects.
+fn prefetch_values(d: Ptr) {
+    let mut pos: pyo3::ffi::Py_ssize_t = 0;
+    let mut k: Ptr = std::ptr::null_mut();
+    let mut v: Ptr = std::ptr::null_mut();
+    // SAFETY: `d` is a live dict reached from the list now (the GIL is held)
+    // and nothing runs between the calls; `PyDict_Next` hands out borrowed
+    // pointers, used at once as hint addresses only.
+    while unsafe { pyo3::ffi::PyDict_Next(d, &mut pos, &mut k, &mut v) } != 0 {
+        prefetch(v as *const u8);
     }
 }
 
