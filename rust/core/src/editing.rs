@@ -475,9 +475,9 @@ fn plan_tools<H>(
     };
     // The tool's name and input are read only when an option needs them.
     let needs_info = !exclude.is_empty() || !matches!(t.clear_inputs, ClearInputs::None);
-    // tool_use id -> clear its result
+    // the tool_use ids whose results are cleared (an id met again is not a
+    // new use)
     let mut cleared: AHashSet<&str> = AHashSet::with_capacity(clearable);
-    let mut seen_ids: AHashSet<&str> = AHashSet::with_capacity(clearable);
     let mut changes = Vec::with_capacity(clearable);
     let mut n = 0usize;
     for (ri, r) in recs.iter().enumerate() {
@@ -502,11 +502,9 @@ fn plan_tools<H>(
                     if needs_info && exclude.contains(ti.name.as_str()) {
                         continue;
                     }
-                    let id = b.id.as_deref().unwrap_or("");
-                    if !seen_ids.insert(id) {
+                    if !cleared.insert(b.id.as_deref().unwrap_or("")) {
                         continue;
                     }
-                    cleared.insert(id);
                     let inputs = match &t.clear_inputs {
                         ClearInputs::None => false,
                         ClearInputs::All => true,
