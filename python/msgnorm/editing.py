@@ -35,7 +35,6 @@ from typing import Any, Literal, TypedDict
 
 from . import _api, _native
 from .errors import MsgnormError
-from .model import _gc_paused
 
 __all__ = [
     "DEFAULT_PLACEHOLDER",
@@ -102,8 +101,8 @@ def _names(name: str, value: object) -> list[str]:
 
 def _run(records: Any, **kw: Any) -> tuple[Any, EditReport]:
     """Calls the core: JSON text, or a list of dicts or msgnorm Structs read natively."""
-    with _gc_paused():  # the call may build many objects; see model._gc_paused
-        out, report = _native.clear_context(records, kw)
+    # The core pauses the cyclic collector while it builds the changed records.
+    out, report = _native.clear_context(records, kw)
     return out, report
 
 

@@ -123,32 +123,9 @@ pub fn current_loop<H>(recs: &[Record<'_, H>]) -> (Option<usize>, Option<usize>)
 /// Clears tool results (with `tools`) and thinking (with `thinking`) of
 /// `recs`, whose costs must have been read (§6). `info` reads a tool_use
 /// block's name and input from its original. A tool_use block marked `dirty`
-/// is written with `input: {}`.
+/// is written with `input: {}`. `touched`, when given, is told what changed:
+/// the ids are copied only for an editor that keeps them.
 pub fn edit<'a, H: Clone>(
-    recs: &mut [Record<'a, H>],
-    tools: Option<&ToolOptions>,
-    thinking: Option<ThinkingOptions>,
-    p: &CountParams,
-    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
-) -> Result<EditReport> {
-    edit_noting(recs, tools, thinking, p, info, None)
-}
-
-/// [`edit`], saying in `touched` what it changed.
-pub fn edit_touched<'a, H: Clone>(
-    recs: &mut [Record<'a, H>],
-    tools: Option<&ToolOptions>,
-    thinking: Option<ThinkingOptions>,
-    p: &CountParams,
-    info: &dyn Fn(&H) -> Result<ToolUseInfo>,
-    touched: &mut Touched,
-) -> Result<EditReport> {
-    edit_noting(recs, tools, thinking, p, info, Some(touched))
-}
-
-/// [`edit`], saying in `touched` (when given) what it changed: the ids are
-/// copied only for an editor that keeps them.
-fn edit_noting<'a, H: Clone>(
     recs: &mut [Record<'a, H>],
     tools: Option<&ToolOptions>,
     thinking: Option<ThinkingOptions>,
@@ -498,9 +475,9 @@ fn plan_tools<H>(
     };
     // The tool's name and input are read only when an option needs them.
     let needs_info = !exclude.is_empty() || !matches!(t.clear_inputs, ClearInputs::None);
-    // tool_use id -> clear its result
+    // the tool_use ids whose results are cleared (an id met again is not a
+    // new use)
     let mut cleared: AHashSet<&str> = AHashSet::with_capacity(clearable);
-    let mut seen_ids: AHashSet<&str> = AHashSet::with_capacity(clearable);
     let mut changes = Vec::with_capacity(clearable);
     let mut n = 0usize;
     for (ri, r) in recs.iter().enumerate() {
@@ -525,11 +502,9 @@ fn plan_tools<H>(
                     if needs_info && exclude.contains(ti.name.as_str()) {
                         continue;
                     }
-                    let id = b.id.as_deref().unwrap_or("");
-                    if !seen_ids.insert(id) {
+                    if !cleared.insert(b.id.as_deref().unwrap_or("")) {
                         continue;
                     }
-                    cleared.insert(id);
                     let inputs = match &t.clear_inputs {
                         ClearInputs::None => false,
                         ClearInputs::All => true,

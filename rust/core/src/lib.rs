@@ -279,6 +279,7 @@ pub mod on_json {
             thinking,
             &CountParams::default(),
             &crate::json::tool_use_info,
+            None,
         )?;
         Ok((write_records(&recs)?, report))
     }

@@ -38,17 +38,18 @@ impl CountParams {
 /// `ceil(chars / chars_per_token) + fixed + tokens_per_message`.
 pub fn per_record<H>(recs: &[Record<'_, H>], p: &CountParams) -> Result<Vec<u64>> {
     p.check()?;
-    Ok(recs
-        .iter()
-        .map(|r| {
-            if !r.kind.is_message() {
-                return 0;
-            }
-            let c = r.cost;
-            let text = (c.chars as f64 / p.chars_per_token).ceil() as u64;
-            text.saturating_add(c.images.saturating_mul(p.tokens_per_image))
-                .saturating_add(c.documents.saturating_mul(p.tokens_per_document))
-                .saturating_add(p.tokens_per_message)
-        })
-        .collect())
+    Ok(recs.iter().map(|r| record_tokens(r, p)).collect())
+}
+
+/// [`per_record`] of one record; `p` must be valid ([`CountParams::check`]).
+#[inline]
+pub fn record_tokens<H>(r: &Record<'_, H>, p: &CountParams) -> u64 {
+    if !r.kind.is_message() {
+        return 0;
+    }
+    let c = r.cost;
+    let text = (c.chars as f64 / p.chars_per_token).ceil() as u64;
+    text.saturating_add(c.images.saturating_mul(p.tokens_per_image))
+        .saturating_add(c.documents.saturating_mul(p.tokens_per_document))
+        .saturating_add(p.tokens_per_message)
 }

@@ -30,8 +30,14 @@ pub(crate) fn clear_context<'py>(
         py,
         records,
         ReadOpts::COUNT,
-        |src, recs| msgnorm_core::editing::edit(&mut recs, tools, thinking, &p, &|b| src
-            .tool_info(b))
+        |src, recs| msgnorm_core::editing::edit(
+            &mut recs,
+            tools,
+            thinking,
+            &p,
+            &|b| src.tool_info(b),
+            None
+        )
         .map(|rep| (recs, rep)),
         |w, out| (w.records(&out.0)?, out.1),
     );

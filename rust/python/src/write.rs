@@ -2,6 +2,7 @@
 //! Changed records and their messages are fresh shallow copies; unchanged blocks
 //! are the input's own objects.
 
+use crate::input::GcPaused;
 use crate::read::Rec;
 use crate::view::{Ctx, Obj};
 use msgnorm_core::model::{Block, BlockKind, Content, Meta};
@@ -16,6 +17,7 @@ pub fn records_to_py<'py>(
     recs: &[Rec<'_, 'py>],
     share_unchanged: bool,
 ) -> PyResult<Bound<'py, PyList>> {
+    let mut built = 0usize;
     let items = recs
         .iter()
         .map(|r| match &r.orig {
@@ -24,7 +26,11 @@ pub fn records_to_py<'py>(
             {
                 Ok(o.clone())
             }
-            _ => record_to_py(ctx, r),
+            _ => {
+                built += 1;
+                GcPaused::pace(ctx.py(), built)?;
+                record_to_py(ctx, r)
+            }
         })
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(ctx.py(), items)

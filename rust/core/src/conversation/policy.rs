@@ -5,7 +5,7 @@
 //! applied again (the [`Sticky`] state: tool_use ids and assistant uuids), so
 //! that the settled output stays byte for byte as it is between events. An
 //! event fires when the output read after an append is over the policy's
-//! trigger and [`crate::editing::edit_touched`] on that output would free at
+//! trigger and [`crate::editing::edit`] on that output would free at
 //! least `clear_at_least` tokens; it changes the output from its
 //! `first_changed` record on, which is where the provider's prompt cache is
 //! invalidated, and is recorded in [`Conversation::edits`].
@@ -368,13 +368,13 @@ impl Conversation {
             t
         });
         let mut touched = Touched::default();
-        let report = editing::edit_touched(
+        let report = editing::edit(
             &mut recs,
             tools.as_ref(),
             e.policy.thinking,
             &self.settings.count,
             &tool_use_info,
-            &mut touched,
+            Some(&mut touched),
         )?;
         let saved = report.tokens_before.saturating_sub(report.tokens_after);
         let Some(first) = report.first_changed else {
