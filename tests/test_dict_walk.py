@@ -84,6 +84,45 @@ def test_a_colliding_key_changes_nothing(name: str) -> None:
         assert got == want
 
 
+class Vandal:
+    """Collides with ``"message"`` / ``"content"``; compared, it empties the
+    containers it was given (the record, its message, the history) once."""
+
+    def __init__(self, like: str, *victims: Any) -> None:
+        self.like = like
+        self.victims = list(victims)
+
+    def __hash__(self) -> int:
+        return hash(self.like)
+
+    def __eq__(self, other: object) -> bool:
+        for v in self.victims:
+            v.clear()
+        self.victims = []
+        return False
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+@pytest.mark.parametrize("like", ["message", "content"])
+def test_a_key_that_empties_what_is_looked_into_breaks_nothing(name: str, like: str) -> None:
+    """A lookup of the look-ahead runs the key's ``__eq__``, which drops the
+    record, its message and the rest of the history: every object the
+    look-ahead follows stays alive, and the call gives a result or a clear
+    error, as it would for the history as it is left."""
+    recs = history(20)
+    at = 30
+    rec = recs[at]
+    msg = rec["message"]
+    holder = msg if like == "content" else rec
+    holder[Vandal(like, msg, rec, recs)] = 1
+    try:
+        CALLS[name](recs)
+    except msgnorm.MsgnormError as e:
+        assert isinstance(e, ValueError)
+    # nothing is left pending
+    assert CALLS[name](history(3)) == CALLS[name](history(3))
+
+
 @pytest.mark.parametrize("name", list(CALLS))
 def test_records_that_are_not_dicts_ahead_are_reported(name: str) -> None:
     recs: list[Any] = history(20)

@@ -168,9 +168,13 @@ impl<'l, 'py> Ahead<'l, 'py> {
     /// The hint for link `depth` of record object `rec`'s chain.
     fn link(&self, rec: Ptr, depth: usize) {
         // The record and its message: each object, its table, then the value
-        // of the key that leads on.
+        // of the key that leads on. A lookup can run Python code (a key's
+        // `__eq__`) that drops an object from its container: each dict looked
+        // into is held (a strong reference) until the chain ends, so every
+        // pointer followed stays alive.
         let (mut obj, mut d) = (rec, depth);
-        for key in [self.message, self.content] {
+        let mut held: [Option<Bound<'py, PyAny>>; 2] = [None, None];
+        for (slot, key) in [self.message, self.content].into_iter().enumerate() {
             if d == 0 {
                 return prefetch(obj as *const u8);
             }
@@ -178,6 +182,10 @@ impl<'l, 'py> Ahead<'l, 'py> {
             if d == 1 {
                 return prefetch_table(keys);
             }
+            // SAFETY: `obj` is a live dict (`dict_keys`), reached from the
+            // list (or from a dict held here) with no code run since: taking a
+            // strong reference to it is sound.
+            held[slot] = Some(unsafe { Bound::from_borrowed_ptr(self.list.py(), obj) });
             if d == 2 && obj == rec {
                 // the record's uuid, read with its message
                 if let Some(u) = self.get(obj, self.uuid) {
@@ -213,14 +221,23 @@ impl<'l, 'py> Ahead<'l, 'py> {
         }
     }
 
-    /// Item `j` (< len) of the list, borrowed: its address, not a reference.
+    /// Item `j` of the list, borrowed: its address, not a reference; NULL
+    /// when the list is shorter now (a key's `__eq__` run by a lookup may
+    /// have changed it).
     #[inline]
     fn item(&self, j: usize) -> Ptr {
-        // SAFETY: the list is alive (`self.list` borrows it) and `j` is in
-        // range; `PyList_GetItem` returns a borrowed pointer (no reference
-        // count is touched) or NULL, and the caller only reads a dict's
-        // header through it, after checking the pointer.
-        unsafe { pyo3::ffi::PyList_GetItem(self.list.as_ptr(), j as pyo3::ffi::Py_ssize_t) }
+        // SAFETY: the list is alive (`self.list` borrows it);
+        // `PyList_GetItem` checks `j` against the list's length now and
+        // returns a borrowed pointer (no reference count is touched) or NULL
+        // with an IndexError set, which is cleared here. The caller checks
+        // the pointer before it reads a dict's header through it.
+        unsafe {
+            let p = pyo3::ffi::PyList_GetItem(self.list.as_ptr(), j as pyo3::ffi::Py_ssize_t);
+            if p.is_null() {
+                pyo3::ffi::PyErr_Clear();
+            }
+            p
+        }
     }
 
     /// `d[key]` of a dict `d` (checked by [`dict_keys`] before), borrowed:
