@@ -8,7 +8,7 @@
 //! the start of the buffer and [`Relay::finish`] gives it back without moving
 //! anything; a step that inserts records just grows the buffer.
 
-use crate::model::Record;
+use crate::model::{Kind, Record};
 use std::collections::VecDeque;
 
 pub(crate) struct Relay<'a, H> {
@@ -60,13 +60,6 @@ impl<'a, H> Relay<'a, H> {
         self.q.len() - self.left
     }
 
-    /// Output record `i`.
-    #[inline]
-    pub(crate) fn out_mut(&mut self, i: usize) -> &mut Record<'a, H> {
-        let k = self.left + i;
-        &mut self.q[k]
-    }
-
     /// The output, once every input record was taken (any left are dropped).
     pub(crate) fn finish(mut self) -> Vec<Record<'a, H>> {
         self.q.drain(..self.left);
@@ -74,9 +67,89 @@ impl<'a, H> Relay<'a, H> {
     }
 }
 
+/// A relay for a step whose output is never longer than its input (each
+/// output record takes the place of one or more input records): records are
+/// looked at in their slots, and one that goes out as it is ([`InPlace::keep`])
+/// is not moved at all while nothing before it was dropped or merged. A step
+/// that keeps most records (folding a run of replies, cleaning assistant
+/// records) thus touches each record once, not twice more to move it.
+pub(crate) struct InPlace<'a, H> {
+    v: Vec<Record<'a, H>>,
+    /// The next input record.
+    read: usize,
+    /// Records output so far (the first `write` of `v`); the slots from
+    /// `write` to `read` hold records already taken.
+    write: usize,
+}
+
+impl<'a, H> InPlace<'a, H> {
+    pub(crate) fn new(v: Vec<Record<'a, H>>) -> Self {
+        InPlace {
+            v,
+            read: 0,
+            write: 0,
+        }
+    }
+
+    /// The next input record, in its slot.
+    #[inline]
+    pub(crate) fn next_mut(&mut self) -> Option<&mut Record<'a, H>> {
+        self.v.get_mut(self.read)
+    }
+
+    /// The next input record goes to the output as it is.
+    #[inline]
+    pub(crate) fn keep(&mut self) {
+        if self.write != self.read {
+            self.v.swap(self.write, self.read);
+        }
+        self.write += 1;
+        self.read += 1;
+    }
+
+    /// Takes the next input record out of its slot.
+    #[inline]
+    pub(crate) fn take(&mut self) -> Record<'a, H> {
+        let r = std::mem::replace(&mut self.v[self.read], Record::new(0, Kind::Entry, None));
+        self.read += 1;
+        r
+    }
+
+    /// Appends a record to the output: into a slot already taken, or (for a
+    /// step that outputs more than it took so far) inserted before the input left.
+    #[inline]
+    pub(crate) fn push(&mut self, r: Record<'a, H>) {
+        if self.write < self.read {
+            self.v[self.write] = r;
+        } else {
+            self.v.insert(self.write, r);
+            self.read += 1;
+        }
+        self.write += 1;
+    }
+
+    /// Records output so far.
+    #[inline]
+    pub(crate) fn out_len(&self) -> usize {
+        self.write
+    }
+
+    /// Output record `i`.
+    #[inline]
+    pub(crate) fn out_mut(&mut self, i: usize) -> &mut Record<'a, H> {
+        &mut self.v[i]
+    }
+
+    /// The output (input records not taken are dropped).
+    pub(crate) fn finish(mut self) -> Vec<Record<'a, H>> {
+        self.v.truncate(self.write);
+        self.v
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Relay;
+    use super::{InPlace, Relay};
     use crate::model::{Kind, Record};
 
     fn recs(n: usize) -> Vec<Record<'static, ()>> {
@@ -98,9 +171,8 @@ mod tests {
             }
         }
         assert_eq!(r.out_len(), 6);
-        r.out_mut(0).index = 100;
         let out = r.finish();
-        assert_eq!(indices(&out), [100, 2, 4, 5, 7, 8]);
+        assert_eq!(indices(&out), [1, 2, 4, 5, 7, 8]);
         assert_eq!(out.as_ptr(), buf, "no new buffer");
     }
 
@@ -119,6 +191,50 @@ mod tests {
         }
         assert_eq!(r.left, 0);
         assert_eq!(indices(&r.finish()), [0, 50, 1, 51, 2, 52, 3, 53, 4, 54]);
+    }
+
+    #[test]
+    fn kept_records_stay_in_their_slots() {
+        let input = recs(8);
+        let mut r = InPlace::new(input);
+        let buf = r.v.as_ptr();
+        let mut held = None;
+        while let Some(x) = r.next_mut() {
+            match x.index {
+                // kept in place: nothing before them left
+                0 | 1 => r.keep(),
+                // dropped
+                2 => drop(r.take()),
+                // held, then written after the next one
+                3 => held = Some(r.take()),
+                4 => {
+                    x.index = 40;
+                    r.keep();
+                    r.push(held.take().unwrap());
+                }
+                _ => r.keep(),
+            }
+        }
+        assert_eq!(r.out_len(), 7);
+        r.out_mut(0).index = 100;
+        let out = r.finish();
+        assert_eq!(indices(&out), [100, 1, 40, 3, 5, 6, 7]);
+        assert_eq!(out.as_ptr(), buf, "no new buffer");
+    }
+
+    #[test]
+    fn in_place_output_may_outrun_the_input() {
+        let mut r = InPlace::new(recs(3));
+        let mut extra = 50;
+        while r.next_mut().is_some() {
+            r.keep();
+            r.push(Record::new(extra, Kind::User, None));
+            extra += 1;
+        }
+        assert_eq!(indices(&r.finish()), [0, 50, 1, 51, 2, 52]);
+        let mut r = InPlace::new(recs(3));
+        r.keep();
+        assert_eq!(indices(&r.finish()), [0], "records not taken are dropped");
     }
 
     #[test]
