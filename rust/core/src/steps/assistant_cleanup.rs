@@ -2,7 +2,7 @@
 //! assistant records; then user records made adjacent are merged.
 
 use super::fold::UserRun;
-use super::{InPlace, TOOL_USE_INTERRUPTED};
+use super::{Relay, TOOL_USE_INTERRUPTED};
 use crate::error::{Error, Result};
 use crate::model::{Block, BlockKind, Kind, Record, Str};
 use crate::report::Report;
@@ -35,7 +35,7 @@ pub fn run_after<'a, H>(
     let last = super::last_turn(&recs).unwrap_or(usize::MAX);
     // the output is written into the slots of the records already read; a
     // record that goes out as it is stays where it is
-    let mut out = InPlace::new(recs);
+    let mut out = Relay::new(recs);
     let mut k = 0;
     while let Some(r) = out.next_mut() {
         k += 1;

@@ -2,7 +2,7 @@
 //! re-join, attachments and local commands become meta/plain user records.
 
 use super::super::render::Templates;
-use super::InPlace;
+use super::Relay;
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
 use crate::report::Report;
 use ahash::AHashMap as HashMap;
@@ -115,7 +115,7 @@ pub fn run<'a, H>(
 ) -> Vec<Record<'a, H>> {
     // the output is written into the slots of the records already read; a
     // record that goes out as it is stays where it is
-    let mut out = InPlace::new(recs);
+    let mut out = Relay::new(recs);
     // The re-join walk stops at the last record that is neither an assistant nor
     // a tool-result-only user ("barrier"); `latest[id]` is the last assistant with
     // that message.id. Both make the walk O(1), whatever the history's shape.
@@ -225,7 +225,7 @@ impl<'a> Latest<'a> {
         self.state.hash_one(id)
     }
 
-    fn get<H>(&self, h: u64, id: &str, out: &mut InPlace<'a, H>) -> Option<usize> {
+    fn get<H>(&self, h: u64, id: &str, out: &mut Relay<'a, H>) -> Option<usize> {
         let &i = self.by_hash.get(&h)?;
         if out.out_mut(i).message_id.as_deref() == Some(id) {
             Some(i)
@@ -234,7 +234,7 @@ impl<'a> Latest<'a> {
         }
     }
 
-    fn insert<H>(&mut self, h: u64, id: &Str<'a>, at: usize, out: &mut InPlace<'a, H>) {
+    fn insert<H>(&mut self, h: u64, id: &Str<'a>, at: usize, out: &mut Relay<'a, H>) {
         match self.by_hash.entry(h) {
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(at);
@@ -307,7 +307,7 @@ fn push_user<'a, H>(
 
 #[cfg(test)]
 mod tests {
-    use super::{InPlace, Latest};
+    use super::{Latest, Relay};
     use crate::model::{Kind, Record, Str};
 
     #[test]
@@ -318,7 +318,7 @@ mod tests {
         for (r, id) in recs.iter_mut().zip(["a", "b", "a"]) {
             r.message_id = Some(Str::Borrowed(id));
         }
-        let mut out = InPlace::new(recs);
+        let mut out = Relay::new(recs);
         let mut latest = Latest::default();
         // every id given the same hash
         for at in 0..3 {

@@ -13,7 +13,7 @@ pub mod tombstones;
 pub mod tool_pairing;
 pub mod user_first;
 
-pub(crate) use relay::{InPlace, Relay};
+pub(crate) use relay::Relay;
 
 /// The §4 texts.
 pub const NO_CONTENT: &str = "(no content)";
