@@ -110,12 +110,22 @@ pub fn write_records_into(recs: &[Record<'_, Raw<'_>>], buf: &mut [u8]) -> Resul
 }
 
 fn write_array(out: &mut impl Sink, recs: &[Record<'_, Raw<'_>>]) -> Result<()> {
+    write_list(out, recs, write_record)
+}
+
+/// `[a,b,...]`: each item written by `item`.
+#[inline]
+fn write_list<S: Sink, T>(
+    out: &mut S,
+    items: &[T],
+    mut item: impl FnMut(&mut S, &T) -> Result<()>,
+) -> Result<()> {
     out.byte(b'[');
-    for (i, r) in recs.iter().enumerate() {
+    for (i, x) in items.iter().enumerate() {
         if i > 0 {
             out.byte(b',');
         }
-        write_record(out, r)?;
+        item(out, x)?;
     }
     out.byte(b']');
     Ok(())
@@ -266,16 +276,7 @@ fn write_message(out: &mut impl Sink, raw: &str, content: &Content<'_, Raw<'_>>)
 pub fn write_content(out: &mut impl Sink, c: &Content<'_, Raw<'_>>) -> Result<()> {
     match c {
         Content::Str(s) => write_str(out, s),
-        Content::Blocks(bs) => {
-            out.byte(b'[');
-            for (i, b) in bs.iter().enumerate() {
-                if i > 0 {
-                    out.byte(b',');
-                }
-                write_block(out, b)?;
-            }
-            out.byte(b']');
-        }
+        Content::Blocks(bs) => write_list(out, bs, write_block)?,
     }
     Ok(())
 }
