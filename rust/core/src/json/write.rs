@@ -165,7 +165,7 @@ pub fn write_record(out: &mut impl Sink, r: &Record<'_, Raw<'_>>) -> Result<()> 
         return Ok(());
     };
     if !r.uuid_dirty && r.meta == Meta::Keep {
-        match (r.content_dirty, orig.hole) {
+        match (r.content_dirty, orig.hole()) {
             (false, _) => {
                 out.put(orig.text.as_bytes());
                 return Ok(());
@@ -285,12 +285,15 @@ pub fn write_block(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
     match (b.orig, b.dirty) {
         (Some(orig), false) => out.put(orig.text.as_bytes()),
         (
-            Some(Raw {
-                text,
-                hole: Some((s, e)),
-            }),
+            Some(
+                orig @ Raw {
+                    text,
+                    hole: Some(_),
+                },
+            ),
             true,
         ) => {
+            let (s, e) = orig.hole().unwrap_or_default();
             out.put(&text.as_bytes()[..s]);
             write_field(out, b)?;
             out.put(&text.as_bytes()[e..]);
@@ -387,7 +390,7 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
         out.put(b"{\"role\":");
         write_str(&mut out, r.kind.role());
         out.put(b",\"content\":");
-        match r.orig.and_then(|o| o.hole.map(|(s, e)| &o.text[s..e])) {
+        match r.orig.and_then(|o| o.hole().map(|(s, e)| &o.text[s..e])) {
             Some(raw) if !r.content_dirty => out.put(raw.as_bytes()),
             _ => write_content(&mut out, &r.content)?,
         }

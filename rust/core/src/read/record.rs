@@ -209,7 +209,7 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
             RecordKey::Content => self.top_content = Self::str(src, v, &mut self.seen.content)?,
             RecordKey::Attachment => match src.attachment(v)? {
                 Some(fields) => {
-                    rec.attachment = fields;
+                    rec.attachment = Some(Box::new(fields));
                     self.seen.attachment = Seen::Ok;
                 }
                 None => self.seen.attachment = Seen::Bad,
@@ -307,7 +307,7 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                 self.seen
                     .attachment
                     .require("attachment", msg::NOT_OBJECT)?;
-                let ty = rec.attachment.iter().find(|(k, _)| k == "type");
+                let ty = rec.attachment_fields().iter().find(|(k, _)| k == "type");
                 match ty {
                     Some((_, AttValue::Str(_))) => {}
                     Some(_) => return Invalid::at("type", msg::NOT_STRING).key("attachment").err(),

@@ -146,7 +146,7 @@ pub fn run<'a, H>(
             Kind::User => push_user(&mut open, out.take(), true, report),
             Kind::Attachment => {
                 let mut r = out.take();
-                let Some(text) = templates.render(&r.attachment) else {
+                let Some(text) = templates.render(r.attachment_fields()) else {
                     report.attachments_dropped += 1;
                     continue;
                 };
