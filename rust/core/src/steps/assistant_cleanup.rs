@@ -2,9 +2,9 @@
 //! assistant records; then user records made adjacent are merged.
 
 use super::fold::UserRun;
-use super::{Relay, TOOL_USE_INTERRUPTED};
+use super::{IdSet, Relay, TOOL_USE_INTERRUPTED};
 use crate::error::{Error, Result};
-use crate::model::{Block, BlockKind, Kind, Record, Str};
+use crate::model::{Block, BlockKind, Kind, Record};
 use crate::report::Report;
 use ahash::AHashSet as HashSet;
 
@@ -25,7 +25,7 @@ pub fn run_after<'a, H>(
     before: &HashSet<String>,
 ) -> Result<Vec<Record<'a, H>>> {
     let mut seen = Seen {
-        now: HashSet::new(),
+        now: IdSet::default(),
         before,
     };
     // The last user record, open to merges while dropped assistants make the
@@ -217,7 +217,7 @@ fn fast_path<'a, H>(r: &Record<'a, H>, seen: &mut Seen<'a, '_>) -> bool {
 
 /// The tool_use ids met so far: in this call, and before it.
 struct Seen<'a, 'b> {
-    now: HashSet<Str<'a>>,
+    now: IdSet<'a>,
     before: &'b HashSet<String>,
 }
 

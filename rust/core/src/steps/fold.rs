@@ -2,12 +2,12 @@
 //! re-join, attachments and local commands become meta/plain user records.
 
 use super::super::render::Templates;
-use super::Relay;
+use super::{Prehashed, Relay};
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
 use crate::report::Report;
 use ahash::AHashMap as HashMap;
 use std::collections::HashMap as StdMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 /// *User merge* of `b` into `a` (§4 step 4). `seam` adds the `"\n"` between texts.
 pub fn user_merge<'a, H>(a: &mut Record<'a, H>, b: Record<'a, H>, seam: bool) {
@@ -255,24 +255,6 @@ impl<'a> Latest<'a> {
             self.by_hash = StdMap::default();
             self.spill = HashMap::new();
         }
-    }
-}
-
-/// The hasher of a map whose keys are hashes already.
-#[derive(Default)]
-struct Prehashed(u64);
-
-impl Hasher for Prehashed {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
     }
 }
 
