@@ -248,8 +248,9 @@ pub struct Record<'a, H> {
     pub system_prompt: bool,
     /// `tombstone`: `message.uuid`.
     pub tombstone_of: Option<Str<'a>>,
-    /// `attachment`: its top-level fields.
-    pub attachment: Vec<(Str<'a>, AttValue<'a>)>,
+    /// `attachment`: its top-level fields (boxed: most records are not
+    /// attachments, and every pass over the records reads this struct).
+    pub attachment: Option<Box<Vec<(Str<'a>, AttValue<'a>)>>>,
     /// user/assistant `message.content`, system `content`.
     pub content: Content<'a, H>,
     pub content_dirty: bool,
@@ -300,7 +301,7 @@ impl<'a, H> Record<'a, H> {
             local_command: false,
             system_prompt: false,
             tombstone_of: None,
-            attachment: Vec::new(),
+            attachment: None,
             content: Content::Str(Cow::Borrowed("")),
             content_dirty: false,
             cost: Cost::default(),
@@ -390,6 +391,11 @@ impl<'a, H> Record<'a, H> {
                 .blocks()
                 .first()
                 .is_some_and(|b| b.kind == BlockKind::ToolResult)
+    }
+
+    /// The top-level fields of an `attachment` record (none for another record).
+    pub fn attachment_fields(&self) -> &[(Str<'a>, AttValue<'a>)] {
+        self.attachment.as_deref().map_or(&[], |v| v.as_slice())
     }
 
     pub fn uuid_str(&self) -> &str {

@@ -419,6 +419,20 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Past the `{` or `[` at the position: `true` if a member follows,
+    /// `false` (and past it) if `close` ends the value at once.
+    #[inline]
+    fn open(&mut self, close: u8) -> bool {
+        self.pos += 1;
+        self.ws();
+        if self.b.get(self.pos) == Some(&close) {
+            self.pos += 1;
+            false
+        } else {
+            true
+        }
+    }
+
     /// Skips a value, calling `f` on every scalar token (keys included), for §6's J().
     pub fn walk_value<F: FnMut(Token<'_>)>(&mut self, f: &mut F) -> R<&'a str> {
         self.ws();
@@ -442,21 +456,13 @@ impl<'a> Parser<'a> {
             }
             match self.peek()? {
                 Peek::Object => {
-                    self.pos += 1;
-                    self.ws();
-                    if self.b.get(self.pos) == Some(&b'}') {
-                        self.pos += 1;
-                    } else {
+                    if self.open(b'}') {
                         stack.push(true);
                         continue;
                     }
                 }
                 Peek::Array => {
-                    self.pos += 1;
-                    self.ws();
-                    if self.b.get(self.pos) == Some(&b']') {
-                        self.pos += 1;
-                    } else {
+                    if self.open(b']') {
                         stack.push(false);
                         continue;
                     }

@@ -16,17 +16,30 @@ use std::borrow::Cow;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Raw<'a> {
     pub text: &'a str,
-    pub hole: Option<(usize, usize)>,
+    /// Byte offsets in `text` (32 bits: every record and block holds one
+    /// `Raw`, and every pass over them reads it); `None` also for a value
+    /// beyond 4 GiB into its record, which the writer then rewrites.
+    pub hole: Option<(u32, u32)>,
 }
 
 impl<'a> Raw<'a> {
+    /// [`Raw::hole`] as a range of `text`.
+    #[inline]
+    pub fn hole(&self) -> Option<(usize, usize)> {
+        self.hole.map(|(s, e)| (s as usize, e as usize))
+    }
     pub fn plain(text: &'a str) -> Self {
         Raw { text, hole: None }
     }
     fn with_hole(text: &'a str, start: usize, hole: Option<(usize, usize)>) -> Self {
         Raw {
             text,
-            hole: hole.map(|(s, e)| (s - start, e - start)),
+            hole: hole.and_then(|(s, e)| {
+                Some((
+                    u32::try_from(s - start).ok()?,
+                    u32::try_from(e - start).ok()?,
+                ))
+            }),
         }
     }
 }
@@ -372,6 +385,20 @@ pub fn tool_use_info(raw: &Raw<'_>) -> Result<crate::editing::ToolUseInfo> {
 mod tests {
     use super::*;
     use crate::model::{BlockKind, Content};
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_hole_beyond_32_bits_is_left_to_the_writer() {
+        let r = Raw::with_hole("{}", 10, Some((12, 14)));
+        assert_eq!(r.hole, Some((2, 4)));
+        assert_eq!(r.hole(), Some((2, 4)));
+        // offsets that do not fit 32 bits: no hole, the writer rewrites the field
+        assert_eq!(Raw::with_hole("{}", 0, Some((1, 1 << 32))).hole(), None);
+        assert_eq!(
+            Raw::with_hole("{}", 0, Some((1 << 33, 1 << 34))).hole(),
+            None
+        );
+    }
 
     /// Fuzz regression (fuzz/regressions/normalize_for_api/top-level-content): a
     /// user record's top-level `content` key after `message` is an extra field, not

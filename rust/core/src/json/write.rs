@@ -110,12 +110,22 @@ pub fn write_records_into(recs: &[Record<'_, Raw<'_>>], buf: &mut [u8]) -> Resul
 }
 
 fn write_array(out: &mut impl Sink, recs: &[Record<'_, Raw<'_>>]) -> Result<()> {
+    write_list(out, recs, write_record)
+}
+
+/// `[a,b,...]`: each item written by `item`.
+#[inline]
+fn write_list<S: Sink, T>(
+    out: &mut S,
+    items: &[T],
+    mut item: impl FnMut(&mut S, &T) -> Result<()>,
+) -> Result<()> {
     out.byte(b'[');
-    for (i, r) in recs.iter().enumerate() {
+    for (i, x) in items.iter().enumerate() {
         if i > 0 {
             out.byte(b',');
         }
-        write_record(out, r)?;
+        item(out, x)?;
     }
     out.byte(b']');
     Ok(())
@@ -155,7 +165,7 @@ pub fn write_record(out: &mut impl Sink, r: &Record<'_, Raw<'_>>) -> Result<()> 
         return Ok(());
     };
     if !r.uuid_dirty && r.meta == Meta::Keep {
-        match (r.content_dirty, orig.hole) {
+        match (r.content_dirty, orig.hole()) {
             (false, _) => {
                 out.put(orig.text.as_bytes());
                 return Ok(());
@@ -266,16 +276,7 @@ fn write_message(out: &mut impl Sink, raw: &str, content: &Content<'_, Raw<'_>>)
 pub fn write_content(out: &mut impl Sink, c: &Content<'_, Raw<'_>>) -> Result<()> {
     match c {
         Content::Str(s) => write_str(out, s),
-        Content::Blocks(bs) => {
-            out.byte(b'[');
-            for (i, b) in bs.iter().enumerate() {
-                if i > 0 {
-                    out.byte(b',');
-                }
-                write_block(out, b)?;
-            }
-            out.byte(b']');
-        }
+        Content::Blocks(bs) => write_list(out, bs, write_block)?,
     }
     Ok(())
 }
@@ -284,12 +285,15 @@ pub fn write_block(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
     match (b.orig, b.dirty) {
         (Some(orig), false) => out.put(orig.text.as_bytes()),
         (
-            Some(Raw {
-                text,
-                hole: Some((s, e)),
-            }),
+            Some(
+                orig @ Raw {
+                    text,
+                    hole: Some(_),
+                },
+            ),
             true,
         ) => {
+            let (s, e) = orig.hole().unwrap_or_default();
             out.put(&text.as_bytes()[..s]);
             write_field(out, b)?;
             out.put(&text.as_bytes()[e..]);
@@ -386,7 +390,7 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
         out.put(b"{\"role\":");
         write_str(&mut out, r.kind.role());
         out.put(b",\"content\":");
-        match r.orig.and_then(|o| o.hole.map(|(s, e)| &o.text[s..e])) {
+        match r.orig.and_then(|o| o.hole().map(|(s, e)| &o.text[s..e])) {
             Some(raw) if !r.content_dirty => out.put(raw.as_bytes()),
             _ => write_content(&mut out, &r.content)?,
         }

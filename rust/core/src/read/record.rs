@@ -34,6 +34,15 @@ impl ReadOpts {
 
 type RR<T, E> = Result<T, ReadError<E>>;
 
+/// The object `v` is, or the error `not` (at `v`).
+#[inline]
+fn object<'a, S: Source<'a>>(src: &mut S, v: &S::Value, not: &'static str) -> RR<S::Obj, S::Error> {
+    match src.object(v)? {
+        Some(o) => Ok(o),
+        None => Invalid::new(not).err(),
+    }
+}
+
 #[inline]
 fn bits<K: KeySet>(keys: &[K]) -> Mask {
     keys.iter().fold(0, |m, k| m | k.bit())
@@ -47,9 +56,7 @@ pub fn read_record<'a, S: Source<'a>>(
     index: usize,
     opts: ReadOpts,
 ) -> RR<Record<'a, S::Handle>, S::Error> {
-    let Some(o) = src.object(&v)? else {
-        return Invalid::new(msg::RECORD_NOT_OBJECT).err();
-    };
+    let o = object(src, &v, msg::RECORD_NOT_OBJECT)?;
     // The record is built in place and moved once, into the caller's result.
     let mut rec = Record::new(index, Kind::Entry, None);
     let mut st = RecordState::<'a, S> {
@@ -202,7 +209,7 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
             RecordKey::Content => self.top_content = Self::str(src, v, &mut self.seen.content)?,
             RecordKey::Attachment => match src.attachment(v)? {
                 Some(fields) => {
-                    rec.attachment = fields;
+                    rec.attachment = Some(Box::new(fields));
                     self.seen.attachment = Seen::Ok;
                 }
                 None => self.seen.attachment = Seen::Bad,
@@ -300,7 +307,7 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
                 self.seen
                     .attachment
                     .require("attachment", msg::NOT_OBJECT)?;
-                let ty = rec.attachment.iter().find(|(k, _)| k == "type");
+                let ty = rec.attachment_fields().iter().find(|(k, _)| k == "type");
                 match ty {
                     Some((_, AttValue::Str(_))) => {}
                     Some(_) => return Invalid::at("type", msg::NOT_STRING).key("attachment").err(),
@@ -329,9 +336,7 @@ fn read_message<'a, S: Source<'a>>(
     opts: ReadOpts,
     model: bool,
 ) -> RR<(bool, Option<S::Span>), S::Error> {
-    let Some(o) = src.object(&v)? else {
-        return Invalid::new(bad_message(rec.kind)).err();
-    };
+    let o = object(src, &v, bad_message(rec.kind))?;
     let tombstone = rec.kind == Kind::Tombstone;
     let mask = if tombstone {
         MessageKey::Uuid.bit()
@@ -478,9 +483,7 @@ fn read_block<'a, S: Source<'a>>(
     depth: usize,
     opts: ReadOpts,
 ) -> RR<Block<'a, S::Handle>, S::Error> {
-    let Some(o) = src.object(&v)? else {
-        return Invalid::new(msg::BLOCK_NOT_OBJECT).err();
-    };
+    let o = object(src, &v, msg::BLOCK_NOT_OBJECT)?;
     if depth >= MAX_BLOCK_DEPTH {
         return Invalid::new(msg::BLOCKS_TOO_DEEP).err();
     }

@@ -2,9 +2,9 @@
 //! assistant records; then user records made adjacent are merged.
 
 use super::fold::UserRun;
-use super::{Relay, TOOL_USE_INTERRUPTED};
+use super::{IdSet, Relay, TOOL_USE_INTERRUPTED};
 use crate::error::{Error, Result};
-use crate::model::{Block, BlockKind, Kind, Record, Str};
+use crate::model::{Block, BlockKind, Kind, Record};
 use crate::report::Report;
 use ahash::AHashSet as HashSet;
 
@@ -25,7 +25,7 @@ pub fn run_after<'a, H>(
     before: &HashSet<String>,
 ) -> Result<Vec<Record<'a, H>>> {
     let mut seen = Seen {
-        now: HashSet::new(),
+        now: IdSet::default(),
         before,
     };
     // The last user record, open to merges while dropped assistants make the
@@ -33,22 +33,25 @@ pub fn run_after<'a, H>(
     let mut open: Option<UserRun<'a, H>> = None;
     // the final turn: system_prompt records after it go to the system parameter
     let last = super::last_turn(&recs).unwrap_or(usize::MAX);
-    // the output is written into the slots of the records already read
+    // the output is written into the slots of the records already read; a
+    // record that goes out as it is stays where it is
     let mut out = Relay::new(recs);
     let mut k = 0;
-    while let Some(mut r) = out.next() {
+    while let Some(r) = out.next_mut() {
         k += 1;
         let k = k - 1;
         if r.kind == Kind::Assistant {
-            if !clean(&mut r, &mut seen, strict, k == last, report)? {
+            if !clean(r, &mut seen, strict, k == last, report)? {
                 report.thinking_only_dropped += 1;
+                drop(out.take());
                 continue;
             }
             if let Some(u) = open.take() {
                 out.push(u.finish());
             }
-            out.push(r);
+            out.keep();
         } else if r.kind == Kind::User {
+            let r = out.take();
             match &mut open {
                 Some(u) => {
                     u.merge(r, true);
@@ -60,7 +63,7 @@ pub fn run_after<'a, H>(
             if let Some(u) = open.take() {
                 out.push(u.finish());
             }
-            out.push(r);
+            out.keep();
         }
     }
     if let Some(u) = open {
@@ -214,7 +217,7 @@ fn fast_path<'a, H>(r: &Record<'a, H>, seen: &mut Seen<'a, '_>) -> bool {
 
 /// The tool_use ids met so far: in this call, and before it.
 struct Seen<'a, 'b> {
-    now: HashSet<Str<'a>>,
+    now: IdSet<'a>,
     before: &'b HashSet<String>,
 }
 

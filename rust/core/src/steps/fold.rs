@@ -2,10 +2,12 @@
 //! re-join, attachments and local commands become meta/plain user records.
 
 use super::super::render::Templates;
-use super::Relay;
+use super::{Prehashed, Relay};
 use crate::model::{Block, BlockKind, Content, Kind, Record, Str};
 use crate::report::Report;
 use ahash::AHashMap as HashMap;
+use std::collections::HashMap as StdMap;
+use std::hash::BuildHasherDefault;
 
 /// *User merge* of `b` into `a` (§4 step 4). `seam` adds the `"\n"` between texts.
 pub fn user_merge<'a, H>(a: &mut Record<'a, H>, b: Record<'a, H>, seam: bool) {
@@ -111,39 +113,40 @@ pub fn run<'a, H>(
     templates: &Templates,
     report: &mut Report,
 ) -> Vec<Record<'a, H>> {
-    // the output is written into the slots of the records already read
+    // the output is written into the slots of the records already read; a
+    // record that goes out as it is stays where it is
     let mut out = Relay::new(recs);
     // The re-join walk stops at the last record that is neither an assistant nor
     // a tool-result-only user ("barrier"); `latest[id]` is the last assistant with
     // that message.id. Both make the walk O(1), whatever the history's shape.
     let mut barrier: Option<usize> = None;
-    let mut latest: HashMap<Str<'a>, usize> = HashMap::new();
+    let mut latest = Latest::default();
     // The last user record, still open to merges: it goes to `out` (at index
     // `out.out_len()`) when an assistant record follows, or at the end.
     let mut open: Option<Open<'a, H>> = None;
-    while let Some(mut r) = out.next() {
+    while let Some(r) = out.next_mut() {
         match r.kind {
             Kind::System if r.system_prompt => {
                 // kept as it is, between the turns it sat between
                 if let Some(u) = open.take() {
                     out.push(u.run.finish());
                 }
-                out.push(r);
+                out.keep();
                 barrier = Some(out.out_len() - 1);
-                if !latest.is_empty() {
-                    latest = HashMap::new();
-                }
+                latest.forget();
                 continue;
             }
             Kind::System => {
+                let mut r = out.take();
                 let content = std::mem::replace(&mut r.content, Content::Str(Str::Borrowed("")));
                 let u =
                     Record::new_user(r.index, r.uuid.take(), r.timestamp.take(), false, content);
                 push_user(&mut open, u, true, report);
             }
-            Kind::User => push_user(&mut open, r, true, report),
+            Kind::User => push_user(&mut open, out.take(), true, report),
             Kind::Attachment => {
-                let Some(text) = templates.render(&r.attachment) else {
+                let mut r = out.take();
+                let Some(text) = templates.render(r.attachment_fields()) else {
                     report.attachments_dropped += 1;
                     continue;
                 };
@@ -161,9 +164,12 @@ pub fn run<'a, H>(
                     let s = std::mem::take(s);
                     r.set_content(Content::Blocks(Content::Str(s).into_blocks(true)));
                 }
-                if let Some(id) = r.message_id.clone() {
-                    if let Some(&i) = latest.get(&id) {
+                let id = r.message_id.clone();
+                let hash = id.as_deref().map(|id| latest.hash(id));
+                if let (Some(h), Some(id)) = (hash, id.as_deref()) {
+                    if let Some(i) = latest.get(h, id, &mut out) {
                         if barrier.is_none_or(|b| i > b) {
+                            let mut r = out.take();
                             let target = out.out_mut(i);
                             target.absorb(r.index, r.sources.take());
                             let blocks = match r.content {
@@ -180,26 +186,76 @@ pub fn run<'a, H>(
                 if let Some(u) = open.take() {
                     out.push(u.run.finish());
                 }
-                if let Some(id) = r.message_id.clone() {
-                    latest.insert(id, out.out_len());
+                if let (Some(h), Some(id)) = (hash, &id) {
+                    let at = out.out_len();
+                    latest.insert(h, id, at, &mut out);
                 }
-                out.push(r);
+                out.keep();
             }
-            _ => {}
+            _ => drop(out.take()),
         }
         if open.as_ref().is_some_and(|u| !u.results_only) {
             barrier = Some(out.out_len());
             // Nothing before the barrier joins again: forget it, so the map
             // holds one stretch of replies, not the whole history's ids.
-            if !latest.is_empty() {
-                latest = HashMap::new();
-            }
+            latest.forget();
         }
     }
     if let Some(u) = open {
         out.push(u.run.finish());
     }
     out.finish()
+}
+
+/// `latest` of [`run`]: the output index of the last assistant record with a
+/// `message.id`, by that id, since the barrier. The map holds the id's hash,
+/// computed once per record, not the id: growing it re-reads no id from the
+/// input (a run of a million replies with distinct ids would re-read each one
+/// at every doubling, from all over the input). A hit is checked against the
+/// record's own id; ids whose hashes collide go to `spill`.
+#[derive(Default)]
+struct Latest<'a> {
+    state: ahash::RandomState,
+    by_hash: StdMap<u64, usize, BuildHasherDefault<Prehashed>>,
+    spill: HashMap<Str<'a>, usize>,
+}
+
+impl<'a> Latest<'a> {
+    fn hash(&self, id: &str) -> u64 {
+        self.state.hash_one(id)
+    }
+
+    fn get<H>(&self, h: u64, id: &str, out: &mut Relay<'a, H>) -> Option<usize> {
+        let &i = self.by_hash.get(&h)?;
+        if out.out_mut(i).message_id.as_deref() == Some(id) {
+            Some(i)
+        } else {
+            self.spill.get(id).copied()
+        }
+    }
+
+    fn insert<H>(&mut self, h: u64, id: &Str<'a>, at: usize, out: &mut Relay<'a, H>) {
+        match self.by_hash.entry(h) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(at);
+            }
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                if out.out_mut(*e.get()).message_id.as_deref() == Some(id) {
+                    e.insert(at);
+                } else {
+                    self.spill.insert(id.clone(), at);
+                }
+            }
+        }
+    }
+
+    /// Forgets every id (a barrier); a map that grew is freed, not kept.
+    fn forget(&mut self) {
+        if !self.by_hash.is_empty() {
+            self.by_hash = StdMap::default();
+            self.spill = HashMap::new();
+        }
+    }
 }
 
 /// The open user record of [`run`] and whether it holds only tool results and
@@ -228,5 +284,36 @@ fn push_user<'a, H>(
                 results_only,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Latest, Relay};
+    use crate::model::{Kind, Record, Str};
+
+    #[test]
+    fn ids_whose_hashes_collide_are_kept_apart() {
+        let mut recs: Vec<Record<'static, ()>> = (0..3)
+            .map(|i| Record::new(i, Kind::Assistant, None))
+            .collect();
+        for (r, id) in recs.iter_mut().zip(["a", "b", "a"]) {
+            r.message_id = Some(Str::Borrowed(id));
+        }
+        let mut out = Relay::new(recs);
+        let mut latest = Latest::default();
+        // every id given the same hash
+        for at in 0..3 {
+            let id = out.next_mut().unwrap().message_id.clone().unwrap();
+            latest.insert(7, &id, at, &mut out);
+            out.keep();
+        }
+        assert_eq!(latest.get(7, "a", &mut out), Some(2));
+        assert_eq!(latest.get(7, "b", &mut out), Some(1));
+        assert_eq!(latest.get(7, "c", &mut out), None);
+        assert_eq!(latest.get(8, "a", &mut out), None);
+        latest.forget();
+        assert_eq!(latest.get(7, "a", &mut out), None);
+        assert_eq!(latest.get(7, "b", &mut out), None);
     }
 }

@@ -15,6 +15,10 @@ pub mod user_first;
 
 pub(crate) use relay::Relay;
 
+use crate::model::Str;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 /// The §4 texts.
 pub const NO_CONTENT: &str = "(no content)";
 pub const TOOL_USE_INTERRUPTED: &str = "[Tool use interrupted]";
@@ -29,4 +33,91 @@ pub const NO_MESSAGE_CONTENT: &str = "[No message content]";
 pub(crate) fn last_turn<H>(recs: &[crate::model::Record<'_, H>]) -> Option<usize> {
     recs.iter()
         .rposition(|r| !(r.kind == crate::model::Kind::System && r.system_prompt))
+}
+
+/// The hasher of a map whose keys are hashes already.
+#[derive(Default)]
+pub(crate) struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A set of ids held by their hashes: growing it re-reads no id from the
+/// input (a reply of half a million tool uses would re-read each id at every
+/// doubling, from all over the input). Ids whose hashes collide with one held
+/// go to `spill`.
+#[derive(Default)]
+pub(crate) struct IdSet<'a> {
+    state: ahash::RandomState,
+    by_hash: HashMap<u64, Str<'a>, BuildHasherDefault<Prehashed>>,
+    spill: ahash::AHashSet<Str<'a>>,
+}
+
+impl<'a> IdSet<'a> {
+    pub(crate) fn contains(&self, id: &str) -> bool {
+        let h = self.state.hash_one(id);
+        self.by_hash.get(&h).is_some_and(|s| s == id)
+            || (!self.spill.is_empty() && self.spill.contains(id))
+    }
+
+    pub(crate) fn insert(&mut self, id: Str<'a>) {
+        let h = self.state.hash_one(&*id);
+        match self.by_hash.get(&h) {
+            None => {
+                self.by_hash.insert(h, id);
+            }
+            Some(s) if *s == id => {}
+            Some(_) => {
+                self.spill.insert(id);
+            }
+        }
+    }
+
+    pub(crate) fn remove(&mut self, id: &str) {
+        let h = self.state.hash_one(id);
+        if self.by_hash.get(&h).is_some_and(|s| s == id) {
+            self.by_hash.remove(&h);
+        } else {
+            self.spill.remove(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IdSet;
+    use std::borrow::Cow;
+
+    #[test]
+    fn id_set_holds_ids_whose_hashes_collide() {
+        let mut s = IdSet::default();
+        s.insert(Cow::Borrowed("a"));
+        // another id under the hash of "a", as a collision would put it
+        let h = s.state.hash_one("a");
+        s.spill.insert(Cow::Borrowed("b"));
+        assert!(s.contains("a") && s.contains("b") && !s.contains("c"));
+        s.remove("a");
+        assert!(
+            !s.contains("a") && s.contains("b"),
+            "a spilled id outlives the one held"
+        );
+        assert!(!s.by_hash.contains_key(&h));
+        s.insert(Cow::Borrowed("a"));
+        s.insert(Cow::Borrowed("a"));
+        s.remove("b");
+        assert!(s.contains("a") && !s.contains("b"));
+        s.remove("a");
+        assert!(!s.contains("a"));
+    }
 }

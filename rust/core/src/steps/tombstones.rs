@@ -5,14 +5,15 @@ use crate::report::Report;
 use ahash::AHashSet as HashSet;
 
 pub fn run<'a, H>(recs: Vec<Record<'a, H>>, report: &mut Report) -> Vec<Record<'a, H>> {
+    // one look at the records when there is no tombstone (the common case)
+    if !recs.iter().any(|r| r.kind == Kind::Tombstone) {
+        return recs;
+    }
     let dead: HashSet<String> = recs
         .iter()
         .filter(|r| r.kind == Kind::Tombstone)
         .filter_map(|r| r.tombstone_of.as_deref().map(str::to_owned))
         .collect();
-    if dead.is_empty() && !recs.iter().any(|r| r.kind == Kind::Tombstone) {
-        return recs;
-    }
     let before = recs.len();
     let out: Vec<_> = recs
         .into_iter()

@@ -13,15 +13,18 @@ pub fn run<'a, H: Clone>(
     report: &mut Report,
 ) -> Result<Vec<Record<'a, H>>> {
     // the output is written into the slots of the records already read (an
-    // inserted record grows the buffer)
+    // inserted record waits for a free one); a record that goes out as it is
+    // stays where it is
     let mut out = Relay::new(recs);
-    while let Some(mut r) = out.next() {
+    loop {
+        let first = out.out_len() == 0;
+        let Some(r) = out.next_mut() else { break };
         if r.kind != Kind::Assistant {
             // A user record whose previous output record is not an assistant
             // (one after an assistant is handled with it, below).
             if matches!(r.content, Content::Blocks(_)) && r.content.has_tool_result() {
                 if strict {
-                    let ids = result_ids(&r);
+                    let ids = result_ids(r);
                     return Err(pairing(
                         r.uuid_from,
                         ids,
@@ -33,13 +36,14 @@ pub fn run<'a, H: Clone>(
                 blocks.retain(|b| b.kind != BlockKind::ToolResult);
                 report.orphan_results_removed += before - blocks.len();
                 if blocks.is_empty() {
-                    if out.out_len() > 0 {
+                    if !first {
+                        drop(out.take());
                         continue;
                     }
                     blocks.push(Block::new_text(ORPHANED_TOOL_RESULT));
                 }
             }
-            out.push(r);
+            out.keep();
             continue;
         }
         let tool_ids: Vec<Str<'a>> = r
@@ -49,33 +53,31 @@ pub fn run<'a, H: Clone>(
             .filter(|b| b.kind == BlockKind::ToolUse)
             .map(|b| b.id.clone().unwrap_or_default())
             .collect();
-        let next_is_user = out.peek().is_some_and(|n| n.kind == Kind::User);
-        if next_is_user {
-            out.push(r);
-            if let Some(mut u) = out.next() {
-                if !tool_ids.is_empty() || u.content.has_tool_result() {
-                    pair(&tool_ids, &mut u, strict, report)?;
-                }
-                out.push(u);
+        out.keep();
+        let at = out.out_len() - 1;
+        if let Some(u) = out.next_mut().filter(|n| n.kind == Kind::User) {
+            if !tool_ids.is_empty() || u.content.has_tool_result() {
+                pair(&tool_ids, u, strict, report)?;
             }
+            out.keep();
         } else if !tool_ids.is_empty() {
+            let a = out.out_mut(at);
             if strict {
                 let ids = tool_ids.iter().map(|s| s.to_string()).collect();
                 return Err(pairing(
-                    r.uuid_from,
+                    a.uuid_from,
                     ids,
                     "tool_use without a tool_result in the next record",
                 ));
             }
-            let uuid = uuid5_url(&format!("msgnorm:tool-results:{}", r.uuid_str()));
+            let uuid = uuid5_url(&format!("msgnorm:tool-results:{}", a.uuid_str()));
             report.missing_results_inserted += tool_ids.len();
             let results = tool_ids
                 .into_iter()
                 .map(|id| Block::new_error_result(id, TOOL_RESULT_MISSING))
                 .collect();
-            let ts = r.timestamp.clone();
-            let index = r.index;
-            out.push(r);
+            let ts = a.timestamp.clone();
+            let index = a.index;
             out.push(
                 Record::new_user(
                     index,
@@ -86,8 +88,6 @@ pub fn run<'a, H: Clone>(
                 )
                 .inserted(),
             );
-        } else {
-            out.push(r);
         }
     }
     Ok(out.finish())
