@@ -4,6 +4,7 @@ use super::parse::Parser;
 use super::read::Raw;
 use crate::error::Result;
 use crate::model::{Block, BlockKind, Content, Meta, Record};
+use std::borrow::Cow;
 
 /// Writes `s` as a JSON string.
 pub fn write_str(out: &mut impl Sink, s: &str) {
@@ -180,96 +181,107 @@ pub fn write_record(out: &mut impl Sink, r: &Record<'_, Raw<'_>>) -> Result<()> 
             (true, None) => {}
         }
     }
-    let orig = orig.text;
-    let mut p = Parser::new(orig);
-    p.begin_object()?;
-    out.byte(b'{');
-    let mut first = true;
-    let mut n = 0;
-    let mut wrote_uuid = false;
-    let mut wrote_meta = false;
-    while let Some((kstart, key)) = p.next_key(&mut first)? {
-        let kraw = key_raw(orig, kstart);
+    let mut o = Rewrite::open(out, orig.text)?;
+    let (mut wrote_uuid, mut wrote_meta) = (false, false);
+    while let Some((kraw, key, raw)) = o.next()? {
         match &*key {
             "uuid" if r.uuid_dirty => {
-                p.skip_value()?;
-                sep(out, &mut n);
-                out.put(kraw.as_bytes());
-                out.byte(b':');
+                o.key(out, kraw);
                 write_str(out, r.uuid_str());
                 wrote_uuid = true;
             }
             "isMeta" if r.meta != Meta::Keep => {
-                p.skip_value()?;
                 if r.meta == Meta::True {
-                    sep(out, &mut n);
-                    out.put(b"\"isMeta\":true");
+                    o.member(out, "\"isMeta\"", "true");
                     wrote_meta = true;
                 }
             }
             "message" if r.content_dirty => {
-                let raw = p.skip_value()?;
-                sep(out, &mut n);
-                out.put(kraw.as_bytes());
-                out.byte(b':');
+                o.key(out, kraw);
                 write_message(out, raw, &r.content)?;
             }
-            _ => {
-                let raw = p.skip_value()?;
-                sep(out, &mut n);
-                out.put(kraw.as_bytes());
-                out.byte(b':');
-                out.put(raw.as_bytes());
-            }
+            _ => o.member(out, kraw, raw),
         }
     }
     if r.uuid_dirty && !wrote_uuid {
-        sep(out, &mut n);
-        out.put(b"\"uuid\":");
+        o.key(out, "\"uuid\"");
         write_str(out, r.uuid_str());
     }
     if r.meta == Meta::True && !wrote_meta {
-        sep(out, &mut n);
-        out.put(b"\"isMeta\":true");
+        o.member(out, "\"isMeta\"", "true");
     }
-    out.byte(b'}');
+    o.close(out);
     Ok(())
 }
 
-fn sep(out: &mut impl Sink, n: &mut usize) {
-    if *n > 0 {
-        out.byte(b',');
-    }
-    *n += 1;
+/// An object of the input written again member by member, some of them
+/// changed: its parser, and how many members the output has so far.
+struct Rewrite<'s> {
+    p: Parser<'s>,
+    src: &'s str,
+    first: bool,
+    n: usize,
 }
 
-/// The raw text of the key starting at `start` (quotes included).
-fn key_raw(src: &str, start: usize) -> &str {
-    let mut p = Parser::at(src, start);
-    let _ = p.string();
-    &src[start..p.pos]
+impl<'s> Rewrite<'s> {
+    /// Opens the object `src`, and one in the output.
+    fn open(out: &mut impl Sink, src: &'s str) -> Result<Self> {
+        let mut p = Parser::new(src);
+        p.begin_object()?;
+        out.byte(b'{');
+        Ok(Rewrite {
+            p,
+            src,
+            first: true,
+            n: 0,
+        })
+    }
+
+    /// The next member of the input: its raw key (quotes included), the key,
+    /// and its raw value.
+    fn next(&mut self) -> Result<Option<(&'s str, Cow<'s, str>, &'s str)>> {
+        let Some((start, key)) = self.p.next_key(&mut self.first)? else {
+            return Ok(None);
+        };
+        let mut k = Parser::at(self.src, start);
+        let _ = k.string();
+        let kraw = &self.src[start..k.pos];
+        Ok(Some((kraw, key, self.p.skip_value()?)))
+    }
+
+    /// Starts an output member of raw key `kraw`: its value follows.
+    fn key(&mut self, out: &mut impl Sink, kraw: &str) {
+        if self.n > 0 {
+            out.byte(b',');
+        }
+        self.n += 1;
+        out.put(kraw.as_bytes());
+        out.byte(b':');
+    }
+
+    /// An output member of raw key `kraw` and raw value `raw`.
+    fn member(&mut self, out: &mut impl Sink, kraw: &str, raw: &str) {
+        self.key(out, kraw);
+        out.put(raw.as_bytes());
+    }
+
+    fn close(self, out: &mut impl Sink) {
+        out.byte(b'}');
+    }
 }
 
 /// A `message` object with its `content` replaced.
 fn write_message(out: &mut impl Sink, raw: &str, content: &Content<'_, Raw<'_>>) -> Result<()> {
-    let mut p = Parser::new(raw);
-    p.begin_object()?;
-    out.byte(b'{');
-    let mut first = true;
-    let mut n = 0;
-    while let Some((kstart, key)) = p.next_key(&mut first)? {
-        let kraw = key_raw(raw, kstart);
-        let v = p.skip_value()?;
-        sep(out, &mut n);
-        out.put(kraw.as_bytes());
-        out.byte(b':');
+    let mut o = Rewrite::open(out, raw)?;
+    while let Some((kraw, key, v)) = o.next()? {
         if key == "content" {
+            o.key(out, kraw);
             write_content(out, content)?;
         } else {
-            out.put(v.as_bytes());
+            o.member(out, kraw, v);
         }
     }
-    out.byte(b'}');
+    o.close(out);
     Ok(())
 }
 
@@ -306,32 +318,22 @@ pub fn write_block(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
                 BlockKind::ToolUse => "input",
                 _ => "content",
             };
-            let mut p = Parser::new(orig);
-            p.begin_object()?;
-            out.byte(b'{');
-            let mut first = true;
-            let mut n = 0;
+            let mut o = Rewrite::open(out, orig)?;
             let mut wrote = false;
-            while let Some((kstart, key)) = p.next_key(&mut first)? {
-                let kraw = key_raw(orig, kstart);
-                let v = p.skip_value()?;
-                sep(out, &mut n);
-                out.put(kraw.as_bytes());
-                out.byte(b':');
+            while let Some((kraw, key, v)) = o.next()? {
                 if key == field {
+                    o.key(out, kraw);
                     write_field(out, b)?;
                     wrote = true;
                 } else {
-                    out.put(v.as_bytes());
+                    o.member(out, kraw, v);
                 }
             }
             if !wrote {
-                sep(out, &mut n);
-                write_str(out, field);
-                out.byte(b':');
+                o.key(out, &format!("\"{field}\""));
                 write_field(out, b)?;
             }
-            out.byte(b'}');
+            o.close(out);
         }
         (None, _) => match b.kind {
             BlockKind::ToolResult => {
