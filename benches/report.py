@@ -166,6 +166,10 @@ class Report:
     def skip(self, measure: str, target: str, why: str) -> None:
         self.rows.append(Row(measure, "n/a", "n/a", "n/a", target, f"SKIP ({why})"))
 
+    def failed(self, measure: str, target: str) -> None:
+        """A row whose measure could not be taken (the error is in ``errors``)."""
+        self.rows.append(Row(measure, "n/a", "n/a", "n/a", target, "ERROR"))
+
     def without_msgnorm(self, *rows: tuple[str, str]) -> bool:
         """Whether msgnorm does not import; then each ``(measure, target)`` row is a skip."""
         if self.mn is not None:
@@ -173,6 +177,10 @@ class Report:
         for measure, target in rows:
             self.skip(measure, target, f"msgnorm does not import: {self.mn_why}")
         return True
+
+    def info_row(self, measure: str, ours: Contender | None, peer: Contender | None) -> None:
+        """A speed-up against a peer (peer/ours), as information: no target."""
+        self.ratio_row(measure, ours, peer, target=None, faster=True)
 
     def cost_row(
         self, measure: str, ours: Contender | None, limit: Contender | None, target: float | None
@@ -392,19 +400,18 @@ class Report:
             thawed()
 
     def normalize_structs(self) -> None:
-        n = self.plan.size
-        mn = self.mn
-        tgt = "≤ 1.5×"
+        n, tgt = self.plan.size, "≤ 1.5×"
         measure = f"normalize_for_api Structs vs msgspec typed decode ({fmt_n(n)})"
         if self.without_msgnorm((measure, tgt)):
             return
+        mn = self.mn
         data = generate.messages_only_bytes(n)
         try:
             typed_dec = msgspec.json.Decoder(GenericAlias(list, (mn.Message,)))
             structs = mn.decode(data)
         except Exception as e:
             self.errors.append(f"Struct path setup: {type(e).__name__}: {e}")
-            self.rows.append(Row(measure, "n/a", "n/a", "n/a", tgt, "ERROR"))
+            self.failed(measure, tgt)
             return
         frozen_inputs()
         c = {
@@ -414,10 +421,10 @@ class Report:
         }
         self.log(f"Struct path, {fmt_n(n)} records less entries")
         self.race(list(c.values()))
-        self.ratio_row(measure, c["structs"], c["typed"], target=1.5, faster=False)
-        self.cost_row(
-            f"msgnorm.decode vs msgspec typed decode ({fmt_n(n)})", c["decode"], c["typed"], None
-        )
+        self.cost_row(measure, c["structs"], c["typed"], 1.5)
+        m_decode = f"msgnorm.decode vs msgspec typed decode ({fmt_n(n)})"
+        self.cost_row(m_decode, c["decode"], c["typed"], None)
+        thawed()
 
     def tokens(self) -> None:
         n = self.plan.size
@@ -442,8 +449,8 @@ class Report:
             budget = mn.count_tokens(norm) // 2
         except Exception as e:
             self.errors.append(f"token setup: {type(e).__name__}: {e}")
-            self.rows.append(Row(m_count, "n/a", "n/a", "n/a", t_count, "ERROR"))
-            self.rows.append(Row(m_trim, "n/a", "n/a", "n/a", t_trim, "ERROR"))
+            self.failed(m_count, t_count)
+            self.failed(m_trim, t_trim)
             return
         lc_budget = count_tokens_approximately(lc_norm) // 2
         self.notes.append(
@@ -477,8 +484,8 @@ class Report:
         m_trim_count = f"trim_to_budget vs count_tokens of the same objects ({fmt_n(n)})"
         self.cost_row(m_trim_count, c["trim"], c["count"], 1.3)
         # The peer, as information: it pays the same first touch of every object.
-        self.ratio_row(m_count, c["count"], c["lc_count"], target=None, faster=True)
-        self.ratio_row(m_trim, c["trim"], c["lc_trim"], target=None, faster=True)
+        self.info_row(m_count, c["count"], c["lc_count"])
+        self.info_row(m_trim, c["trim"], c["lc_trim"])
         thawed()
 
     def editing(self) -> None:
@@ -499,7 +506,7 @@ class Report:
             lc_norm = harness.to_langchain(norm)
         except Exception as e:
             self.errors.append(f"editing setup: {type(e).__name__}: {e}")
-            self.rows.append(Row(m, "n/a", "n/a", "n/a", target, "ERROR"))
+            self.failed(m, target)
             return
         edit = ClearToolUsesEdit(trigger=-1, keep=3)
 
@@ -563,8 +570,8 @@ class Report:
         self.race(list(c.values()), rounds=min(self.plan.rounds, 3))
         m_floor = f"clear_tool_results vs count_tokens of the same objects ({fmt_n(n)})"
         self.cost_row(m_floor, floor["ours"], floor["count"], 1.5)
-        self.ratio_row(m, c["ours"], c["lc"], target=None, faster=True)
-        self.ratio_row(m_turn, c["turn"], c["call"], target=None, faster=True)
+        self.info_row(m, c["ours"], c["lc"])
+        self.info_row(m_turn, c["turn"], c["call"])
         thawed()
 
     def usage(self) -> None:
@@ -743,7 +750,7 @@ class Report:
         self.log("conversation")
         self.race(list(c.values()), rounds=max(5, self.plan.rounds))
         self.ratio_row(m_dicts, c["dicts"], c["batch"], target=100, faster=True)
-        self.ratio_row(m_bytes, c["bytes"], c["batch"], target=None, faster=True)
+        self.info_row(m_bytes, c["bytes"], c["batch"])
         self.ratio_row(m_never, c["never"], c["dicts"], target=1.1, faster=False)
         self.ratio_row(m_fired, c["fired"], c["dicts"], target=1.1, faster=False)
         if len(convs["fired"].edits) != fired:
@@ -928,7 +935,7 @@ class Report:
                     self.skip(measure, "—", why)
                 else:
                     self.errors.append(f"{name}: {why}")
-                    self.rows.append(Row(measure, "n/a", "n/a", "n/a", "—", "ERROR"))
+                    self.failed(measure, "—")
                 continue
             self.rows.append(
                 Row(
@@ -978,7 +985,7 @@ class Report:
             self.log(f"scaling {label}")
             self.race(cs + ctl, rounds=max(3, self.plan.rounds - 2))
             if any(c.error for c in cs + ctl):
-                self.rows.append(Row(measure, "n/a", "n/a", "n/a", target, "ERROR"))
+                self.failed(measure, target)
                 continue
             per = [c.best / n for c, n in zip(cs, sizes, strict=True)]
             ctl_per = [c.best / n for c, n in zip(ctl, sizes, strict=True)]
@@ -1016,7 +1023,7 @@ class Report:
                     r = harness.peak_memory(mode, path)
                 except Exception as e:
                     self.errors.append(f"memory {mode} {fmt_n(n)}: {e}")
-                    self.rows.append(Row(measure, "n/a", "n/a", "n/a", "", "ERROR"))
+                    self.failed(measure, "")
                     continue
                 size_mb = r["input_bytes"] / 1e6
                 if mode == "bytes":
