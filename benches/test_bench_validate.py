@@ -69,3 +69,24 @@ def test_validate_normalized_messages(
         and v.rule != "anthropic/roles-alternate"
         and v.rule != "anthropic/empty-text"
     ] == []
+
+
+def _assistant_run(size: int) -> list[dict[str, Any]]:
+    """One user message, then ``size`` assistant messages with one tool_use
+    each and no result: one assistant turn of ``size`` messages."""
+
+    def call(i: int) -> dict[str, Any]:
+        return {"type": "tool_use", "id": f"toolu_{i}", "name": "f", "input": {}}
+
+    run = [{"role": "assistant", "content": [call(i)]} for i in range(size)]
+    return [{"role": "user", "content": "q"}, *run]
+
+
+def test_validate_assistant_run(benchmark: Any, mn: ModuleType, size: int) -> None:
+    """The pairing rules read each turn once: a long turn costs its length, not
+    its square (compare the per-record times across sizes)."""
+    messages = _assistant_run(size)
+    out = run_bench(
+        benchmark, lambda: mn.validate(messages, "anthropic"), group=_group(size), n=size
+    )
+    assert len(out) == size

@@ -538,6 +538,8 @@ pub fn convert_records(
         && read_records(&records, p).is_ok_and(|r| !r.iter().any(|r| r.drops));
     if as_given && target.store {
         if let Some(out) = verbatim(source) {
+            // the records were only read for the checks: freed off this thread
+            crate::parallel::drop_later(records);
             return Ok((out, true));
         }
     }

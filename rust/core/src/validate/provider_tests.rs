@@ -41,6 +41,47 @@ fn anthropic_pairing() {
     );
 }
 
+/// Pairing reads turns: adjacent messages of one role are one turn (a message
+/// of another role inside a run does not split it), so a call is answered by
+/// any result of the next user turn and a result by any call of the turn
+/// before; a result outside a user message is named whatever came before.
+#[test]
+fn anthropic_pairing_reads_whole_turns() {
+    let h = r#"[{"role":"user","content":"q"},
+        {"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]},
+        {"role":"system","content":"between"},
+        {"role":"assistant","content":[{"type":"tool_use","id":"b","name":"f","input":{}}]},
+        {"role":"user","content":[{"type":"tool_result","tool_use_id":"b"}]},
+        {"role":"user","content":[{"type":"tool_result","tool_use_id":"a"},{"type":"tool_result","tool_use_id":"c"}]},
+        {"role":"assistant","content":[{"type":"tool_use","id":"d","name":"f","input":{}}]},
+        {"role":"assistant","content":[{"type":"tool_result","tool_use_id":"d"}]},
+        {"role":"user","content":[{"type":"text","text":"no results"}]}]"#;
+    let hits: Vec<_> = rules_hit("anthropic", h, None)
+        .into_iter()
+        .filter(|h| h.2 != "anthropic/invalid-role")
+        .collect();
+    assert_eq!(
+        hits,
+        vec![
+            (
+                Some(5),
+                "messages[5].content[1]".into(),
+                "anthropic/tool-result-without-use"
+            ),
+            (
+                Some(6),
+                "messages[6].content[0]".into(),
+                "anthropic/tool-use-without-result"
+            ),
+            (
+                Some(7),
+                "messages[7].content[0]".into(),
+                "anthropic/tool-result-without-use"
+            ),
+        ]
+    );
+}
+
 #[test]
 fn message_text_fills_the_place_and_ids() {
     let h = r#"[{"role":"user","content":"q"},

@@ -218,14 +218,6 @@ fn tool_result_ids<'v>(m: &Msg<'v, '_>) -> impl Iterator<Item = (usize, &'v str)
     blocks_of(m, "tool_result", "tool_use_id")
 }
 
-/// The ids `ids` finds in the messages of a turn.
-fn ids_in<'v, I: Iterator<Item = (usize, &'v str)>>(
-    turn: &[&Msg<'v, '_>],
-    ids: impl Fn(&Msg<'v, '_>) -> I,
-) -> AHashSet<&'v str> {
-    turn.iter().flat_map(|m| ids(m).map(|(_, id)| id)).collect()
-}
-
 /// `(position, block[key])` of the blocks of one type.
 fn blocks_of<'v>(
     m: &Msg<'v, '_>,
@@ -239,35 +231,65 @@ fn blocks_of<'v>(
         .map(move |(j, b)| (j, b.str_at(key).unwrap_or("")))
 }
 
-/// The turn (the run of adjacent user or assistant messages, system messages
-/// skipped) that follows the turn of message `k`, when it has `role`.
-fn run_after<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>, k: usize, role: &str) -> Vec<&'c Msg<'v, 'a>> {
-    next_turn(c.msgs[k + 1..].iter(), c.msgs[k].role, role)
+/// The turns of a conversation, found in one pass: a turn is a run of adjacent
+/// user or assistant messages of one role (the API joins them); messages of
+/// other roles are skipped, inside a turn or between two.
+struct Turns {
+    /// The turn of each message (`None`: a message of another role).
+    of: Vec<Option<usize>>,
+    /// `(first, last + 1)`: where each turn's messages lie in `Ctx::msgs`.
+    spans: Vec<(usize, usize)>,
 }
 
-/// The turn that precedes the turn of message `k`, when it has `role`.
-fn run_before<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>, k: usize, role: &str) -> Vec<&'c Msg<'v, 'a>> {
-    next_turn(c.msgs[..k].iter().rev(), c.msgs[k].role, role)
-}
-
-/// The first turn of `msgs` (walked away from a message of role `own`) past
-/// the rest of `own`'s turn, when it has `role`.
-fn next_turn<'c, 'v: 'c, 'a: 'c>(
-    msgs: impl Iterator<Item = &'c Msg<'v, 'a>>,
-    own: Option<&str>,
-    role: &str,
-) -> Vec<&'c Msg<'v, 'a>> {
-    let mut rest = msgs
-        .filter(|m| matches!(m.role, Some("user" | "assistant")))
-        .skip_while(|m| m.role == own)
-        .peekable();
-    if rest.peek().map(|m| m.role) != Some(Some(role)) {
-        return Vec::new();
+impl Turns {
+    fn new(c: &Ctx) -> Self {
+        let mut of = Vec::with_capacity(c.msgs.len());
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        let mut role = None;
+        for (k, m) in c.msgs.iter().enumerate() {
+            if !matches!(m.role, Some("user" | "assistant")) {
+                of.push(None);
+                continue;
+            }
+            match spans.last_mut() {
+                Some(span) if role == m.role => span.1 = k + 1,
+                _ => spans.push((k, k + 1)),
+            }
+            role = m.role;
+            of.push(Some(spans.len() - 1));
+        }
+        Turns { of, spans }
     }
-    rest.take_while(|m| m.role == Some(role)).collect()
+
+    /// Into `set`, the ids `ids` finds in turn `t` (none when there is no such
+    /// turn); `set` already holds them when `held` says it holds turn `t`, so
+    /// every turn is read once however many messages ask for it.
+    fn ids<'v, I: Iterator<Item = (usize, &'v str)>>(
+        &self,
+        c: &Ctx<'v, '_>,
+        t: Option<usize>,
+        ids: impl Fn(&Msg<'v, '_>) -> I,
+        set: &mut AHashSet<&'v str>,
+        held: &mut Option<usize>,
+    ) {
+        if *held == t && t.is_some() {
+            return;
+        }
+        set.clear();
+        *held = t;
+        let Some(&(first, end)) = t.and_then(|t| self.spans.get(t)) else {
+            return;
+        };
+        let role = c.msgs[first].role;
+        for m in c.msgs[first..end].iter().filter(|m| m.role == role) {
+            set.extend(ids(m).map(|(_, id)| id));
+        }
+    }
 }
 
 fn tool_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
+    let turns = Turns::new(c);
+    let (mut answered, mut held) = (AHashSet::new(), None);
     for (k, m) in c.msgs.iter().enumerate() {
         if !m.may_have(Msg::TOOL_USE) {
             continue;
@@ -278,9 +300,9 @@ fn tool_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
         if tool_use_ids(m).next().is_none() {
             continue;
         }
-        // the user turn after this assistant turn (adjacent messages of one
-        // role are one turn: the API joins them)
-        let answered = ids_in(&run_after(c, k, "user"), tool_result_ids);
+        // the user turn after this assistant turn (turns alternate)
+        let next = turns.of[k].map(|t| t + 1);
+        turns.ids(c, next, tool_result_ids, &mut answered, &mut held);
         let mut missing = Vec::new();
         let mut first = None;
         for (j, id) in tool_use_ids(m) {
@@ -325,6 +347,8 @@ fn tool_result_not_first(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn tool_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
+    let turns = Turns::new(c);
+    let (mut calls, mut held) = (AHashSet::new(), None);
     for (k, m) in c.msgs.iter().enumerate() {
         if !m.may_have(Msg::TOOL_RESULT) {
             continue;
@@ -332,9 +356,15 @@ fn tool_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
         if tool_result_ids(m).next().is_none() {
             continue;
         }
-        let calls = ids_in(&run_before(c, k, "assistant"), tool_use_ids);
+        // the assistant turn before this user turn (turns alternate); a result
+        // in a message of another role is named whatever came before
+        let user = m.role == Some("user");
+        if user {
+            let before = turns.of[k].and_then(|t| t.checked_sub(1));
+            turns.ids(c, before, tool_use_ids, &mut calls, &mut held);
+        }
         for (j, id) in tool_result_ids(m) {
-            if m.role != Some("user") || !calls.contains(id) {
+            if !user || !calls.contains(id) {
                 out.push(Hit::at(m, format_args!(".content[{j}]"), id));
             }
         }
@@ -344,11 +374,12 @@ fn tool_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
 fn tool_use_unique(c: &Ctx, out: &mut Vec<Hit>) {
     // Within one message: an id reused by a later turn, once its call was
     // answered, is accepted (the API pairs a result with the message before it).
+    let mut seen = AHashSet::new();
     for m in &c.msgs {
         if !m.may_have(Msg::TOOL_USE) {
             continue;
         }
-        let mut seen = AHashSet::new();
+        seen.clear();
         for (j, id) in tool_use_ids(m) {
             if !seen.insert(id) {
                 out.push(Hit::at(m, format_args!(".content[{j}]"), id));
