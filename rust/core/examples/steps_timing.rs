@@ -18,12 +18,11 @@ fn main() {
             print!("{name} {:?}  ", now - t);
             t = now;
         };
-        let recs = steps::tombstones::run(recs, &mut rep);
+        let mut recs = recs;
+        steps::tombstones::run(&mut recs, &mut rep);
         lap("tomb");
-        let recs = steps::attachments::run(recs);
-        lap("att");
-        let recs = steps::drop::run(recs, &mut rep);
-        lap("drop");
+        let recs = steps::attachments::run(recs, &mut rep);
+        lap("att+drop");
         let recs = steps::fold::run(recs, &opts.templates, &mut rep);
         lap("fold");
         let recs = steps::assistant_cleanup::run(recs, false, &mut rep).expect("x");

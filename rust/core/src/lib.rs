@@ -84,14 +84,14 @@ pub fn normalize_for_api_report<'a, H: Clone>(
 /// history whose output holds the tool_use ids `before` (§4 step 5 sees them);
 /// the incremental [`conversation::Conversation`] runs it on its open tail.
 pub fn normalize_after<'a, H: Clone>(
-    recs: Vec<Record<'a, H>>,
+    mut recs: Vec<Record<'a, H>>,
     opts: &ApiOptions,
     before: &ahash::AHashSet<String>,
     report: &mut Report,
 ) -> Result<Vec<Record<'a, H>>> {
-    let recs = steps::tombstones::run(recs, report);
-    let recs = steps::attachments::run(recs);
-    let recs = steps::drop::run(recs, report);
+    steps::tombstones::run(&mut recs, report);
+    // steps 2 and 3, in one pass
+    let recs = steps::attachments::run(recs, report);
     let recs = steps::fold::run(recs, &opts.templates, report);
     let recs = steps::assistant_cleanup::run_after(recs, opts.strict, report, before)?;
     let mut recs = steps::tool_pairing::run(recs, opts.strict, report)?;

@@ -1,13 +1,19 @@
 //! §4 step 2: attachments bubble up to just after the nearest stop above them
 //! (an assistant record, or a user record whose content starts with a tool_result),
 //! or to the top.
+//!
+//! Step 3 ([`super::drop`]) runs in the same pass: a record it drops goes at
+//! once, except that a dropped stop still stops the attachments below it.
 
+use super::drop::kept;
 use super::Relay;
 use crate::model::{Kind, Record};
+use crate::report::Report;
 
-pub fn run<'a, H>(recs: Vec<Record<'a, H>>) -> Vec<Record<'a, H>> {
+/// Steps 2 and 3.
+pub fn run<'a, H>(recs: Vec<Record<'a, H>>, report: &mut Report) -> Vec<Record<'a, H>> {
     if !recs.iter().any(|r| r.kind == Kind::Attachment) {
-        return recs;
+        return super::drop::run(recs, report);
     }
     // One pass forward, in place: an attachment goes out at once, the other
     // records since the last stop wait (in `held`) until the next stop, so the
@@ -16,13 +22,16 @@ pub fn run<'a, H>(recs: Vec<Record<'a, H>>) -> Vec<Record<'a, H>> {
     let mut held: Vec<Record<'a, H>> = Vec::new();
     while let Some(r) = out.next() {
         if r.kind == Kind::Attachment {
+            // step 3 keeps every attachment
             out.push(r);
         } else if r.kind == Kind::Assistant || r.starts_with_tool_result() {
             for h in held.drain(..) {
                 out.push(h);
             }
-            out.push(r);
-        } else {
+            if kept(&r, report) {
+                out.push(r);
+            }
+        } else if kept(&r, report) {
             held.push(r);
         }
     }
@@ -30,4 +39,65 @@ pub fn run<'a, H>(recs: Vec<Record<'a, H>>) -> Vec<Record<'a, H>> {
         out.push(h);
     }
     out.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Block, Content, Kind, Record, Str};
+    use crate::report::Report;
+
+    fn rec(i: usize, kind: Kind, uuid: &'static str) -> Record<'static, ()> {
+        let mut r = Record::new(i, kind, None);
+        r.uuid = Some(Str::Borrowed(uuid));
+        r.content = Content::Str(Str::Borrowed("x"));
+        r
+    }
+
+    /// Steps 1-3 as one runs after another, against the passes that run them.
+    fn steps_1_to_3(recs: Vec<Record<'static, ()>>) -> (Vec<usize>, Report) {
+        let mut report = Report::default();
+        let mut recs = recs;
+        super::super::tombstones::run(&mut recs, &mut report);
+        let out = super::run(recs, &mut report);
+        (out.iter().map(|r| r.index).collect(), report)
+    }
+
+    #[test]
+    fn a_tombstoned_stop_stops_nothing_a_dropped_one_still_does() {
+        // the assistant a tombstone names is gone before step 2: the attachment
+        // below it bubbles to the top
+        let mut t = rec(4, Kind::Tombstone, "t4");
+        t.tombstone_of = Some(Str::Borrowed("a1"));
+        let recs = vec![
+            rec(0, Kind::User, "u0"),
+            rec(1, Kind::Assistant, "a1"),
+            rec(2, Kind::User, "u2"),
+            rec(3, Kind::Attachment, "at3"),
+            t,
+        ];
+        let (order, report) = steps_1_to_3(recs);
+        assert_eq!(order, vec![3, 0, 2]);
+        assert_eq!((report.tombstoned, report.dropped), (2, 0));
+
+        // a virtual assistant is a stop in step 2 and dropped in step 3; a
+        // virtual user above it goes too
+        let mut a = rec(1, Kind::Assistant, "a1");
+        a.is_virtual = true;
+        let mut v = rec(0, Kind::User, "v0");
+        v.is_virtual = true;
+        let mut u = rec(2, Kind::User, "u2");
+        u.content = Content::Blocks(vec![Block::new_error_result(Str::Borrowed("t"), "r")]);
+        let recs = vec![
+            v,
+            a,
+            rec(5, Kind::Progress, "p5"),
+            rec(3, Kind::Attachment, "at3"),
+            u,
+            rec(4, Kind::Attachment, "at4"),
+        ];
+        let (order, report) = steps_1_to_3(recs);
+        // at3 stops at the dropped assistant; u2 starts with a result, a stop
+        assert_eq!(order, vec![3, 2, 4]);
+        assert_eq!((report.tombstoned, report.dropped), (0, 3));
+    }
 }
