@@ -41,6 +41,47 @@ static STOP: [bool; 256] = {
     t
 };
 
+/// The length of the run at the start of `b` that a JSON string holds as it
+/// is: up to the first `"`, `\\` or control character (all of `b` when there
+/// is none). Eight bytes at a time (SWAR) for the first 64: a byte equal to `"`
+/// or `\\`, or below 0x20, sets its high bit in `m`; the lowest such bit is
+/// exact (a borrow only spreads upwards from a real match). A longer run (a
+/// text): a SIMD search for the end, then one vectorized check for control
+/// characters before it.
+#[inline]
+pub(crate) fn plain_run(b: &[u8]) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    let swar_end = b.len().min(64);
+    while i + 8 <= swar_end {
+        let chunk: [u8; 8] = b[i..i + 8].try_into().unwrap_or_default();
+        let x = u64::from_le_bytes(chunk);
+        let q = x ^ (LO * u64::from(b'"'));
+        let s = x ^ (LO * u64::from(b'\\'));
+        let m = (q.wrapping_sub(LO) & !q)
+            | (s.wrapping_sub(LO) & !s)
+            | (x.wrapping_sub(LO * 0x20) & !x);
+        let m = m & HI;
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    if i + 8 > b.len() {
+        return i + b[i..]
+            .iter()
+            .position(|&c| STOP[c as usize])
+            .unwrap_or(b.len() - i);
+    }
+    let rest = &b[i..];
+    let n = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+    if rest[..n].iter().fold(0xff, |m, &c| m.min(c)) < 0x20 {
+        return i + rest[..n].iter().position(|&c| c < 0x20).unwrap_or(0);
+    }
+    i + n
+}
+
 impl<'a> Parser<'a> {
     pub fn new(src: &'a str) -> Self {
         Parser {
@@ -218,54 +259,15 @@ impl<'a> Parser<'a> {
     }
 
     /// Moves to the next `"` or `\\` inside a string, refusing control characters
-    /// and the end of input on the way. Eight bytes at a time (SWAR): a byte
-    /// equal to `"` or `\\`, or below 0x20, sets its high bit in `m`; the lowest
-    /// such bit is exact (a borrow only spreads upwards from a real match).
+    /// and the end of input on the way ([`plain_run`]).
     #[inline]
     fn scan_plain(&mut self) -> R<()> {
-        const LO: u64 = 0x0101_0101_0101_0101;
-        const HI: u64 = 0x8080_8080_8080_8080;
-        let b = self.b;
-        let mut i = self.pos;
-        let swar_end = (i + 64).min(b.len());
-        while i + 8 <= swar_end {
-            let chunk: [u8; 8] = b[i..i + 8].try_into().unwrap_or_default();
-            let x = u64::from_le_bytes(chunk);
-            let q = x ^ (LO * u64::from(b'"'));
-            let s = x ^ (LO * u64::from(b'\\'));
-            let m = (q.wrapping_sub(LO) & !q)
-                | (s.wrapping_sub(LO) & !s)
-                | (x.wrapping_sub(LO * 0x20) & !x);
-            let m = m & HI;
-            if m != 0 {
-                i += (m.trailing_zeros() / 8) as usize;
-                return self.stop_at(i);
-            }
-            i += 8;
-        }
-        if i + 8 > b.len() {
-            while i < b.len() {
-                if STOP[b[i] as usize] {
-                    return self.stop_at(i);
-                }
-                i += 1;
-            }
-            self.pos = b.len();
+        let i = self.pos + plain_run(&self.b[self.pos..]);
+        if i >= self.b.len() {
+            self.pos = self.b.len();
             return Err(self.err("unexpected end of input inside a string"));
         }
-        // A long run (a text): SIMD search for the end, then one vectorized check
-        // for control characters before it.
-        let rest = &b[i..];
-        let n = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-        if rest[..n].iter().fold(0xff, |m, &c| m.min(c)) < 0x20 {
-            let bad = rest[..n].iter().position(|&c| c < 0x20).unwrap_or(0);
-            return self.stop_at(i + bad);
-        }
-        if n == rest.len() {
-            self.pos = b.len();
-            return Err(self.err("unexpected end of input inside a string"));
-        }
-        self.stop_at(i + n)
+        self.stop_at(i)
     }
 
     #[inline]

@@ -1,27 +1,29 @@
 //! Records → JSON text. Unchanged records and blocks are copied byte for byte.
 
-use super::parse::Parser;
+use super::parse::{plain_run, Parser};
 use super::read::Raw;
 use crate::error::Result;
 use crate::model::{Block, BlockKind, Content, Meta, Record};
 use std::borrow::Cow;
 
-/// Writes `s` as a JSON string.
+/// Writes `s` as a JSON string: its plain runs copied whole, the bytes
+/// between them escaped.
 pub fn write_str(out: &mut impl Sink, s: &str) {
     out.byte(b'"');
     let b = s.as_bytes();
     let mut run = 0;
-    for (i, &c) in b.iter().enumerate() {
+    loop {
+        let i = run + plain_run(&b[run..]);
+        out.put(&b[run..i]);
+        let Some(&c) = b.get(i) else { break };
         let esc: &[u8] = match c {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
             b'\n' => b"\\n",
             b'\r' => b"\\r",
             b'\t' => b"\\t",
-            0..=0x1f => b"",
-            _ => continue,
+            _ => b"",
         };
-        out.put(&b[run..i]);
         if esc.is_empty() {
             const HEX: &[u8; 16] = b"0123456789abcdef";
             out.put(b"\\u00");
@@ -32,7 +34,6 @@ pub fn write_str(out: &mut impl Sink, s: &str) {
         }
         run = i + 1;
     }
-    out.put(&b[run..]);
     out.byte(b'"');
 }
 
