@@ -62,40 +62,42 @@ mod tests {
         (out.iter().map(|r| r.index).collect(), report)
     }
 
+    /// Records of `(index, kind, uuid)`.
+    fn recs(spec: &[(usize, Kind, &'static str)]) -> Vec<Record<'static, ()>> {
+        spec.iter().map(|&(i, k, u)| rec(i, k, u)).collect()
+    }
+
     #[test]
     fn a_tombstoned_stop_stops_nothing_a_dropped_one_still_does() {
+        use Kind::{Assistant, Attachment, Progress, Tombstone, User};
         // the assistant a tombstone names is gone before step 2: the attachment
         // below it bubbles to the top
-        let mut t = rec(4, Kind::Tombstone, "t4");
-        t.tombstone_of = Some(Str::Borrowed("a1"));
-        let recs = vec![
-            rec(0, Kind::User, "u0"),
-            rec(1, Kind::Assistant, "a1"),
-            rec(2, Kind::User, "u2"),
-            rec(3, Kind::Attachment, "at3"),
-            t,
-        ];
-        let (order, report) = steps_1_to_3(recs);
+        let mut r = recs(&[
+            (0, User, "u0"),
+            (1, Assistant, "a1"),
+            (2, User, "u2"),
+            (3, Attachment, "at3"),
+            (4, Tombstone, "t4"),
+        ]);
+        r[4].tombstone_of = Some(Str::Borrowed("a1"));
+        let (order, report) = steps_1_to_3(r);
         assert_eq!(order, vec![3, 0, 2]);
         assert_eq!((report.tombstoned, report.dropped), (2, 0));
 
         // a virtual assistant is a stop in step 2 and dropped in step 3; a
         // virtual user above it goes too
-        let mut a = rec(1, Kind::Assistant, "a1");
-        a.is_virtual = true;
-        let mut v = rec(0, Kind::User, "v0");
-        v.is_virtual = true;
-        let mut u = rec(2, Kind::User, "u2");
-        u.content = Content::Blocks(vec![Block::new_error_result(Str::Borrowed("t"), "r")]);
-        let recs = vec![
-            v,
-            a,
-            rec(5, Kind::Progress, "p5"),
-            rec(3, Kind::Attachment, "at3"),
-            u,
-            rec(4, Kind::Attachment, "at4"),
-        ];
-        let (order, report) = steps_1_to_3(recs);
+        let mut r = recs(&[
+            (0, User, "v0"),
+            (1, Assistant, "a1"),
+            (5, Progress, "p5"),
+            (3, Attachment, "at3"),
+            (2, User, "u2"),
+            (4, Attachment, "at4"),
+        ]);
+        r[0].is_virtual = true;
+        r[1].is_virtual = true;
+        r[4].content = Content::Blocks(vec![Block::new_error_result(Str::Borrowed("t"), "r")]);
+        let (order, report) = steps_1_to_3(r);
         // at3 stops at the dropped assistant; u2 starts with a result, a stop
         assert_eq!(order, vec![3, 2, 4]);
         assert_eq!((report.tombstoned, report.dropped), (0, 3));

@@ -13,6 +13,11 @@ fn rules_hit(
         .collect()
 }
 
+/// A rule's hit at `messages[i].content[j]`.
+fn hit(i: usize, j: usize, rule: &'static str) -> (Option<usize>, String, &'static str) {
+    (Some(i), format!("messages[{i}].content[{j}]"), rule)
+}
+
 #[test]
 fn anthropic_pairing() {
     let h = r#"[{"role":"user","content":"q"},
@@ -22,21 +27,9 @@ fn anthropic_pairing() {
     assert_eq!(
         hits,
         vec![
-            (
-                Some(1),
-                "messages[1].content[0]".into(),
-                "anthropic/tool-use-without-result"
-            ),
-            (
-                Some(2),
-                "messages[2].content[1]".into(),
-                "anthropic/tool-result-not-first"
-            ),
-            (
-                Some(2),
-                "messages[2].content[1]".into(),
-                "anthropic/tool-result-without-use"
-            ),
+            hit(1, 0, "anthropic/tool-use-without-result"),
+            hit(2, 1, "anthropic/tool-result-not-first"),
+            hit(2, 1, "anthropic/tool-result-without-use"),
         ]
     );
 }
@@ -63,21 +56,9 @@ fn anthropic_pairing_reads_whole_turns() {
     assert_eq!(
         hits,
         vec![
-            (
-                Some(5),
-                "messages[5].content[1]".into(),
-                "anthropic/tool-result-without-use"
-            ),
-            (
-                Some(6),
-                "messages[6].content[0]".into(),
-                "anthropic/tool-use-without-result"
-            ),
-            (
-                Some(7),
-                "messages[7].content[0]".into(),
-                "anthropic/tool-result-without-use"
-            ),
+            hit(5, 1, "anthropic/tool-result-without-use"),
+            hit(6, 0, "anthropic/tool-use-without-result"),
+            hit(7, 0, "anthropic/tool-result-without-use"),
         ]
     );
 }
@@ -124,11 +105,7 @@ fn bedrock_needs_tool_config() {
         {"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":[{"text":""}]}}]}]"#;
     assert_eq!(
         rules_hit("bedrock", h, None),
-        vec![(
-            Some(1),
-            "messages[1].content[0]".into(),
-            "bedrock/tool-config-required"
-        )]
+        vec![hit(1, 0, "bedrock/tool-config-required")]
     );
     let tools = r#"{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{}}}}]}"#;
     assert_eq!(rules_hit("bedrock", h, Some(tools)), vec![]);
