@@ -53,7 +53,7 @@ mod tests {
         r
     }
 
-    /// Steps 1-3 as one runs after another, against the passes that run them.
+    /// Steps 1–3 as `normalize_after` runs them: the output's input indices.
     fn steps_1_to_3(recs: Vec<Record<'static, ()>>) -> (Vec<usize>, Report) {
         let mut report = Report::default();
         let mut recs = recs;

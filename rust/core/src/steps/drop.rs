@@ -6,20 +6,15 @@
 use crate::model::{Kind, Record};
 use crate::report::Report;
 
-/// Whether step 3 keeps `r`.
-pub fn keeps<H>(r: &Record<'_, H>) -> bool {
-    match r.kind {
+/// Whether step 3 keeps `r`; a record it drops is counted into `report`.
+pub fn kept<H>(r: &Record<'_, H>, report: &mut Report) -> bool {
+    let keep = match r.kind {
         Kind::Progress | Kind::ToolUseSummary | Kind::Entry | Kind::Tombstone => false,
         Kind::System => r.local_command || r.system_prompt,
         Kind::User => !r.is_virtual,
         Kind::Assistant => !r.is_virtual && !r.synthetic_error,
         Kind::Attachment => true,
-    }
-}
-
-/// Counts `r` into `report` when step 3 drops it: `false` then.
-pub fn kept<H>(r: &Record<'_, H>, report: &mut Report) -> bool {
-    let keep = keeps(r);
+    };
     if !keep && r.kind != Kind::Tombstone {
         report.dropped += 1;
     }

@@ -262,8 +262,8 @@ impl Turns {
     }
 
     /// Into `set`, the ids `ids` finds in turn `t` (none when there is no such
-    /// turn); `set` already holds them when `held` says it holds turn `t`, so
-    /// every turn is read once however many messages ask for it.
+    /// turn); `set` already holds them when `held` names turn `t` (`None`: an
+    /// empty set), so every turn is read once however many messages ask for it.
     fn ids<'v, I: Iterator<Item = (usize, &'v str)>>(
         &self,
         c: &Ctx<'v, '_>,
@@ -272,7 +272,7 @@ impl Turns {
         set: &mut AHashSet<&'v str>,
         held: &mut Option<usize>,
     ) {
-        if *held == t && t.is_some() {
+        if *held == t {
             return;
         }
         set.clear();
