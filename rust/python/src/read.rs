@@ -422,6 +422,10 @@ impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
         })
     }
     #[inline]
+    fn len_hint(&self, v: &Obj<'py>) -> usize {
+        v.cast::<PyList>().map_or(0, |l| l.len())
+    }
+    #[inline]
     fn array<F>(&mut self, v: Obj<'py>, mut f: F) -> R<()>
     where
         F: FnMut(&mut Self, usize, Obj<'py>) -> R<()>,

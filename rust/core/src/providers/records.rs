@@ -59,6 +59,13 @@ impl<'a> Source<'a> for ValueSource {
         Ok(o)
     }
     #[inline]
+    fn len_hint(&self, v: &&'a Value) -> usize {
+        match v {
+            Value::Arr(items) => items.len(),
+            _ => 0,
+        }
+    }
+    #[inline]
     fn array<F>(&mut self, v: &'a Value, mut f: F) -> VR<()>
     where
         F: FnMut(&mut Self, usize, &'a Value) -> VR<()>,

@@ -421,7 +421,10 @@ fn read_content<'a, S: Source<'a>>(
             Ok(Some((Content::Str(Cow::Borrowed("")), Cost::default())))
         }
         ValueKind::Array => {
-            let mut blocks = Vec::new();
+            // Sized to the list where the source knows it, else to one block
+            // (a first push would reserve four: at a million records the
+            // blocks' unused room was more fresh memory than the records).
+            let mut blocks = Vec::with_capacity(src.len_hint(&v));
             let mut cost = Cost::default();
             src.array(v, |src, j, b| {
                 // Matched, not mapped: the block is moved once, into the list.

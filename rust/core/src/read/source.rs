@@ -74,6 +74,13 @@ pub trait Source<'a>: Sized {
     ) -> Result<Self::Whole, ReadError<Self::Error>>
     where
         F: FnMut(&mut Self, K, Self::Value) -> Result<Mask, ReadError<Self::Error>>;
+    /// How many elements array `v` has, when the source knows without reading
+    /// them; 1 otherwise. A list of blocks is allocated at this size: a
+    /// source that reads JSON cannot know, and most contents hold one block.
+    #[inline]
+    fn len_hint(&self, _v: &Self::Value) -> usize {
+        1
+    }
     /// Calls `f` with each element of array `v` (its kind is [`ValueKind::Array`]).
     fn array<F>(&mut self, v: Self::Value, f: F) -> Result<(), ReadError<Self::Error>>
     where
