@@ -222,7 +222,15 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             return Ok(Cow::Borrowed(s));
         }
-        let mut out = String::with_capacity(self.pos - start + 16);
+        // Escapes: the string's end first (an escape is never shorter than
+        // what it stands for, so the text fits in the escaped length), then
+        // the text into one allocation. Grown by doubling instead, a long
+        // text's buffers were fresh memory several times over.
+        let esc = self.pos;
+        self.pos = start - 1;
+        let len = self.skip_string()?.len() - 2;
+        self.pos = esc;
+        let mut out = String::with_capacity(len);
         out.push_str(&self.src[start..self.pos]);
         loop {
             let run = self.pos;

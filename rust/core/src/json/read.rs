@@ -426,6 +426,54 @@ mod tests {
         }
     }
 
+    /// A content list of one block holds room for one (a first push reserves
+    /// four: at a million records that room was more memory than the
+    /// records); longer lists hold at least their blocks.
+    #[test]
+    fn a_content_list_is_sized_to_its_blocks() {
+        let one = r#"{"type":"assistant","uuid":"a","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}"#;
+        let recs = read_records(one, ReadOpts::default()).unwrap();
+        let Content::Blocks(b) = &recs[0].content else {
+            panic!("blocks expected");
+        };
+        assert_eq!((b.len(), b.capacity()), (1, 1));
+        let three = r#"{"type":"assistant","uuid":"a","message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b\nc"},{"type":"text","text":"d"}]}}"#;
+        let recs = read_records(three, ReadOpts::default()).unwrap();
+        let texts: Vec<_> = recs[0]
+            .content
+            .blocks()
+            .iter()
+            .map(|b| b.text_str().to_owned())
+            .collect();
+        assert_eq!(texts, ["a", "b\nc", "d"]);
+    }
+
+    /// A string with escapes is unescaped into one allocation of at most its
+    /// escaped length, whatever the escapes.
+    #[test]
+    fn an_escaped_string_is_read_whole() {
+        for (json, text) in [
+            (r#""a\nb""#, "a\nb"),
+            (r#""\u00e9\ud83d\ude00x""#, "\u{e9}\u{1f600}x"),
+            (
+                r#""plain then \" and \\ and \/""#,
+                "plain then \" and \\ and /",
+            ),
+        ] {
+            let mut p = crate::json::parse::Parser::new(json);
+            let s = p.string().unwrap();
+            assert_eq!(s, text, "{json}");
+            assert!(s.len() <= json.len() - 2, "{json}");
+        }
+        // errors after an escape are the parser's, at the same place
+        let mut p = crate::json::parse::Parser::new(r#""a\n\q""#);
+        assert!(p
+            .string()
+            .unwrap_err()
+            .to_string()
+            .contains("invalid escape"));
+    }
+
     #[test]
     fn top_level_content_of_a_system_record_is_its_content() {
         for src in [
