@@ -205,7 +205,7 @@ impl<'py> Json<'py> {
         }
         let py = self.py;
         let len = self.off(|| json::records_len(recs))?;
-        Ok(PyBytes::new_with(py, len, |buf| {
+        Ok(crate::alloc::bytes_with(py, len, |buf| {
             self.off(|| json::write_records_into(recs, buf))
         })?
         .into_any())

@@ -119,7 +119,7 @@ pub fn load_session<'py>(
             .into_any());
     }
     let loaded = released(py, || session::load(&sources, &opts))?;
-    let out = PyBytes::new_with(py, loaded.chain_len(), |buf| {
+    let out = crate::alloc::bytes_with(py, loaded.chain_len(), |buf| {
         released(py, || loaded.write_chain_into(buf))
     })?;
     let ts = PyList::empty(py);
