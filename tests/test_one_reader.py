@@ -96,3 +96,19 @@ def test_counting_reads_the_same_records() -> None:
     assert msgnorm.count_tokens_per_record(records) == msgnorm.count_tokens_per_record(
         json.dumps(records).encode()
     )
+
+
+def test_a_large_history_gives_one_output_on_every_kind() -> None:
+    # 20,000 records: the records' array and the output are over 4 MiB, the
+    # size from which (on Linux) they are mapped in huge pages and grown
+    # without a copy, and the output bytes are advised before they are zeroed.
+    from support import generate
+
+    data = generate.generate_bytes(20_000, seed=4)
+    out = msgnorm.normalize_for_api(data)
+    assert len(out) > 4 << 20
+    from_dicts = msgnorm.normalize_for_api(json.loads(data))
+    assert json.loads(out) == from_dicts
+    assert msgnorm.normalize_for_api(data.decode()) == out.decode()
+    lines = b"\n".join(json.dumps(r).encode() for r in json.loads(data))
+    assert json.loads(msgnorm.normalize_for_api(lines)) == from_dicts

@@ -79,14 +79,15 @@ macro_rules! by_tier {
 
 /// Asks the kernel to back the whole 2 MiB pages inside `[p, p + len)`, a
 /// block another allocator made, with transparent huge pages (Linux;
-/// elsewhere nothing). The advice splits the block's mapping where it
-/// starts and ends: the allocator's own later resizing of the block by
-/// `mremap` then fails, and it copies instead (glibc does), so this is for
-/// blocks that are not resized. A large buffer is
-/// written once from start to end right after it is allocated: in 4 KiB pages
-/// that is one page fault per 4 KiB, in huge pages one per 2 MiB, with the
-/// same bytes zeroed. Where the system leaves huge pages off (`never`), or
-/// uses them for every mapping (`always`), the advice changes nothing.
+/// elsewhere nothing). A large buffer is written once from start to end right
+/// after it is allocated: in 4 KiB pages that is one page fault per 4 KiB, in
+/// huge pages one per 2 MiB, with the same bytes zeroed. Where the system
+/// leaves huge pages off (`never`), or uses them for every mapping
+/// (`always`), the advice changes nothing.
+///
+/// The advice splits the block's mapping where the range starts and ends, so
+/// the allocator's own resizing of the block by `mremap` would fail (glibc
+/// then copies instead): this is for blocks that are not resized.
 #[inline]
 pub fn advise_huge(p: *mut u8, len: usize) {
     #[cfg(target_os = "linux")]
