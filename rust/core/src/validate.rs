@@ -72,12 +72,22 @@ pub enum KeyUse {
 
 /// What the tree keeps of the value of `key`.
 pub fn key_use(key: &str) -> KeyUse {
-    if READ_KEYS.contains(&key) {
-        KeyUse::Read
-    } else if KIND_KEYS.contains(&key) {
-        KeyUse::Kind
+    key_of(key).map_or(KeyUse::Drop, |(u, _)| u)
+}
+
+/// What the tree keeps of the value of `key` ([`KeyUse::Read`] or
+/// [`KeyUse::Kind`]) and the key as the tree holds it: the same text from the
+/// key tables, not from the input. Every rule's lookup compares keys; the
+/// tables' few strings stay in cache where the input's copies of them, one per
+/// object, would each be a cache miss. `None`: the key is dropped.
+pub fn key_of(key: &str) -> Option<(KeyUse, &'static str)> {
+    if let Some(k) = READ_KEYS.iter().find(|k| **k == key) {
+        Some((KeyUse::Read, k))
     } else {
-        KeyUse::Drop
+        KIND_KEYS
+            .iter()
+            .find(|k| **k == key)
+            .map(|k| (KeyUse::Kind, *k))
     }
 }
 
@@ -198,17 +208,17 @@ fn parse_in<'a>(p: &mut Parser<'a>, depth: usize, s: &mut Scratch<'a>) -> Result
             let start = s.kv.len();
             let mut first = true;
             while let Some((_, key)) = p.next_key(&mut first)? {
-                match key_use(&key) {
-                    KeyUse::Read => {
+                match key_of(&key) {
+                    Some((KeyUse::Read, key)) => {
                         let v = parse_in(p, depth + 1, s)?;
-                        s.kv.push((key, v));
+                        s.kv.push((Cow::Borrowed(key), v));
                     }
-                    KeyUse::Kind => {
+                    Some((_, key)) => {
                         let k = peek_kind(p.peek()?);
                         p.skip_value()?;
-                        s.kv.push((key, Value::Skipped(k)));
+                        s.kv.push((Cow::Borrowed(key), Value::Skipped(k)));
                     }
-                    KeyUse::Drop => {
+                    None => {
                         p.skip_value()?;
                     }
                 }

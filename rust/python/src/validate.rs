@@ -3,7 +3,7 @@
 
 use crate::Failure;
 use crate::{guard, to_pyerr};
-use msgnorm_core::validate::{self as v, key_use, KeyUse, Kind, Value, MAX_DEPTH};
+use msgnorm_core::validate::{self as v, key_of, KeyUse, Kind, Value, MAX_DEPTH};
 use msgnorm_core::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -64,12 +64,14 @@ pub fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value<'static>
                 continue;
             };
             let Ok(key) = k.to_str() else { continue };
-            let val = match key_use(key) {
-                KeyUse::Read => to_value(&val, depth + 1)?,
-                KeyUse::Kind => Value::Skipped(kind_of(&val)),
-                KeyUse::Drop => continue,
+            let Some((used, key)) = key_of(key) else {
+                continue;
             };
-            kv.push((Cow::Owned(key.to_owned()), val));
+            let val = match used {
+                KeyUse::Read => to_value(&val, depth + 1)?,
+                _ => Value::Skipped(kind_of(&val)),
+            };
+            kv.push((Cow::Borrowed(key), val));
         }
         return Ok(Value::Object(kv));
     }

@@ -4,7 +4,7 @@
 //! and insert its first user turn).
 
 use super::{Provider, Value};
-use crate::validate::{self as v, key_use, KeyUse, Kind, MAX_DEPTH};
+use crate::validate::{self as v, key_of, KeyUse, Kind, MAX_DEPTH};
 use std::borrow::Cow;
 
 /// The rules' view of a value: the keys some rule reads, the strings borrowed.
@@ -21,10 +21,10 @@ fn view(x: &Value, depth: usize) -> v::Value<'_> {
         Value::Obj(m) => v::Value::Object(
             m.iter()
                 .filter_map(|(k, val)| {
-                    let val = match key_use(k) {
+                    let (used, k) = key_of(k)?;
+                    let val = match used {
                         KeyUse::Read => view(val, depth + 1),
-                        KeyUse::Kind => v::Value::Skipped(kind(val)),
-                        KeyUse::Drop => return None,
+                        _ => v::Value::Skipped(kind(val)),
                     };
                     Some((Cow::Borrowed(k), val))
                 })
