@@ -179,18 +179,35 @@ unsafe impl GlobalAlloc for Mapped {
         }
         // `mremap` moves one mapping whole; a block split since (another
         // `madvise` on part of it) is moved by copy.
-        // SAFETY: the new layout is valid (the caller guarantees `new_size`
-        // rounded to the alignment fits `isize`); the two mappings are
-        // distinct, each valid for its size; the old one is unmapped once.
-        unsafe {
-            let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
-            let new = self.alloc(new_layout);
-            if !new.is_null() {
-                std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
-                self.dealloc(ptr, layout);
-            }
-            new
+        // SAFETY: the caller's guarantees are `realloc`'s, passed on; the
+        // block is one of `self`'s.
+        unsafe { move_by_copy(self, ptr, layout, new_size) }
+    }
+}
+
+/// `realloc` as `alloc` + copy + `dealloc`, all by `a` (which made the block).
+///
+/// # Safety
+/// `realloc`'s contract: `ptr` was allocated by `a` with `layout`, `new_size`
+/// is non-zero and, rounded up to `layout.align()`, does not overflow `isize`.
+unsafe fn move_by_copy(
+    a: &impl GlobalAlloc,
+    ptr: *mut u8,
+    layout: Layout,
+    new_size: usize,
+) -> *mut u8 {
+    // SAFETY: the new layout is valid (the contract above). The old block is
+    // valid for `layout.size()` bytes and the new one for `new_size`; they do
+    // not overlap, and the old one is freed once, with its own layout, by the
+    // allocator that made it.
+    unsafe {
+        let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
+        let new = a.alloc(new_layout);
+        if !new.is_null() {
+            std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+            a.dealloc(ptr, layout);
         }
+        new
     }
 }
 
@@ -261,20 +278,10 @@ unsafe impl GlobalAlloc for Split {
             // SAFETY: the block belongs to the allocator both sizes select.
             return unsafe { by_tier!(from, |a| a.realloc(ptr, layout, new_size)) };
         }
-        // SAFETY: the caller guarantees `new_size` > 0 and that it, rounded up
-        // to `layout.align()`, does not overflow `isize`: the layout is valid.
-        // The old block is valid for `layout.size()` bytes and the new one for
-        // `new_size`; they do not overlap, and the old one is freed with its
-        // own layout.
-        unsafe {
-            let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
-            let new = self.alloc(new_layout);
-            if !new.is_null() {
-                std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
-                self.dealloc(ptr, layout);
-            }
-            new
-        }
+        // SAFETY: the caller's guarantees are `realloc`'s, passed on; `Split`
+        // frees the old block by the tier that made it and allocates the new
+        // one by the tier its size selects.
+        unsafe { move_by_copy(self, ptr, layout, new_size) }
     }
 }
 
