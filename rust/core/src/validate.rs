@@ -66,20 +66,13 @@ pub enum KeyUse {
     Read,
     /// Its kind only ([`Value::Skipped`]).
     Kind,
-    /// Nothing: no rule looks at the key.
-    Drop,
 }
 
-/// What the tree keeps of the value of `key`.
-pub fn key_use(key: &str) -> KeyUse {
-    key_of(key).map_or(KeyUse::Drop, |(u, _)| u)
-}
-
-/// What the tree keeps of the value of `key` ([`KeyUse::Read`] or
-/// [`KeyUse::Kind`]) and the key as the tree holds it: the same text from the
-/// key tables, not from the input. Every rule's lookup compares keys; the
-/// tables' few strings stay in cache where the input's copies of them, one per
-/// object, would each be a cache miss. `None`: the key is dropped.
+/// What the tree keeps of the value of `key`, and the key as the tree holds
+/// it: the same text from the key tables, not from the input. Every rule's
+/// lookup compares keys; the tables' few strings stay in cache where the
+/// input's copies of them, one per object, would each be a cache miss.
+/// `None`: no rule looks at the key, and the tree leaves it out.
 pub fn key_of(key: &str) -> Option<(KeyUse, &'static str)> {
     if let Some(k) = READ_KEYS.iter().find(|k| **k == key) {
         Some((KeyUse::Read, k))
@@ -213,7 +206,7 @@ fn parse_in<'a>(p: &mut Parser<'a>, depth: usize, s: &mut Scratch<'a>) -> Result
                         let v = parse_in(p, depth + 1, s)?;
                         s.kv.push((Cow::Borrowed(key), v));
                     }
-                    Some((_, key)) => {
+                    Some((KeyUse::Kind, key)) => {
                         let k = peek_kind(p.peek()?);
                         p.skip_value()?;
                         s.kv.push((Cow::Borrowed(key), Value::Skipped(k)));

@@ -69,7 +69,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value<'static>
             };
             let val = match used {
                 KeyUse::Read => to_value(&val, depth + 1)?,
-                _ => Value::Skipped(kind_of(&val)),
+                KeyUse::Kind => Value::Skipped(kind_of(&val)),
             };
             kv.push((Cow::Borrowed(key), val));
         }

@@ -24,7 +24,7 @@ fn view(x: &Value, depth: usize) -> v::Value<'_> {
                     let (used, k) = key_of(k)?;
                     let val = match used {
                         KeyUse::Read => view(val, depth + 1),
-                        _ => v::Value::Skipped(kind(val)),
+                        KeyUse::Kind => v::Value::Skipped(kind(val)),
                     };
                     Some((Cow::Borrowed(k), val))
                 })
