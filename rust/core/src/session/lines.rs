@@ -6,6 +6,7 @@
 //! yields every record; a record after a truncated one on the same line is
 //! found again. A BOM, CRLF line ends and blank lines are fine.
 
+use super::tree::Packs;
 use super::{LineIssue, Report};
 use crate::error::{Error, Result};
 use crate::json::parse::Parser;
@@ -16,10 +17,12 @@ use crate::model::Record;
 /// How many times one broken line is searched for a record after the break.
 const MAX_RESYNC: usize = 8;
 
-/// The records of one file, each with its 1-based line number.
+/// The records of one file, each with its 1-based line number and its
+/// uuids packed for the tree.
 pub struct FileRecords<'a> {
     pub records: Vec<Record<'a, Raw<'a>>>,
     pub lines: Vec<usize>,
+    pub packs: Vec<Packs>,
 }
 
 /// Reads one session file. With `raise`, the first broken line is an error
@@ -34,6 +37,7 @@ pub fn read_file<'a>(
     let mut out = FileRecords {
         records: Vec::new(),
         lines: Vec::new(),
+        packs: Vec::new(),
     };
     let opts = ReadOpts {
         links: true,
@@ -115,6 +119,7 @@ fn read_line<'a>(
             Ok(rec) => {
                 *index += 1;
                 values += 1;
+                out.packs.push(Packs::of(&rec));
                 out.records.push(rec);
                 out.lines.push(at.line_no);
                 continue;

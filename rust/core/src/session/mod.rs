@@ -253,22 +253,32 @@ pub fn load<'a>(files: &[SourceFile<'a>], opts: &Options<'_>) -> Result<Loaded<'
             .cmp(&newest[b])
             .then_with(|| files[a].name.cmp(files[b].name))
     });
+    // The pool in that order, each vector sized once (a single file's records
+    // are moved, not copied: at a million records they are a quarter gigabyte).
+    let total: usize = per_file.iter().map(|f| f.records.len()).sum();
     let mut records = Vec::new();
-    let mut origin = Vec::new();
-    let mut file_agent = Vec::new();
+    let mut origin = Vec::with_capacity(total);
+    let mut file_agent = Vec::with_capacity(total);
+    let mut packs = Vec::new();
     let mut slots: Vec<Option<lines::FileRecords<'a>>> = per_file.into_iter().map(Some).collect();
     for &k in &order {
         let Some(f) = slots[k].take() else { continue };
-        for (rec, line) in f.records.into_iter().zip(f.lines) {
-            records.push(rec);
-            origin.push((k, line));
-            file_agent.push(files[k].agent_id);
+        origin.extend(f.lines.iter().map(|&line| (k, line)));
+        file_agent.extend(f.lines.iter().map(|_| files[k].agent_id));
+        if records.is_empty() {
+            records = f.records;
+            records.reserve_exact(total - records.len());
+            packs = f.packs;
+            packs.reserve_exact(total - packs.len());
+        } else {
+            records.extend(f.records);
+            packs.extend(f.packs);
         }
     }
     report.records = records.len();
     let read = report.clone();
     let (mut chain, mut threads, mut chosen) =
-        tree::choose(&records, &origin, &file_agent, opts, &mut report)?;
+        tree::choose(&records, &origin, &file_agent, &packs, opts, &mut report)?;
     if let Some(limits) = opts.fit {
         // The chosen thread first; should leaving its unfit records out bring
         // others onto it, every record: at most three choices in all.
@@ -306,11 +316,13 @@ pub fn load<'a>(files: &[SourceFile<'a>], opts: &Options<'_>) -> Result<Loaded<'
             origin.retain(|_| *k.next().unwrap_or(&true));
             let mut k = keep.iter();
             file_agent.retain(|_| *k.next().unwrap_or(&true));
+            let mut k = keep.iter();
+            packs.retain(|_| *k.next().unwrap_or(&true));
             report = read.clone();
             report.records = records.len();
             report.skipped.extend(dropped.iter().cloned());
             (chain, threads, chosen) =
-                tree::choose(&records, &origin, &file_agent, opts, &mut report)?;
+                tree::choose(&records, &origin, &file_agent, &packs, opts, &mut report)?;
         }
         if !dropped.is_empty() {
             report.skipped.sort_by_key(|i| (i.file, i.line));

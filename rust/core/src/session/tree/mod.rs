@@ -15,6 +15,7 @@ mod recover;
 mod threads;
 
 pub use threads::choose;
+
 use threads::{prompt_of, Prompt};
 
 use super::{compact, Options, Report};
@@ -24,6 +25,108 @@ use ahash::{AHashMap, AHashSet};
 use std::collections::hash_map::Entry;
 
 const NONE: usize = usize::MAX;
+
+/// How many of the live nodes just before a record are compared with its
+/// parent's uuid before the uuid map is asked.
+const NEAR: usize = 4;
+
+/// A canonical lowercase UUID (`8-4-4-4-12` hex digits, what Claude Code
+/// writes) packed into 16 bytes. The packing is one-to-one: two packed uuids
+/// are equal exactly when their texts are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Packed(u64, u64);
+
+/// A uuid as the tree's map key: packed, so that a probe compares two words
+/// in the table instead of reading the stored key's text back from the input
+/// (a cache miss per lookup at a million records); any other string as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Key<'r> {
+    Packed(Packed),
+    Text(&'r str),
+}
+
+/// Digit value of a lowercase hex digit, or 16.
+const HEX: [u8; 256] = {
+    let mut t = [16u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// `s` packed, if it is a canonical lowercase UUID.
+pub fn pack(s: &str) -> Option<Packed> {
+    let b = s.as_bytes();
+    if b.len() != 36 || b[8] != b'-' || b[13] != b'-' || b[18] != b'-' || b[23] != b'-' {
+        return None;
+    }
+    let mut words = [0u64; 2];
+    let mut digits = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            continue;
+        }
+        let d = HEX[usize::from(c)];
+        if d > 15 {
+            return None;
+        }
+        let w = &mut words[digits / 16];
+        *w = (*w << 4) | u64::from(d);
+        digits += 1;
+    }
+    Some(Packed(words[0], words[1]))
+}
+
+fn key(s: &str) -> Key<'_> {
+    pack(s).map_or(Key::Text(s), Key::Packed)
+}
+
+/// A timestamp of at most 32 bytes as a key that orders like its text: its
+/// bytes zero-padded, then its length (of two texts equal but for the
+/// padding, the shorter is a prefix of the other and sorts first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Stamp([u64; 4], u8);
+
+/// `s` as a [`Stamp`], if it is at most 32 bytes long.
+pub fn stamp(s: &str) -> Option<Stamp> {
+    let b = s.as_bytes();
+    let len = u8::try_from(b.len()).ok().filter(|&n| n <= 32)?;
+    let mut buf = [0u8; 32];
+    buf[..b.len()].copy_from_slice(b);
+    let mut words = [0u64; 4];
+    for (w, c) in words.iter_mut().zip(buf.chunks_exact(8)) {
+        *w = c.iter().fold(0, |acc, &x| (acc << 8) | u64::from(x));
+    }
+    Some(Stamp(words, len))
+}
+
+/// A record's `uuid`, `parentUuid` and `timestamp`, packed by the reader while
+/// their text is in cache: a later pass over a million records that reads them
+/// from the input again misses the cache (and the TLB) on every record.
+/// `None`: absent, or not packable (the tree then reads the text).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Packs {
+    pub uuid: Option<Packed>,
+    pub parent: Option<Packed>,
+    pub timestamp: Option<Stamp>,
+}
+
+impl Packs {
+    pub fn of(r: &Rec<'_>) -> Packs {
+        Packs {
+            uuid: r.uuid.as_deref().and_then(pack),
+            parent: links(r).and_then(|l| l.parent.as_deref()).and_then(pack),
+            timestamp: timestamp(r).and_then(stamp),
+        }
+    }
+}
 
 /// A thread walked to its root, with its parallel tool records put back.
 struct Walked {
@@ -44,22 +147,25 @@ enum Seen {
 
 /// Per-node facts the thread listing needs, computed once for every node.
 #[derive(Clone, Copy)]
-struct Info<'r> {
+struct Info {
     /// Records from the thread's start (its root, or its last compaction) to here.
     count: usize,
     /// The first record with a real prompt, and the first with a slash command.
     first_prompt: usize,
     first_command: usize,
-    last_ts: Option<&'r str>,
+    /// The record with the latest `timestamp` (the first of equal ones).
+    last_ts: usize,
 }
 
 struct Tree<'r, 'a> {
     recs: &'r [Rec<'a>],
+    /// Per record, as [`Packs::of`] gives them (empty: the text is read).
+    packs: &'r [Packs],
     /// Live nodes (the last record of each uuid) in order of the uuid's first appearance.
     live: Vec<usize>,
     /// Position of each live node in `live` (file order of first appearance).
     live_pos: Vec<usize>,
-    by_uuid: AHashMap<&'r str, usize>,
+    by_uuid: AHashMap<Key<'r>, usize>,
     parent: Vec<usize>,
     logical: Vec<usize>,
     /// Some record names it as its `parentUuid`.
@@ -132,19 +238,30 @@ fn is_boundary(r: &Rec<'_>) -> bool {
 }
 
 impl<'r, 'a> Tree<'r, 'a> {
-    fn new(recs: &'r [Rec<'a>], relink: bool, report: &mut Report) -> Self {
+    /// `packs`: per record, as [`Packs::of`] gives them (or empty: the tree
+    /// reads every uuid's text).
+    fn new(recs: &'r [Rec<'a>], packs: &'r [Packs], relink: bool, report: &mut Report) -> Self {
         let n = recs.len();
-        let mut by_uuid: AHashMap<&'r str, usize> = AHashMap::with_capacity(n);
+        let mut by_uuid: AHashMap<Key<'r>, usize> = AHashMap::with_capacity(n);
         let mut live: Vec<usize> = Vec::with_capacity(n);
+        // The key of each live node, beside `live`.
+        let mut live_keys: Vec<Key<'r>> = Vec::with_capacity(n);
         for (i, r) in recs.iter().enumerate() {
             if !is_member(r) {
                 continue;
             }
-            let Some(u) = r.uuid.as_deref() else { continue };
-            match by_uuid.entry(u) {
+            let k = match packs.get(i).and_then(|p| p.uuid) {
+                Some(p) => Key::Packed(p),
+                None => match r.uuid.as_deref() {
+                    Some(u) => key(u),
+                    None => continue,
+                },
+            };
+            match by_uuid.entry(k) {
                 Entry::Vacant(e) => {
                     e.insert(i);
                     live.push(i);
+                    live_keys.push(k);
                 }
                 Entry::Occupied(mut e) => {
                     report.duplicate_uuids += 1;
@@ -154,10 +271,8 @@ impl<'r, 'a> Tree<'r, 'a> {
         }
         if report.duplicate_uuids > 0 {
             // The last copy of a uuid is the live one, at its first copy's place.
-            for slot in &mut live {
-                if let Some(u) = recs[*slot].uuid.as_deref() {
-                    *slot = by_uuid[u];
-                }
+            for (k, slot) in live.iter_mut().enumerate() {
+                *slot = by_uuid[&live_keys[k]];
             }
         }
         let mut live_pos = vec![NONE; n];
@@ -166,13 +281,23 @@ impl<'r, 'a> Tree<'r, 'a> {
         for (k, &i) in live.iter().enumerate() {
             live_pos[i] = k;
             let r = &recs[i];
-            if let Some(p) = parent_str(r) {
-                match by_uuid.get(p) {
-                    Some(&j) => parent[i] = j,
+            let pk = match packs.get(i).and_then(|p| p.parent) {
+                Some(p) => Some(Key::Packed(p)),
+                None => parent_str(r).map(key),
+            };
+            if let Some(pk) = pk {
+                // A record is written after its parent, most often right after
+                // it: the last few live nodes are looked at before the map.
+                let near = live_keys[k.saturating_sub(NEAR)..k]
+                    .iter()
+                    .rposition(|&q| q == pk)
+                    .map(|m| live[k.saturating_sub(NEAR) + m]);
+                match near.or_else(|| by_uuid.get(&pk).copied()) {
+                    Some(j) => parent[i] = j,
                     None => report.missing_parents += 1,
                 }
             } else if let Some(lp) = non_empty(links(r).and_then(|l| l.logical_parent.as_deref())) {
-                match by_uuid.get(lp) {
+                match by_uuid.get(&key(lp)) {
                     Some(&j) => logical[i] = j,
                     None => report.missing_parents += 1,
                 }
@@ -180,6 +305,7 @@ impl<'r, 'a> Tree<'r, 'a> {
         }
         let mut tree = Tree {
             recs,
+            packs,
             live,
             live_pos,
             by_uuid,
@@ -202,7 +328,7 @@ impl<'r, 'a> Tree<'r, 'a> {
             // An earlier copy of a uuid still names its parent.
             for (i, r) in recs.iter().enumerate() {
                 if live_pos[i] == NONE && is_member(r) {
-                    if let Some(&j) = parent_str(r).and_then(|p| by_uuid.get(p)) {
+                    if let Some(&j) = parent_str(r).and_then(|p| by_uuid.get(&key(p))) {
                         has_child[j] = true;
                     }
                 }
@@ -263,7 +389,7 @@ impl<'r, 'a> Tree<'r, 'a> {
     /// relinked: every uuid is a record, the walk from the tail reaches the
     /// head, and the anchor is neither in the segment nor below it.
     fn segment(&self, p: &compact::Preserved) -> Option<(usize, usize, usize, usize)> {
-        let get = |u: &str| self.by_uuid.get(u).copied();
+        let get = |u: &str| self.find(u);
         let (anchor, head, tail) = (get(&p.anchor)?, get(&p.head)?, get(&p.tail)?);
         if p.listed.iter().any(|u| get(u).is_none()) {
             return None;
@@ -291,6 +417,11 @@ impl<'r, 'a> Tree<'r, 'a> {
             steps += 1;
         }
         Some((anchor, head, tail, members.len()))
+    }
+
+    /// The live record of a uuid.
+    fn find(&self, u: &str) -> Option<usize> {
+        self.by_uuid.get(&key(u)).copied()
     }
 
     /// No record's `parentUuid` (or `logicalParentUuid`) names a record of the pool.
@@ -383,19 +514,26 @@ impl<'r, 'a> Tree<'r, 'a> {
 
     /// Per node: records since its thread's start, its first prompt, its latest
     /// timestamp. One pass over every node; counts each `parentUuid` cycle once.
-    fn infos(&self, cut: bool, report: &mut Report) -> Vec<Info<'r>> {
+    fn infos(&self, cut: bool, report: &mut Report) -> Vec<Info> {
         let empty = Info {
             count: 0,
             first_prompt: NONE,
             first_command: NONE,
-            last_ts: None,
+            last_ts: NONE,
         };
         self.memo(
             |i| self.full_parent(i),
             empty,
             |i, base| {
                 let r = &self.recs[i];
-                let prompt = prompt_of(r).map(|p| p.0);
+                // Read only while the thread has no prompt of that kind yet
+                // (a record's text is a cache miss at a million records).
+                let wanted = base.first_prompt == NONE || base.first_command == NONE;
+                let prompt = if wanted {
+                    prompt_of(r).map(|p| p.0)
+                } else {
+                    None
+                };
                 let first = |have: usize, kind: Prompt| {
                     if have == NONE && prompt == Some(kind) {
                         i
@@ -411,11 +549,33 @@ impl<'r, 'a> Tree<'r, 'a> {
                     },
                     first_prompt: first(base.first_prompt, Prompt::Text),
                     first_command: first(base.first_command, Prompt::Command),
-                    last_ts: base.last_ts.max(timestamp(r)),
+                    last_ts: self.later(base.last_ts, i),
                 }
             },
             || report.cycles += 1,
         )
+    }
+
+    /// Of two records (`NONE`: none), the one with the later `timestamp`; on a
+    /// tie, or when `j` has none, `i`.
+    fn later(&self, i: usize, j: usize) -> usize {
+        if i == NONE {
+            return if timestamp(&self.recs[j]).is_some() {
+                j
+            } else {
+                NONE
+            };
+        }
+        let packed = |k: usize| self.packs.get(k).and_then(|p| p.timestamp);
+        let j_later = match (packed(i), packed(j)) {
+            (Some(a), Some(b)) => b > a,
+            _ => timestamp(&self.recs[j]) > timestamp(&self.recs[i]),
+        };
+        if j_later {
+            j
+        } else {
+            i
+        }
     }
 
     /// The whole thread ending at `leaf`, root first, across compactions, with the
@@ -458,13 +618,24 @@ impl<'r, 'a> Tree<'r, 'a> {
     /// is kept inline; the results before it that it cleared (by tool call id)
     /// are listed in `report.cleared_results`.
     fn microcompactions(&self, chain: &[usize], report: &mut Report) {
+        // The boundaries first: a thread without one (most) reads no result's id.
+        let mut bounds: Vec<(usize, Vec<String>)> = chain
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &i)| compact::microcompacted(&self.recs[i]).map(|ids| (k, ids)))
+            .collect();
+        let Some(&(last, _)) = bounds.last() else {
+            return;
+        };
+        bounds.reverse();
         let mut answered: AHashSet<&str> = AHashSet::new();
         let mut cleared: AHashSet<String> = AHashSet::new();
-        for &i in chain {
+        for (k, &i) in chain[..=last].iter().enumerate() {
             let r = &self.recs[i];
             if r.kind == Kind::User {
                 answered.extend(block_ids(r, BlockKind::ToolResult));
-            } else if let Some(ids) = compact::microcompacted(r) {
+            } else if bounds.last().is_some_and(|b| b.0 == k) {
+                let Some((_, ids)) = bounds.pop() else { break };
                 report.microcompactions += 1;
                 for id in ids {
                     if answered.contains(id.as_str()) && cleared.insert(id.clone()) {
@@ -473,5 +644,129 @@ impl<'r, 'a> Tree<'r, 'a> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{load, Options, SourceFile};
+
+    /// A canonical uuid from a number: distinct numbers give distinct texts.
+    fn uuid(n: u128) -> String {
+        let h = format!("{n:032x}");
+        format!(
+            "{}-{}-{}-{}-{}",
+            &h[..8],
+            &h[8..12],
+            &h[12..16],
+            &h[16..20],
+            &h[20..]
+        )
+    }
+
+    #[test]
+    fn packing_is_one_to_one_and_only_for_canonical_uuids() {
+        let texts: Vec<String> = (0..2000u128)
+            .map(|k| uuid(k.wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)))
+            .collect();
+        let packed: AHashSet<Packed> = texts.iter().filter_map(|t| pack(t)).collect();
+        assert_eq!(packed.len(), texts.len());
+        assert_eq!(pack(&texts[7]), pack(&texts[7].clone()));
+        let canonical = "0f8fad5b-d9cb-469f-a165-70867728950e";
+        assert!(pack(canonical).is_some());
+        for other in [
+            "0F8FAD5B-D9CB-469F-A165-70867728950E", // upper case is another text
+            "0f8fad5bd9cb-469f-a165-70867728950e-",
+            "0f8fad5b-d9cb-469f-a165-70867728950",
+            "0f8fad5b-d9cb-469f-a165-70867728950e0",
+            "0f8fad5b-d9cb-469f-a165-70867728950g",
+            "",
+        ] {
+            assert_eq!(pack(other), None, "{other}");
+            assert_eq!(key(other), Key::Text(other));
+        }
+    }
+
+    #[test]
+    fn stamps_order_like_their_texts() {
+        let texts = [
+            "",
+            "2026",
+            "2026-01-01",
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00.000Z",
+            "2026-01-01T00:00:00.001Z",
+            "2026-01-01T00:00:00.001Z\u{0}",
+            "2026-01-01T00:00:00.001+00:00",
+            "2026-11-26T15:47:56.123456789+01:00", // 35 bytes: not packed
+            "a",
+            "a\u{0}",
+            "a\u{0}b",
+            "ab",
+            "\u{0}",
+            "\u{7f}\u{7f}",
+            "é",
+        ];
+        for a in texts {
+            for b in texts {
+                match (stamp(a), stamp(b)) {
+                    (Some(x), Some(y)) => assert_eq!(x.cmp(&y), a.cmp(b), "{a:?} {b:?}"),
+                    (x, y) => assert!(a.len() > 32 && x.is_none() || b.len() > 32 && y.is_none()),
+                }
+            }
+        }
+    }
+
+    fn line(uuid: &str, parent: Option<&str>, ts: &str) -> String {
+        let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"type":"user","uuid":"{uuid}","parentUuid":{parent},"timestamp":"{ts}","message":{{"role":"user","content":"{uuid}"}}}}"#
+        )
+    }
+
+    #[test]
+    fn packed_and_written_uuids_and_timestamps_mix() {
+        // Canonical uuids (packed), an upper-case one and a short id (read as
+        // written), and timestamps of which the latest is too long to pack.
+        let (a, b) = (uuid(1), uuid(2));
+        let upper = uuid(3).to_uppercase();
+        let src = [
+            line(&a, None, "2026-01-01T00:00:01Z"),
+            line(&upper, Some(&a), "2026-01-01T00:00:04.123456789012345Z"),
+            line("short", Some(&upper), "2026-01-01T00:00:02Z"),
+            line(&b, Some("short"), "2026-01-01T00:00:03Z"),
+        ]
+        .join("\n");
+        let files = [SourceFile {
+            name: "s.jsonl",
+            data: src.as_bytes(),
+            agent_id: None,
+        }];
+        let l = load(&files, &Options::default()).expect("loads");
+        assert_eq!(l.chain, vec![0, 1, 2, 3]);
+        assert_eq!(l.report.missing_parents, 0);
+        let main = &l.threads[l.chosen];
+        assert_eq!(
+            main.last_timestamp.as_deref(),
+            Some("2026-01-01T00:00:04.123456789012345Z")
+        );
+        // the same history with the record of the latest time last
+        let src = [
+            line(&a, None, "2026-01-01T00:00:01Z"),
+            line(&b, Some(&a), "2026-01-01T00:00:03Z"),
+            line("short", Some(&b), "2026-01-01T00:00:02Z"),
+        ]
+        .join("\n");
+        let files = [SourceFile {
+            name: "s.jsonl",
+            data: src.as_bytes(),
+            agent_id: None,
+        }];
+        let l = load(&files, &Options::default()).expect("loads");
+        assert_eq!(
+            l.threads[l.chosen].last_timestamp.as_deref(),
+            Some("2026-01-01T00:00:03Z")
+        );
     }
 }

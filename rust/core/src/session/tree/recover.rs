@@ -16,6 +16,15 @@ impl Tree<'_, '_> {
     pub(super) fn recover(&self, chain: Vec<usize>, seen: &mut [bool]) -> Vec<usize> {
         let recs = self.recs;
         let n = recs.len();
+        // Nothing can be put back when every record that could be (a reply's
+        // record, a tool result) is on the thread already: a history without
+        // forks, the common case, costs one pass that reads no text.
+        let off_thread = |i: &usize| {
+            !seen[*i] && (message_id(&recs[*i]).is_some() || is_tool_result_entry(&recs[*i]))
+        };
+        if !self.live.iter().any(off_thread) {
+            return chain;
+        }
         // One group per reply on the thread, in order; its anchor is its last record there.
         let mut gid: AHashMap<&str, usize> = AHashMap::new();
         let mut anchor: Vec<usize> = Vec::new();
@@ -75,9 +84,9 @@ impl Tree<'_, '_> {
             if p != NONE && group[p] != NONE {
                 under.push((p, res));
             }
-            if let Some(&s) = links(r)
+            if let Some(s) = links(r)
                 .and_then(|l| l.source_assistant.as_deref())
-                .and_then(|src| self.by_uuid.get(src))
+                .and_then(|src| self.find(src))
             {
                 if group[s] != NONE && same_writer(r, &recs[s]) {
                     under.push((s, res));

@@ -73,10 +73,11 @@ pub fn choose(
     recs: &[Rec<'_>],
     origin: &[(usize, usize)],
     file_agent: &[Option<&str>],
+    packs: &[Packs],
     opts: &Options<'_>,
     report: &mut Report,
 ) -> Result<(Vec<usize>, Vec<Thread>, usize)> {
-    let tree = Tree::new(recs, opts.after_compaction, report);
+    let tree = Tree::new(recs, packs, opts.after_compaction, report);
     let info = tree.infos(opts.after_compaction, report);
     let leaves = tree.leaves();
     let is_agent =
@@ -108,7 +109,7 @@ pub fn choose(
                 .and_then(|i| prompt_of(&recs[i]))
                 .map(|(_, t)| one_line(t, PROMPT_CHARS))
                 .unwrap_or_default(),
-            last_timestamp: inf.last_ts.map(str::to_owned),
+            last_timestamp: recs.get(inf.last_ts).and_then(timestamp).map(str::to_owned),
         }
     };
 
@@ -119,6 +120,7 @@ pub fn choose(
         Some(m) if !flat => Some(tree.walk(m)),
         _ => None,
     };
+
     let mut on_main = vec![false; recs.len()];
     if let Some(w) = &main_walk {
         for &i in &w.chain {
@@ -214,13 +216,9 @@ pub fn choose(
     let (chosen, leaf) = if opts.thread == "main" || Some(opts.thread) == main_session {
         (0, main)
     } else if let Some(k) = threads.iter().position(|t| t.id == opts.thread) {
-        let leaf = threads[k]
-            .leaf
-            .as_deref()
-            .and_then(|u| tree.by_uuid.get(u))
-            .copied();
+        let leaf = threads[k].leaf.as_deref().and_then(|u| tree.find(u));
         (k, leaf)
-    } else if let Some(&i) = tree.by_uuid.get(opts.thread) {
+    } else if let Some(i) = tree.find(opts.thread) {
         threads.push(thread_of(
             i,
             opts.thread.to_owned(),
