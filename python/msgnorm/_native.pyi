@@ -169,7 +169,8 @@ def load_session(
     after_compaction: bool,
     raise_errors: bool,
     fit: tuple[int, int] | None = None,
-) -> tuple[bytes, list[dict[str, Any]], int, dict[str, Any], list[tuple[int, int] | None]]: ...
+    named: bool = False,
+) -> tuple[bytes, list[dict[str, Any]], int, dict[str, Any], list[tuple[str | None, int]]]: ...
 def usage_scan(
     files: list[tuple[str, bool, str, str]],
     by: str,

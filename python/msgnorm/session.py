@@ -406,8 +406,8 @@ def load_session(
             f"source must be a path or the file's bytes, not {type(source).__name__}"
         )
     fit = None if kind == "bytes" else _python_fit()
-    out, threads, chosen, rep, where = _native.load_session(
-        files, thread, bool(after_compaction), errors == "raise", fit
+    out, threads, chosen, rep, origins = _native.load_session(
+        files, thread, bool(after_compaction), errors == "raise", fit, bool(names)
     )
 
     def name(i: int | None) -> str | None:
@@ -427,7 +427,6 @@ def load_session(
         return Thread(**t | {"file": file})
 
     thread_list = [thread_of(t) for t in threads]
-    origins = [(name(w[0]), w[1]) if w is not None else (None, 0) for w in where]
     read_back: tuple[int, list[str]] = (0, [])
     if tool_results and names:
         decoded = msgspec.json.decode(out)

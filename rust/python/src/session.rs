@@ -8,7 +8,7 @@ use crate::{to_pyerr, Failure};
 use msgnorm_core::error::Error;
 use msgnorm_core::session::{self, codex, Fit, LineIssue, Options, Report, SourceFile, Thread};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 fn issues<'py>(py: Python<'py>, list: &[LineIssue]) -> PyResult<Bound<'py, PyList>> {
     Ok(fields_dicts!(py, list, [file, line, column, reason]))
@@ -58,14 +58,39 @@ fn report_dict<'py>(py: Python<'py>, report: &Report) -> PyResult<Bound<'py, PyD
     Ok(r)
 }
 
+/// `(file name or None, line)` per record: each file's name is one string
+/// object shared by its records.
+fn origin_list<'py>(
+    py: Python<'py>,
+    files: &[(String, Bound<'py, PyBytes>, Option<String>)],
+    named: bool,
+    at: impl ExactSizeIterator<Item = Option<(usize, usize)>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let none = py.None().into_bound(py);
+    let names: Vec<Bound<'py, PyAny>> = files
+        .iter()
+        .map(|f| match named {
+            true => PyString::new(py, &f.0).into_any(),
+            false => none.clone(),
+        })
+        .collect();
+    let items = at.map(|o| match o {
+        Some((file, line)) => (names.get(file).unwrap_or(&none).clone(), line),
+        None => (none.clone(), 0),
+    });
+    PyList::new(py, items)
+}
+
 /// `files`: `(name, data, agent id from the file name)`, in any order; a
 /// Codex rollout is read on its own (`session::codex`).
 /// `fit`: `(max_depth, max_int_digits)` of the Python objects the records
 /// become (a record of the thread beyond them is skipped), or `None`.
+/// `named`: the files are paths whose names the origins give (else `None`).
 /// Returns `(thread records as a JSON array, threads, chosen index, report,
-/// (file index, line) of each record)`.
+/// (file name or None, line) of each record, `(None, 0)` for a record no
+/// line holds)`.
 #[pyfunction]
-#[pyo3(signature = (files, thread, after_compaction, raise_errors, fit=None))]
+#[pyo3(signature = (files, thread, after_compaction, raise_errors, fit=None, named=false))]
 pub fn load_session<'py>(
     py: Python<'py>,
     files: Vec<(String, Bound<'py, PyBytes>, Option<String>)>,
@@ -73,6 +98,7 @@ pub fn load_session<'py>(
     after_compaction: bool,
     raise_errors: bool,
     fit: Option<(usize, usize)>,
+    named: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let sources: Vec<SourceFile<'_>> = files
         .iter()
@@ -109,10 +135,7 @@ pub fn load_session<'py>(
         let out = PyBytes::new(py, r.json.as_bytes());
         let ts = PyList::empty(py);
         ts.append(thread_dict(py, &r.thread)?)?;
-        let origins = PyList::empty(py);
-        for o in &r.origin {
-            origins.append(Some(*o))?;
-        }
+        let origins = origin_list(py, &files, named, r.origin.iter().map(|&o| Some(o)))?;
         let rep = report_dict(py, &r.report)?;
         return Ok((out, ts, 0usize, rep, origins)
             .into_pyobject(py)?
@@ -127,10 +150,8 @@ pub fn load_session<'py>(
         ts.append(thread_dict(py, t)?)?;
     }
     let r = report_dict(py, &loaded.report)?;
-    let origins = PyList::empty(py);
-    for &i in &loaded.chain {
-        origins.append(loaded.origin.get(i).copied())?;
-    }
+    let at = loaded.chain.iter().map(|&i| loaded.origin.get(i).copied());
+    let origins = origin_list(py, &files, named, at)?;
     Ok((out, ts, loaded.chosen, r, origins)
         .into_pyobject(py)?
         .into_any())
