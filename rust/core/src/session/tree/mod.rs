@@ -15,7 +15,6 @@ mod recover;
 mod threads;
 
 pub use threads::choose;
-
 use threads::{prompt_of, Prompt};
 
 use super::{compact, Options, Report};
