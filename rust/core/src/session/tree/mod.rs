@@ -724,6 +724,17 @@ mod tests {
         )
     }
 
+    /// `(chain, threads, chosen, report)` of one file's text.
+    fn load_one(src: &str) -> (Vec<usize>, Vec<crate::session::Thread>, usize, Report) {
+        let files = [SourceFile {
+            name: "s.jsonl",
+            data: src.as_bytes(),
+            agent_id: None,
+        }];
+        let l = load(&files, &Options::default()).expect("loads");
+        (l.chain, l.threads, l.chosen, l.report)
+    }
+
     #[test]
     fn packed_and_written_uuids_and_timestamps_mix() {
         // Canonical uuids (packed), an upper-case one and a short id (read as
@@ -737,15 +748,10 @@ mod tests {
             line(&b, Some("short"), "2026-01-01T00:00:03Z"),
         ]
         .join("\n");
-        let files = [SourceFile {
-            name: "s.jsonl",
-            data: src.as_bytes(),
-            agent_id: None,
-        }];
-        let l = load(&files, &Options::default()).expect("loads");
-        assert_eq!(l.chain, vec![0, 1, 2, 3]);
-        assert_eq!(l.report.missing_parents, 0);
-        let main = &l.threads[l.chosen];
+        let (chain, threads, chosen, report) = load_one(&src);
+        assert_eq!(chain, vec![0, 1, 2, 3]);
+        assert_eq!(report.missing_parents, 0);
+        let main = &threads[chosen];
         assert_eq!(
             main.last_timestamp.as_deref(),
             Some("2026-01-01T00:00:04.123456789012345Z")
@@ -757,14 +763,9 @@ mod tests {
             line("short", Some(&b), "2026-01-01T00:00:02Z"),
         ]
         .join("\n");
-        let files = [SourceFile {
-            name: "s.jsonl",
-            data: src.as_bytes(),
-            agent_id: None,
-        }];
-        let l = load(&files, &Options::default()).expect("loads");
+        let (_, threads, chosen, _) = load_one(&src);
         assert_eq!(
-            l.threads[l.chosen].last_timestamp.as_deref(),
+            threads[chosen].last_timestamp.as_deref(),
             Some("2026-01-01T00:00:03Z")
         );
     }
