@@ -69,9 +69,12 @@ fn origin_list<'py>(
     let none = py.None().into_bound(py);
     let names: Vec<Bound<'py, PyAny>> = files
         .iter()
-        .map(|f| match named {
-            true => PyString::new(py, &f.0).into_any(),
-            false => none.clone(),
+        .map(|f| {
+            if named {
+                PyString::new(py, &f.0).into_any()
+            } else {
+                none.clone()
+            }
         })
         .collect();
     let items = at.map(|o| match o {

@@ -120,7 +120,6 @@ pub fn choose(
         Some(m) if !flat => Some(tree.walk(m)),
         _ => None,
     };
-
     let mut on_main = vec![false; recs.len()];
     if let Some(w) = &main_walk {
         for &i in &w.chain {
