@@ -18,7 +18,7 @@ use crate::model::Record;
 const MAX_RESYNC: usize = 8;
 
 /// The records of one file, each with its 1-based line number and its
-/// uuids packed for the tree.
+/// uuid, parent and timestamp packed for the tree.
 pub struct FileRecords<'a> {
     pub records: Vec<Record<'a, Raw<'a>>>,
     pub lines: Vec<usize>,

@@ -310,14 +310,10 @@ pub fn load<'a>(files: &[SourceFile<'a>], opts: &Options<'_>) -> Result<Loaded<'
                     reason,
                 });
             }
-            let mut k = keep.iter();
-            records.retain(|_| *k.next().unwrap_or(&true));
-            let mut k = keep.iter();
-            origin.retain(|_| *k.next().unwrap_or(&true));
-            let mut k = keep.iter();
-            file_agent.retain(|_| *k.next().unwrap_or(&true));
-            let mut k = keep.iter();
-            packs.retain(|_| *k.next().unwrap_or(&true));
+            keep_marked(&mut records, &keep);
+            keep_marked(&mut origin, &keep);
+            keep_marked(&mut file_agent, &keep);
+            keep_marked(&mut packs, &keep);
             report = read.clone();
             report.records = records.len();
             report.skipped.extend(dropped.iter().cloned());
@@ -336,6 +332,13 @@ pub fn load<'a>(files: &[SourceFile<'a>], opts: &Options<'_>) -> Result<Loaded<'
         chosen,
         report,
     })
+}
+
+/// Keeps the items of `v` whose place in `keep` is `true` (the pool's parallel
+/// vectors, thinned alike).
+fn keep_marked<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut k = keep.iter();
+    v.retain(|_| *k.next().unwrap_or(&true));
 }
 
 /// Names the file in an error raised while reading it.
