@@ -218,6 +218,43 @@ pub enum AttValue<'a> {
     Other,
 }
 
+/// A `message.id` and its hash, computed once, where the id is read and its
+/// text is in cache. The fold step keys its map on the hash: at a million
+/// records, reading each id's text again, from wherever it lies in the input,
+/// costs a cache miss per record. The hasher is keyed once per process
+/// ([`ahash::RandomState::new`]), so the hash is the same for the same text in
+/// every record of a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageId<'a> {
+    text: Str<'a>,
+    hash: u64,
+}
+
+impl<'a> MessageId<'a> {
+    pub fn new(text: Str<'a>) -> Self {
+        static STATE: std::sync::OnceLock<ahash::RandomState> = std::sync::OnceLock::new();
+        let hash = STATE.get_or_init(ahash::RandomState::new).hash_one(&*text);
+        MessageId { text, hash }
+    }
+
+    /// The id's text.
+    pub fn text(&self) -> &Str<'a> {
+        &self.text
+    }
+
+    /// The id's hash (equal texts, equal hashes).
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+}
+
+impl std::ops::Deref for MessageId<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Record<'a, H> {
     /// Index of the source record in the input.
@@ -240,7 +277,8 @@ pub struct Record<'a, H> {
     pub is_virtual: bool,
     /// `isApiErrorMessage` and `message.model == "<synthetic>"`.
     pub synthetic_error: bool,
-    pub message_id: Option<Str<'a>>,
+    /// `message.id`, with its hash.
+    pub message_id: Option<MessageId<'a>>,
     /// `system` with `subtype == "local_command"`.
     pub local_command: bool,
     /// `system` with `subtype == "system_prompt"` (a provider's system prompt,
@@ -426,7 +464,7 @@ pub fn trim_end_space(s: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_blank, is_space, trim_end_space};
+    use super::{is_blank, is_space, trim_end_space, MessageId, Str};
 
     #[test]
     fn blank_is_unicode_white_space() {
@@ -436,5 +474,19 @@ mod tests {
         assert!(!is_blank(" a "));
         assert_eq!(trim_end_space("a \x0c\u{a0}\n"), "a");
         assert_eq!(trim_end_space("a\x1c"), "a\x1c");
+    }
+
+    #[test]
+    fn a_message_id_hashes_its_text_alone() {
+        // the same text, borrowed from the input or unescaped into a String,
+        // in two records: one hash, so the fold joins them
+        let a = MessageId::new(Str::Borrowed("msg_01"));
+        let b = MessageId::new(Str::Owned("msg_01".to_owned()));
+        assert_eq!(a.hash(), b.hash());
+        assert_eq!(a, b);
+        assert_eq!(&*a, "msg_01");
+        let c = MessageId::new(Str::Borrowed("msg_02"));
+        assert_ne!(a.hash(), c.hash());
+        assert_ne!(a, c);
     }
 }

@@ -8,7 +8,9 @@ use super::error::{Invalid, ReadError, Within};
 use super::source::{BlockKey, KeySet, Mask, MessageKey, RecordKey, Source, SourceKey, ValueKind};
 use super::MAX_BLOCK_DEPTH;
 use super::{bad_message, check_block, has_message, msg, pick_id, uuid_required, Seen};
-use crate::model::{AttValue, Block, BlockKind, Content, Cost, Kind, Links, Record, Str};
+use crate::model::{
+    AttValue, Block, BlockKind, Content, Cost, Kind, Links, MessageId, Record, Str,
+};
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
@@ -377,7 +379,7 @@ fn read_message<'a, S: Source<'a>>(
             }
             (false, MessageKey::Id) => {
                 if let Some((id, _)) = src.string(v, false).key("id")? {
-                    rec.message_id = Some(id);
+                    rec.message_id = Some(MessageId::new(id));
                 }
             }
             (false, MessageKey::Model) => {

@@ -165,9 +165,8 @@ pub fn run<'a, H>(
                     r.set_content(Content::Blocks(Content::Str(s).into_blocks(true)));
                 }
                 let id = r.message_id.clone();
-                let hash = id.as_deref().map(|id| latest.hash(id));
-                if let (Some(h), Some(id)) = (hash, id.as_deref()) {
-                    if let Some(i) = latest.get(h, id, &mut out) {
+                if let Some(id) = &id {
+                    if let Some(i) = latest.get(id.hash(), id, &mut out) {
                         if barrier.is_none_or(|b| i > b) {
                             let mut r = out.take();
                             let target = out.out_mut(i);
@@ -186,9 +185,9 @@ pub fn run<'a, H>(
                 if let Some(u) = open.take() {
                     out.push(u.run.finish());
                 }
-                if let (Some(h), Some(id)) = (hash, &id) {
+                if let Some(id) = &id {
                     let at = out.out_len();
-                    latest.insert(h, id, at, &mut out);
+                    latest.insert(id.hash(), id.text(), at, &mut out);
                 }
                 out.keep();
             }
@@ -209,22 +208,18 @@ pub fn run<'a, H>(
 
 /// `latest` of [`run`]: the output index of the last assistant record with a
 /// `message.id`, by that id, since the barrier. The map holds the id's hash,
-/// computed once per record, not the id: growing it re-reads no id from the
-/// input (a run of a million replies with distinct ids would re-read each one
-/// at every doubling, from all over the input). A hit is checked against the
-/// record's own id; ids whose hashes collide go to `spill`.
+/// computed where the record was read ([`crate::model::MessageId`]), not the
+/// id: neither a lookup that misses nor the map's growth reads an id's text
+/// from the input (a run of a million replies with distinct ids would read
+/// each one from all over the input). A hit is checked against the record's
+/// own id; ids whose hashes collide go to `spill`.
 #[derive(Default)]
 struct Latest<'a> {
-    state: ahash::RandomState,
     by_hash: StdMap<u64, usize, BuildHasherDefault<Prehashed>>,
     spill: HashMap<Str<'a>, usize>,
 }
 
 impl<'a> Latest<'a> {
-    fn hash(&self, id: &str) -> u64 {
-        self.state.hash_one(id)
-    }
-
     fn get<H>(&self, h: u64, id: &str, out: &mut Relay<'a, H>) -> Option<usize> {
         let &i = self.by_hash.get(&h)?;
         if out.out_mut(i).message_id.as_deref() == Some(id) {
@@ -290,7 +285,7 @@ fn push_user<'a, H>(
 #[cfg(test)]
 mod tests {
     use super::{Latest, Relay};
-    use crate::model::{Kind, Record, Str};
+    use crate::model::{Kind, MessageId, Record, Str};
 
     #[test]
     fn ids_whose_hashes_collide_are_kept_apart() {
@@ -298,14 +293,14 @@ mod tests {
             .map(|i| Record::new(i, Kind::Assistant, None))
             .collect();
         for (r, id) in recs.iter_mut().zip(["a", "b", "a"]) {
-            r.message_id = Some(Str::Borrowed(id));
+            r.message_id = Some(MessageId::new(Str::Borrowed(id)));
         }
         let mut out = Relay::new(recs);
         let mut latest = Latest::default();
         // every id given the same hash
         for at in 0..3 {
             let id = out.next_mut().unwrap().message_id.clone().unwrap();
-            latest.insert(7, &id, at, &mut out);
+            latest.insert(7, id.text(), at, &mut out);
             out.keep();
         }
         assert_eq!(latest.get(7, "a", &mut out), Some(2));
