@@ -31,36 +31,40 @@ def main_thread(data: bytes) -> bytes:
 def test_normalize_writes_what_the_api_accepts(example: bytes) -> None:
     proc = run(["normalize", str(EXAMPLE)])
     assert proc.returncode == 0, proc.stderr
+    # piped: compact JSON on one line, nothing on stderr
+    assert proc.stdout.count(b"\n") == 1 and proc.stderr == b""
     out = json.loads(proc.stdout)
     # §8: the session's main thread (the API-error retry is a fork it leaves out)
     assert out == json.loads(msgnorm.normalize_for_api(main_thread(example)))
     assert out != json.loads(msgnorm.normalize_for_api(example))
     assert out[0]["type"] == "user"
-    # a one-line summary of what was chosen and what changed, on stderr
-    summary = proc.stderr.decode().strip().splitlines()
-    assert len(summary) == 1
-    assert summary[0].startswith("msgnorm: thread main (main, leaf ")
-    assert "9 record(s) of 14" in summary[0] and "nothing skipped" in summary[0]
-    assert "| 9 records in, 4 out; repairs: " in summary[0]
-    assert "missing results inserted 1" in summary[0]
+    # --report: what was chosen and what changed, as one JSON object on stderr
+    proc = run(["normalize", "--report", str(EXAMPLE)])
+    assert json.loads(proc.stdout) == out
+    report = json.loads(proc.stderr)
+    assert report["session"].startswith("thread main (main, leaf ")
+    assert "9 record(s) of 14" in report["session"] and "nothing skipped" in report["session"]
+    assert (report["records_in"], report["records_out"], report["cleared"]) == (9, 4, None)
+    expected = msgnorm.normalize_for_api_report(main_thread(example))[1]
+    assert report["repairs"] == expected and report["repairs"]["missing_results_inserted"] == 1
 
 
 def test_normalize_flat_is_the_whole_file(example: bytes) -> None:
     proc = run(["normalize", "--flat", str(EXAMPLE)])
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == json.loads(msgnorm.normalize_for_api(example))
-    summary = proc.stderr.decode().strip().splitlines()
-    assert summary == [summary[0]] and summary[0].startswith("msgnorm: 14 records in, 4 out; ")
+    report = json.loads(run(["normalize", "--flat", "--report", str(EXAMPLE)]).stderr)
+    assert (report["records_in"], report["records_out"], report["session"]) == (14, 4, None)
 
 
 def test_normalize_skips_broken_lines_by_default_and_says_so(tmp_path: Path) -> None:
     good = b'{"type": "user", "uuid": "u", "message": {"role": "user", "content": "x"}}'
     path = tmp_path / "s.jsonl"
     path.write_bytes(good + b"\n{oops\n")
-    proc = run(["normalize", str(path)])
+    proc = run(["normalize", "--report", str(path)])
     assert proc.returncode == 0, proc.stderr
     assert [r["uuid"] for r in json.loads(proc.stdout)] == ["u"]
-    assert "skipped 1 broken line(s) (2)" in proc.stderr.decode()
+    assert "skipped 1 broken line(s) (2)" in json.loads(proc.stderr)["session"]
     proc = run(["normalize", "--errors", "raise", str(path)])
     assert proc.returncode == 2
     err = proc.stderr.decode().strip().splitlines()
@@ -90,10 +94,11 @@ def test_thread_full_history_and_threads_listing(tmp_path: Path) -> None:
     ]
     path = tmp_path / "h.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in history))
-    proc = run(["normalize", str(path)])
+    proc = run(["normalize", "--report", str(path)])
     assert [r["uuid"] for r in json.loads(proc.stdout)] == ["s", "a2"]
-    assert "started after the last of 1 compaction(s) (2 earlier record(s) left out)" in (
-        proc.stderr.decode()
+    assert (
+        "started after the last of 1 compaction(s) (2 earlier record(s) left out)"
+        in (json.loads(proc.stderr)["session"])
     )
     proc = run(["normalize", "--full-history", str(path)])
     assert [r["uuid"] for r in json.loads(proc.stdout)] == ["u1", "a1", "s", "a2"]
@@ -280,7 +285,9 @@ def _tool_history(path: Path, n: int) -> list[dict[str, Any]]:
 def test_normalize_clear_tool_results_and_thinking(tmp_path: Path) -> None:
     path = tmp_path / "h.jsonl"
     history = _tool_history(path, 6)
-    proc = run(["normalize", str(path), "--flat", "--clear-tool-results", "--clear-thinking=0"])
+    proc = run(
+        ["normalize", str(path), "--flat", "--report", "--clear-tool-results", "--clear-thinking=0"]
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     norm = msgnorm.normalize_for_api(history)
@@ -288,15 +295,16 @@ def test_normalize_clear_tool_results_and_thinking(tmp_path: Path) -> None:
     expect, r2 = msgnorm.clear_thinking_report(expect, keep_turns=0)
     assert out == expect and r1["results_cleared"] == 3 and r2["thinking_cleared"] == 5
     saved = r1["tokens_saved"] + r2["tokens_saved"]
-    line = proc.stderr.decode().strip()
-    assert line.startswith("msgnorm: 13 records in, 13 out; repairs: none; ")
-    assert line.endswith(f"cleared: 3 tool results, 5 thinking blocks, {saved} tokens saved")
+    report = json.loads(proc.stderr)
+    assert (report["records_in"], report["records_out"]) == (13, 13)
+    assert not any(report["repairs"].values())
+    assert report["cleared"] == {"results_cleared": 3, "thinking_cleared": 5, "tokens_saved": saved}
     # KEEP given: the last 5 tool uses keep their results
-    proc = run(["normalize", str(path), "--flat", "--clear-tool-results=5"])
-    assert "cleared: 1 tool results, 0 thinking blocks" in proc.stderr.decode()
-    # without the flags the summary line is unchanged
-    proc = run(["normalize", str(path), "--flat"])
-    assert "cleared" not in proc.stderr.decode()
+    proc = run(["normalize", str(path), "--flat", "--report", "--clear-tool-results=5"])
+    assert json.loads(proc.stderr)["cleared"]["results_cleared"] == 1
+    # without the flags nothing is cleared
+    proc = run(["normalize", str(path), "--flat", "--report"])
+    assert json.loads(proc.stderr)["cleared"] is None
     proc = run(["normalize", str(path), "--clear-tool-results=-1"])
     assert proc.returncode == 2
 
@@ -342,3 +350,69 @@ def test_follow_with_a_context_editing_policy(tmp_path: Path) -> None:
         f"{e['tokens_saved']} tokens saved, the prompt cache rewritten from record "
         f"{e['first_changed']}"
     ) in fired[0]
+
+
+def run_on_terminal(args: list[str]) -> tuple[bytes, bytes, int]:
+    """``msgnorm ARGS`` with its standard output on a pseudo-terminal (as a person runs
+    it), its errors piped: (what the terminal showed, stderr, exit status)."""
+    import os
+    import subprocess
+
+    from support.cli import CLI
+
+    pty = pytest.importorskip("pty")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*CLI, *args], stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    shown = bytearray()
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    err = proc.stderr.read() if proc.stderr is not None else b""
+    return bytes(shown).replace(b"\r\n", b"\n"), err, proc.wait(timeout=600)
+
+
+def test_on_a_terminal_normalize_pretty_prints_and_says_what_it_repaired(example: bytes) -> None:
+    shown, err, code = run_on_terminal(["normalize", str(EXAMPLE)])
+    assert code == 0, err
+    expected = json.loads(msgnorm.normalize_for_api(main_thread(example)))
+    assert json.loads(shown) == expected
+    assert shown.startswith(b"[\n  {\n") and shown.count(b"\n") > 20  # indented for a person
+    report = msgnorm.normalize_for_api_report(main_thread(example))[1]
+    fired = sorted(((n, k) for k, n in report.items() if n), key=lambda x: (-x[0], x[1]))
+    assert fired and ("missing_results_inserted" in {k for _, k in fired})
+    parts = ", ".join(f"{k} ×{n}" for n, k in fired)
+    assert err.decode() == f"repaired: {sum(n for n, _ in fired)} ({parts})\n"
+    # --quiet: the output alone; --report: the full report as JSON instead of the line
+    shown, err, code = run_on_terminal(["normalize", "--quiet", str(EXAMPLE)])
+    assert code == 0 and json.loads(shown) == expected and err == b""
+    shown, err, code = run_on_terminal(["normalize", "--report", str(EXAMPLE)])
+    assert code == 0 and json.loads(err)["repairs"] == report
+
+
+def test_on_a_terminal_nothing_to_repair_says_so(tmp_path: Path) -> None:
+    clean = [
+        {"type": "user", "uuid": "u", "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "uuid": "a", "parentUuid": "u",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}},
+    ]  # fmt: skip
+    path = tmp_path / "clean.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in clean))
+    shown, err, code = run_on_terminal(["normalize", str(path)])
+    assert code == 0 and err == b"repaired: nothing\n"
+    assert [r["uuid"] for r in json.loads(shown)] == ["u", "a"]
+    # piped, the same file: compact JSON, silent stderr
+    proc = run(["normalize", str(path)])
+    assert proc.stderr == b"" and json.loads(proc.stdout) == json.loads(shown)
+    assert proc.stdout.count(b"\n") == 1
+
+
+def test_quiet_and_report_are_one_or_the_other() -> None:
+    proc = run(["normalize", "--quiet", "--report", str(EXAMPLE)])
+    assert proc.returncode == 2 and b"not allowed with argument" in proc.stderr

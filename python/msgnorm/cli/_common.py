@@ -42,11 +42,6 @@ def write_table(rows: Sequence[Sequence[str]]) -> None:
     sys.stdout.write("\n".join(line.rstrip() for line in lines) + "\n")
 
 
-def summary(records_in: int, records_out: int, report: dict[str, int]) -> str:
-    fired = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in report.items() if v)
-    return f"msgnorm: {records_in} records in, {records_out} out; repairs: {fired or 'none'}"
-
-
 def count_records(data: bytes) -> int:
     """Records in a JSON array or JSON Lines (the input already parsed once by the core)."""
     stripped = data.lstrip()

@@ -20,7 +20,6 @@ from ._common import (
     load,
     read_input,
     session_options,
-    summary,
     tree_options,
     write_output,
 )
@@ -55,18 +54,41 @@ def _normalize(args: argparse.Namespace) -> int:
         # (normalize_for_api kept the system prompt records in place)
         shaped = providers.to_provider(msgspec.json.decode(out), args.format)
         out = msgspec.json.encode(shaped)
+    to_terminal = args.output in (None, "-") and sys.stdout.isatty()
+    if to_terminal:  # a person reads it: indented
+        out = msgspec.json.format(out, indent=2)
     write_output(out, args.output)
-    line = summary(count_records(data), n_out, report)
-    if loaded is not None:  # one line: what the loader chose and skipped, then the repairs
-        line = f"msgnorm: {loaded.summary()} | {line.removeprefix('msgnorm: ')}"
+    if args.report:
+        full: dict[str, Any] = {
+            "records_in": count_records(data),
+            "records_out": n_out,
+            "repairs": report,
+            "session": loaded.summary() if loaded is not None else None,
+            "cleared": cleared,
+        }
+        print(msgspec.json.encode(full).decode(), file=sys.stderr)
+    elif not args.quiet and (
+        to_terminal or (args.output not in (None, "-") and sys.stderr.isatty())
+    ):
+        print(repaired_line(report, cleared), file=sys.stderr)
+    return 0
+
+
+def repaired_line(report: dict[str, int], cleared: dict[str, int] | None = None) -> str:
+    """``repaired: N (RULE ×n, …)`` or ``repaired: nothing``: the report's counts, biggest
+    first (then what ``--clear-*`` cleared)."""
+    fired = sorted(((n, rule) for rule, n in report.items() if n), key=lambda x: (-x[0], x[1]))
+    total = sum(n for n, _ in fired)
+    line = "repaired: nothing"
+    if fired:
+        line = f"repaired: {total} ({', '.join(f'{rule} ×{n}' for n, rule in fired)})"
     if cleared is not None:
         line += (
             f"; cleared: {cleared['results_cleared']} tool results, "
             f"{cleared['thinking_cleared']} thinking blocks, "
             f"{cleared['tokens_saved']} tokens saved"
         )
-    print(line, file=sys.stderr)
-    return 0
+    return line
 
 
 def _from_provider(data: bytes, source: str) -> bytes:
@@ -180,6 +202,19 @@ def add_parser(sub: Any) -> None:
         "'[cleared]', the current tool loop excepted; before --max-tokens",
     )
     n.add_argument("--max-tokens", type=int, default=None, metavar="N", help="trim to N tokens")
+    said = n.add_mutually_exclusive_group()
+    said.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no 'repaired: ...' line on stderr (printed when the output goes to a terminal)",
+    )
+    said.add_argument(
+        "--report",
+        action="store_true",
+        help="print the full report as JSON on stderr: records in and out, every repair's "
+        "count, the thread chosen and what was skipped, what was cleared",
+    )
     n.add_argument("--pin", type=int, default=0, metavar="K", help="keep the first K records")
     n.add_argument(
         "-o", "--output", default=None, help="output file (default: stdout), or directory"
