@@ -244,7 +244,7 @@ def test_polars_series_in(histories: list[bytes]) -> None:
     series = pl.Series(out)
     assert series.dtype.fields[0].dtype == pl.String  # type: ignore[attr-defined]
     check_rows(series.to_list(), [*histories[:10], None])
-    # the README's one-liner
+    # the corpus-scale guide's Polars one-liner (docs/guides/corpus-scale.md)
     df = pl.DataFrame({"h": s})
     one = pl.col("h").map_batches(lambda x: pl.Series(msgnorm.arrow.normalize_for_api(x)))
     wide = df.with_columns(one.alias("n")).unnest("n")

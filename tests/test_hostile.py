@@ -785,7 +785,7 @@ def test_wrong_argument_kinds_are_msgnorm_errors(call: Callable[[], Any]) -> Non
 
 
 def test_normalize_for_api_shares_unchanged_records() -> None:
-    """README "Input kinds and sharing": like slicing, a record the call does not
+    """docs/reference.md "Input kinds and sharing": like slicing, a record the call does not
     change is the input's own object; a changed one is a fresh shallow copy."""
     first = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}
     reply = {

@@ -1,0 +1,197 @@
+"""Every ```python block of the README and of docs/ runs.
+
+- README: each block pasted alone into a fresh interpreter (``python -c``), from a
+  folder that holds only a copy of ``examples/``, with no API key in the environment
+  and every proxy pointing at a closed port (no network).
+- docs/: each page's blocks run in order in one namespace (a page reads top to
+  bottom), from the same kind of folder. The namespace holds fake provider clients
+  (``client``/``anthropic_client``, ``openai_client``, ``genai_client``,
+  ``bedrock``) that record each request and check it with ``msgnorm.check`` against
+  that provider's rules, so a page's request is one the provider would accept; a
+  page that names a client must have called it.
+
+Blocks that cannot run here are not ```python blocks (``text``, ``sh``, ``pycon``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgnorm
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+EXAMPLES = ROOT / "examples"
+
+_FENCE = re.compile(r"^```python[ \t]*$")
+_END = re.compile(r"^```[ \t]*$")
+
+
+def python_blocks(path: Path) -> list[tuple[int, str]]:
+    """The top-level ```python blocks of a Markdown file: (first code line, code)."""
+    blocks: list[tuple[int, str]] = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start: int | None = None
+    for i, line in enumerate(lines):
+        if start is None and _FENCE.match(line):
+            start = i + 1
+        elif start is not None and _END.match(line):
+            blocks.append((start + 1, "\n".join(lines[start:i]) + "\n"))
+            start = None
+    assert start is None, f"{path}: a ```python block opened at line {start} is never closed"
+    return blocks
+
+
+def _pages() -> list[Path]:
+    return sorted(DOCS.rglob("*.md")) if DOCS.is_dir() else []
+
+
+def _readme_blocks() -> list[tuple[int, str]]:
+    return python_blocks(README) if README.exists() else []
+
+
+def _with_examples(tmp_path: Path) -> Path:
+    if not EXAMPLES.is_dir():
+        pytest.skip(f"{EXAMPLES} is not beside the tests (testing an installed wheel elsewhere)")
+    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["examples"]
+    return tmp_path
+
+
+def _offline_env() -> dict[str, str]:
+    keyless = {
+        k: v for k, v in os.environ.items() if not re.search(r"API_KEY|TOKEN|SECRET|PROXY", k)
+    }
+    closed = "http://127.0.0.1:9"  # discard port: nothing listens
+    return {**keyless, "HTTP_PROXY": closed, "HTTPS_PROXY": closed, "ALL_PROXY": closed}
+
+
+def test_the_blocks_are_found(tmp_path: Path) -> None:
+    """The extractor takes ```python blocks only, with the line each starts on."""
+    probe = tmp_path / "probe.md"
+    probe.write_text("```python\nx = 1\n```\n\n```text\nnot python\n```\n```python\ny = 2\n```\n")
+    assert python_blocks(probe) == [(2, "x = 1\n"), (9, "y = 2\n")]
+    if not README.exists():
+        pytest.skip("the README is not beside the tests")
+    assert len(_readme_blocks()) >= 1
+    assert sum(len(python_blocks(p)) for p in _pages()) >= 10
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    _readme_blocks(),
+    ids=[f"README.md:{line}" for line, _ in _readme_blocks()],
+)
+def test_readme_block_runs_pasted_alone(line: int, code: str, tmp_path: Path) -> None:
+    folder = _with_examples(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_offline_env(),
+    )
+    assert proc.returncode == 0, f"README.md:{line}\n{code}\n{proc.stderr}"
+
+
+# ---------------------------------------------------------------------------
+# fake provider clients for docs/
+# ---------------------------------------------------------------------------
+
+
+class _Endpoint:
+    """One ``create``-like method: checks the request against ``provider``'s rules."""
+
+    def __init__(self, calls: list[tuple[str, dict[str, Any]]], provider: str) -> None:
+        self.calls = calls
+        self.provider = provider
+
+    def __call__(self, *args: Any, **kw: Any) -> dict[str, Any]:
+        assert not args, f"{self.provider}: pass the request as keywords"
+        if self.provider == "anthropic":
+            msgnorm.check(kw["messages"], "anthropic", system=kw.get("system"))
+        elif self.provider == "openai-chat":
+            msgnorm.check(kw["messages"], "openai-chat")
+        elif self.provider == "openai-responses":
+            msgnorm.check(kw["input"], "openai-responses", store=kw.get("store", True))
+        elif self.provider == "gemini":
+            msgnorm.check(kw["contents"], "gemini")
+        else:
+            msgnorm.check(kw["messages"], "bedrock", tools=kw.get("toolConfig"))
+        self.calls.append((self.provider, kw))
+        return {"id": f"fake-{len(self.calls)}"}
+
+
+class _Namespace:
+    def __init__(self, **attrs: Any) -> None:
+        self.__dict__.update(attrs)
+
+
+def fake_clients(calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    anthropic = _Namespace(messages=_Namespace(create=_Endpoint(calls, "anthropic")))
+    openai = _Namespace(
+        chat=_Namespace(completions=_Namespace(create=_Endpoint(calls, "openai-chat"))),
+        responses=_Namespace(create=_Endpoint(calls, "openai-responses")),
+    )
+    genai = _Namespace(models=_Namespace(generate_content=_Endpoint(calls, "gemini")))
+    bedrock = _Namespace(converse=_Endpoint(calls, "bedrock"))
+    return {
+        "client": anthropic,
+        "anthropic_client": anthropic,
+        "openai_client": openai,
+        "genai_client": genai,
+        "bedrock": bedrock,
+    }
+
+
+def test_the_fake_clients_refuse_what_the_provider_refuses() -> None:
+    calls: list[tuple[str, dict[str, Any]]] = []
+    fakes = fake_clients(calls)
+    broken = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]},
+    ]  # fmt: skip
+    with pytest.raises(msgnorm.ProviderRuleError):
+        fakes["client"].messages.create(model="m", max_tokens=1, messages=broken)
+    assert calls == []
+    fakes["client"].messages.create(model="m", max_tokens=1, messages=broken[:1])
+    assert calls == [("anthropic", {"model": "m", "max_tokens": 1, "messages": broken[:1]})]
+
+
+_PAGES = [p for p in _pages() if python_blocks(p)]
+
+
+@pytest.mark.parametrize("page", _PAGES, ids=[str(p.relative_to(ROOT)) for p in _PAGES])
+def test_docs_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(_with_examples(tmp_path))
+    for key in [k for k in os.environ if re.search(r"API_KEY", k)]:
+        monkeypatch.delenv(key)
+    calls: list[tuple[str, dict[str, Any]]] = []
+    fakes = fake_clients(calls)
+    namespace: dict[str, Any] = {"__name__": "__docs__", **fakes}
+    text = page.read_text(encoding="utf-8")
+    for line, code in python_blocks(page):
+        where = f"{page.relative_to(ROOT)}:{line}"
+        try:
+            exec(compile(code, where, "exec"), namespace)
+        except Exception as e:
+            raise AssertionError(f"{where}: {type(e).__name__}: {e}\n{code}") from e
+    called = {p for p, _ in calls}
+    for name, provider in [
+        ("openai_client.chat", "openai-chat"),
+        ("openai_client.responses", "openai-responses"),
+        ("genai_client.", "gemini"),
+        ("bedrock.converse", "bedrock"),
+        ("client.messages", "anthropic"),
+    ]:
+        if name in text:
+            assert provider in called, f"{page.name}: {name} is in the page but never ran"
