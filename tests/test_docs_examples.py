@@ -195,3 +195,23 @@ def test_docs_page_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.Mo
     ]:
         if name in text:
             assert provider in called, f"{page.name}: {name} is in the page but never ran"
+
+
+def test_the_api_page_names_every_public_name() -> None:
+    """docs/api.md renders (``::: msgnorm.NAME``) or names (in backticks) every
+    name of ``msgnorm.__all__`` and ``msgnorm.arrow.__all__``."""
+    page = DOCS / "api.md"
+    if not page.exists():
+        pytest.skip("docs/ is not beside the tests")
+    import msgnorm.arrow
+
+    text = page.read_text(encoding="utf-8")
+    rendered = set(re.findall(r"^::: msgnorm\.([\w.]+)$", text, re.M))
+    named = set(re.findall(r"`(?:msgnorm\.)?([\w.]+)`", text))
+    missing = [n for n in msgnorm.__all__ if n not in rendered | named]
+    missing += [f"arrow.{n}" for n in msgnorm.arrow.__all__ if f"arrow.{n}" not in rendered | named]
+    assert missing == []
+    for name in rendered:  # each rendered name exists
+        obj: Any = msgnorm
+        for part in name.split("."):
+            obj = getattr(obj, part)
