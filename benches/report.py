@@ -3,6 +3,8 @@
     python benches/report.py            # full: 100k records, scaling to 1M records
     python benches/report.py --quick    # 10k records, scaling to 100k (under 2 min)
     python benches/report.py --build    # first `maturin develop --profile dist`
+    python benches/report.py --write-docs   # ... and put the table into docs/benchmarks.md
+    python benches/report.py --chart    # only redraw the chart of docs/benchmarks.md's table
 
 The table is meant to measure the `dist` build (fat LTO, one codegen unit: what the
 published wheels are); the header names the profile of the extension it measured
@@ -37,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import msgspec
 from support import (
+    bench_chart,
     claude_projects,
     fair_reference,
     generate,
@@ -45,7 +48,7 @@ from support import (
 from support.harness import Contender, race
 
 BENCH_DIR = Path(__file__).resolve().parent
-#: the Cargo profile the README's table is measured on (Cargo.toml, `[profile.dist]`)
+#: the Cargo profile the documentation's table is measured on (Cargo.toml, `[profile.dist]`)
 PROFILE = "dist"
 #: the scaling rows' target: our per-record growth at most this many times the
 #: control's (a Raw scan of the same inputs, in the same race)
@@ -1218,7 +1221,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"first build and install the extension with `maturin develop --profile {PROFILE}`",
     )
+    ap.add_argument(
+        "--write-docs",
+        action="store_true",
+        help="write the report between the markers of docs/benchmarks.md and redraw its chart",
+    )
+    ap.add_argument(
+        "--chart",
+        action="store_true",
+        help="measure nothing: redraw docs/assets/bench-ratios.svg from docs/benchmarks.md",
+    )
     args = ap.parse_args(argv)
+    if args.chart:
+        print(f"[report] wrote {bench_chart.draw()}", file=sys.stderr)
+        return 0
     if args.build:
         build_dist()
     plan = QUICK if args.quick else FULL
@@ -1254,14 +1270,21 @@ def main(argv: list[str] | None = None) -> int:
         print(rep.footer())
         print(f"\nHARNESS ERROR: {type(e).__name__}: {e}")
         return 2
-    print(header)
-    print(rep.table())
-    print(rep.footer())
-    print(
-        f"- Report time: {time.perf_counter() - t0:.0f} s; load average after: "
-        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} (other work on the machine "
-        "skews absolute times more than the interleaved ratios)."
+    text = "\n".join(
+        [
+            header,
+            rep.table(),
+            rep.footer(),
+            f"- Report time: {time.perf_counter() - t0:.0f} s; load average after: "
+            f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} (other work on the machine "
+            "skews absolute times more than the interleaved ratios).",
+        ]
     )
+    print(text)
+    if args.write_docs:
+        command = " ".join(["python benches/report.py", *(argv or sys.argv[1:])])
+        bench_chart.write_table(f"Latest run (`{command}`):\n\n{text}")
+        print(f"[report] wrote {bench_chart.PAGE} and {bench_chart.draw()}", file=sys.stderr)
     return 1 if rep.errors else 0
 
 
