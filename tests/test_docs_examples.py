@@ -215,3 +215,17 @@ def test_the_api_page_names_every_public_name() -> None:
         obj: Any = msgnorm
         for part in name.split("."):
             obj = getattr(obj, part)
+
+
+def test_the_readme_is_short_and_its_first_commands_are_what_ci_runs() -> None:
+    if not README.exists():
+        pytest.skip("the README is not beside the tests")
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200
+    first_sh = text.split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line for line in first_sh.splitlines() if line and not line.startswith("#")]
+    assert len(commands) == 2
+    assert commands[0] == "pip install . && msgnorm normalize examples/session.jsonl"
+    ci = ROOT / ".ci" / "run"
+    if ci.exists():  # CI runs the README's test command as written
+        assert commands[1] in ci.read_text(encoding="utf-8")
