@@ -66,6 +66,20 @@ def _with_examples(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def shown_output(code: str) -> list[str]:
+    """The output a block shows: the ``# ...`` comment lines right after a ``print(``
+    line, comment marks removed."""
+    shown: list[str] = []
+    after_print = False
+    for line in code.splitlines():
+        stripped = line.strip()
+        if after_print and line.startswith("# "):
+            shown.append(line[2:])
+            continue
+        after_print = stripped.startswith("print(")
+    return shown
+
+
 def _offline_env() -> dict[str, str]:
     keyless = {
         k: v for k, v in os.environ.items() if not re.search(r"API_KEY|TOKEN|SECRET|PROXY", k)
@@ -79,6 +93,8 @@ def test_the_blocks_are_found(tmp_path: Path) -> None:
     probe = tmp_path / "probe.md"
     probe.write_text("```python\nx = 1\n```\n\n```text\nnot python\n```\n```python\ny = 2\n```\n")
     assert python_blocks(probe) == [(2, "x = 1\n"), (9, "y = 2\n")]
+    code = "for i in (1, 2):\n    print(i)\n# 1\n# 2\nx = 3  # not shown\nprint(x)\n# 3\n# 4 \n"
+    assert shown_output(code) == ["1", "2", "3", "4 "]
     if not README.exists():
         pytest.skip("the README is not beside the tests")
     assert len(_readme_blocks()) >= 1
@@ -101,6 +117,10 @@ def test_readme_block_runs_pasted_alone(line: int, code: str, tmp_path: Path) ->
         env=_offline_env(),
     )
     assert proc.returncode == 0, f"README.md:{line}\n{code}\n{proc.stderr}"
+    # what the block says it prints, it prints (in that order)
+    printed = iter(proc.stdout.splitlines())
+    for expected in shown_output(code):
+        assert expected in printed, f"README.md:{line}: {expected!r} not printed:\n{proc.stdout}"
 
 
 # ---------------------------------------------------------------------------
