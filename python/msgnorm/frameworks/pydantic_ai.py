@@ -27,6 +27,12 @@ __all__ = [
     "to_pydantic_ai",
 ]
 
+try:  # pydantic-ai tells a processor that takes the run's context by this annotation
+    from pydantic_ai.tools import RunContext
+except ImportError:  # pragma: no cover - the adapter then names the extra to install
+    if not TYPE_CHECKING:
+        RunContext = dict  # a subscriptable stand-in
+
 _REDACTED = "redacted_thinking"
 _FAILED = ("failed", "denied", "interrupted", "retried")
 
@@ -406,7 +412,7 @@ class _Options:
         )
 
 
-def history_processor(ctx: Any, messages: list[Any]) -> list[Any]:
+def history_processor(ctx: RunContext[Any], messages: list[Any]) -> list[Any]:
     """A pydantic-ai history processor (``history_processors=[history_processor]``
     in releases that take them, ``ProcessHistory(history_processor)`` in 2.x): the
     history repaired for the run's model (``ctx.model``), as the capability does
