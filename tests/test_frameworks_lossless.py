@@ -384,3 +384,108 @@ def test_pydantic_ai_model_switch_drops_only_the_foreign_thinking() -> None:
         "timestamp",
     )
     assert all(getattr(out[1], k) == getattr(resp, k) for k in kept)
+
+
+# --------------------------------------------------------------------------
+# AgentScope and Qwen-Agent
+# --------------------------------------------------------------------------
+
+
+@st.composite
+def agentscope_histories(draw: st.DrawFn) -> list[Any]:
+    """Valid AgentScope ``Msg`` histories: a tool call's results in the ``Msg``
+    that called, as AgentScope keeps them, the reply after them."""
+    m = pytest.importorskip("agentscope.message", reason="agentscope is not installed")
+    out: list[Any] = []
+    n = 0
+    for _ in range(draw(st.integers(1, 3))):
+        out.append(
+            m.Msg(name="ann", role="user", content=[m.TextBlock(type="text", text=draw(_WORD))])
+        )
+        blocks: list[Any] = []
+        if draw(st.booleans()):
+            blocks.append(m.TextBlock(type="text", text=draw(_WORD)))
+        calls = []
+        for _ in range(draw(st.integers(0, 2))):
+            n += 1
+            calls.append((f"call_{n}", draw(st.sampled_from(["get", "put"]))))
+        blocks += [
+            m.ToolCallBlock(type="tool_call", id=i, name=nm, input='{"q": 1}') for i, nm in calls
+        ]
+        blocks += [
+            m.ToolResultBlock(
+                type="tool_result", id=i, name=nm, output=draw(_WORD), state="success"
+            )
+            for i, nm in calls
+        ]
+        blocks.append(m.TextBlock(type="text", text=draw(_WORD)))
+        out.append(m.Msg(name="bot", role="assistant", content=blocks))
+    return out
+
+
+@given(agentscope_histories())
+def test_agentscope_valid_history_comes_back_as_the_same_objects(msgs: list[Any]) -> None:
+    from msgnorm.frameworks import agentscope as mas
+
+    out = mas.normalize_agentscope(msgs)
+    assert all(o is i for o, i in zip(out, msgs, strict=True))
+
+
+@st.composite
+def qwen_histories(draw: st.DrawFn) -> list[Any]:
+    """Valid Qwen-Agent histories (dicts or ``Message`` objects) with call ids."""
+    out: list[dict[str, Any]] = []
+    n = 0
+    if draw(st.booleans()):
+        out.append({"role": "system", "content": draw(_WORD)})
+    for _ in range(draw(st.integers(1, 3))):
+        out.append({"role": "user", "content": draw(_WORD)})
+        for _ in range(draw(st.integers(0, 2))):
+            n += 1
+            name = draw(st.sampled_from(["get", "put"]))
+            extra = {"function_id": f"call_{n}"}
+            args = draw(st.sampled_from(['{"q":1}', '{"q": 1}', "{}"]))
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "function_call": {"name": name, "arguments": args},
+                    "extra": extra,
+                }
+            )
+            out.append(
+                {"role": "function", "name": name, "content": draw(_WORD), "extra": dict(extra)}
+            )
+        out.append({"role": "assistant", "content": draw(_WORD)})
+    if draw(st.booleans()):
+        schema = pytest.importorskip("qwen_agent.llm.schema", reason="qwen-agent is not installed")
+        return [schema.Message(**d) for d in out]
+    return out
+
+
+@given(qwen_histories())
+def test_qwen_agent_valid_history_comes_back_as_the_same_objects(msgs: list[Any]) -> None:
+    from msgnorm.frameworks import qwen_agent as mqa
+
+    out = mqa.normalize_qwen_agent(msgs)
+    assert all(o is i for o, i in zip(out, msgs, strict=True))
+
+
+@given(qwen_histories(), st.data())
+def test_qwen_agent_interrupted_call_changes_only_its_result(
+    msgs: list[Any], data: st.DataObject
+) -> None:
+    from msgnorm.frameworks import qwen_agent as mqa
+
+    results = [i for i, m in enumerate(msgs) if m["role"] == "function"]
+    if not results:
+        return
+    gone = data.draw(st.sampled_from(results))
+    broken = msgs[:gone] + msgs[gone + 1 :]
+    out = mqa.normalize_qwen_agent(broken)
+    kept = [o for o in out if any(o is b for b in broken)]
+    assert [id(o) for o in kept] == [id(b) for b in broken]
+    made = [o for o in out if not any(o is b for b in broken)]
+    assert [(m["role"], m["name"], m["extra"]["function_id"]) for m in made] == [
+        ("function", msgs[gone]["name"], msgs[gone]["extra"]["function_id"])
+    ]

@@ -8,6 +8,7 @@ import hashlib
 import importlib
 import json
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import providers
@@ -275,12 +276,20 @@ class Unit:
     each with the part of the message it came from (``None`` for a message with no
     blocks, such as a system prompt)."""
 
-    __slots__ = ("blocks", "parts", "role")
+    __slots__ = ("blocks", "parts", "role", "roles")
 
-    def __init__(self, role: str | None, blocks: list[dict[str, Any]], parts: list[int]) -> None:
+    def __init__(
+        self,
+        role: str | None,
+        blocks: list[dict[str, Any]],
+        parts: list[int],
+        roles: list[str] | None = None,
+    ) -> None:
         self.role = role
         self.blocks = blocks
         self.parts = parts
+        # each block's role, for a message that becomes turns of both roles
+        self.roles = roles if roles is not None else [role or ""] * len(blocks)
 
 
 #: a block of the plan: its part when unchanged, the block, the part it replaced
@@ -301,7 +310,7 @@ def reconcile(units: list[Unit], out: list[dict[str, Any]]) -> list[Entry]:
         if u.role is None:
             continue
         for k, b in enumerate(u.blocks):
-            a.append((i, k, block_key(u.role, b)))
+            a.append((i, k, block_key(u.roles[k], b)))
     b_items: list[tuple[int, str, dict[str, Any], str]] = []
     for j, m in enumerate(out):
         for blk in blocks_of(m["content"]):
@@ -321,7 +330,7 @@ def reconcile(units: list[Unit], out: list[dict[str, Any]]) -> list[Entry]:
             for t in range(j2 - j1):
                 j, role, blk, _ = b_items[j1 + t]
                 owner: int | None = None
-                if t < n and units[a[i1 + t][0]].role == role:
+                if t < n and units[a[i1 + t][0]].roles[a[i1 + t][1]] == role:
                     owner = a[i1 + t][0]
                     origins[len(events)] = units[owner].parts[a[i1 + t][1]]
                 events.append((owner, j, None, blk))
@@ -339,7 +348,7 @@ def reconcile(units: list[Unit], out: list[dict[str, Any]]) -> list[Entry]:
     # an original split over two plan entries by a made block is one entry
     merged: list[Entry] = []
     for entry in plan:
-        if merged and entry[0] is not None and merged[-1][0] == entry[0]:
+        if merged and entry[0] is not None and merged[-1][:2] == entry[:2]:
             merged[-1][2].extend(entry[2])
         else:
             merged.append(entry)
@@ -359,3 +368,80 @@ def reconcile(units: list[Unit], out: list[dict[str, Any]]) -> list[Entry]:
 def unchanged(unit: Unit, blocks: list[Item]) -> bool:
     """Whether a plan entry holds exactly the original's blocks, all unchanged."""
     return len(blocks) == len(unit.blocks) and all(p is not None for p, _, _ in blocks)
+
+
+def lossless(
+    messages: Sequence[Any],
+    to_anthropic_fn: Callable[[Sequence[Any]], tuple[list[dict[str, Any]], list[str]]],
+    from_anthropic_fn: Callable[[dict[str, Any], dict[str, str]], list[Any]],
+    *,
+    results_in_caller: bool = False,
+    rewrite: Callable[[Any], bool] | None = None,
+    **options: Any,
+) -> list[Any]:
+    """A framework's messages repaired (``repair``'s options), message by message: a
+    message no repair touched is the input's own object; a changed or made one is
+    written by ``from_anthropic_fn`` from its repaired blocks (and the tool names
+    by call id). ``results_in_caller``: the framework keeps tool results in the
+    message that called (AgentScope), so a made result changes that message.
+    ``rewrite``: whether a message is written again even when its blocks came
+    through (the reader made up part of them, such as a missing call id)."""
+    shape, system = to_anthropic_fn(messages)  # errors name the index in the history
+    units: list[Unit] = []
+    for msg in messages:
+        own, _ = to_anthropic_fn([msg])
+        blocks: list[dict[str, Any]] = []
+        roles: list[str] = []
+        for m in own:
+            for b in blocks_of(m["content"]):
+                blocks.append(b)
+                roles.append(m["role"])
+        role = roles[0] if roles else None
+        units.append(Unit(role, blocks, list(range(len(blocks))), roles))
+    out = repair(shape, system, **options)
+    names = {
+        b["id"]: b["name"]
+        for m in out["messages"]
+        if m["role"] == "assistant"
+        for b in blocks_of(m["content"])
+        if b.get("type") == "tool_use"
+    }
+    plan = reconcile(units, out["messages"])
+
+    def made_results(entry: Entry) -> bool:
+        return entry[0] is None and all(b.get("type") == "tool_result" for _, b, _ in entry[2])
+
+    result: list[Any] = []
+    k = 0
+    while k < len(plan):
+        owner, role, items = plan[k]
+        if owner is None:
+            result.extend(from_anthropic_fn({"messages": [_message(role, items)]}, names))
+            k += 1
+            continue
+        group = [plan[k]]
+        while k + len(group) < len(plan) and (
+            plan[k + len(group)][0] == owner
+            or (
+                results_in_caller
+                and made_results(plan[k + len(group)])
+                and units[owner].roles[-1:] == ["assistant"]
+            )
+        ):
+            group.append(plan[k + len(group)])
+        k += len(group)
+        every = [item for entry in group for item in entry[2]]
+        if any(entry[0] is None for entry in group):
+            every.append((None, {}, None))  # a made result joined the caller
+        if rewrite is not None and rewrite(messages[owner]):
+            every.append((None, {}, None))
+        if units[owner].role is None or unchanged(units[owner], every):
+            result.append(messages[owner])
+        else:
+            shape_out = {"messages": [_message(r, its) for _, r, its in group]}
+            result.extend(from_anthropic_fn(shape_out, names))
+    return result
+
+
+def _message(role: str, items: list[Item]) -> dict[str, Any]:
+    return {"role": role, "content": [b for _, b, _ in items]}
