@@ -298,6 +298,29 @@ Item = tuple[int | None, dict[str, Any], int | None]
 Entry = tuple[int | None, str, list[Item]]
 
 
+def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """``difflib``'s opcodes from ``a`` to ``b``, the common head and tail matched
+    first (a repair changes a few blocks: the diff runs on those)."""
+    head = 0
+    end = min(len(a), len(b))
+    while head < end and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < end - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    ops: list[tuple[str, int, int, int, int]] = []
+    if head:
+        ops.append(("equal", 0, head, 0, head))
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if mid_a or mid_b:
+        sm = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False)
+        for tag, i1, i2, j1, j2 in sm.get_opcodes():
+            ops.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return ops
+
+
 def reconcile(units: list[Unit], out: list[dict[str, Any]]) -> list[Entry]:
     """The repaired messages as a plan over the originals: for each output message,
     ``(original index or None, role, [(part or None, block, replaced part)])``. An
@@ -315,11 +338,10 @@ def reconcile(units: list[Unit], out: list[dict[str, Any]]) -> list[Entry]:
     for j, m in enumerate(out):
         for blk in blocks_of(m["content"]):
             b_items.append((j, m["role"], blk, block_key(m["role"], blk)))
-    sm = difflib.SequenceMatcher(None, [x[2] for x in a], [x[3] for x in b_items], autojunk=False)
     # events in output order: (owner original or None, out message, part or None, block)
     events: list[tuple[int | None, int, int | None, dict[str, Any]]] = []
     origins: dict[int, int] = {}  # a replaced block's event -> the part it replaced
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes([x[2] for x in a], [x[3] for x in b_items]):
         if tag == "equal":
             for t in range(i2 - i1):
                 i, k, _ = a[i1 + t]
