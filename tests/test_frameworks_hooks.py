@@ -140,6 +140,7 @@ def _pa_run(kind: str, history: list[Any], **agent: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("kind", "case"), sorted(PA_CASES))
 def test_pydantic_ai_capability_on_the_request_body(kind: str, case: str) -> None:
+    _pydantic_ai()
     from msgnorm.frameworks.pydantic_ai import MsgnormCapability
 
     history = _pa_history(case)
@@ -151,6 +152,7 @@ def test_pydantic_ai_capability_on_the_request_body(kind: str, case: str) -> Non
 
 
 def test_pydantic_ai_reused_call_id_is_sent_unique() -> None:
+    _pydantic_ai()
     from msgnorm.frameworks.pydantic_ai import MsgnormCapability
 
     history = _pa_history("reused call id")
@@ -170,6 +172,7 @@ def test_pydantic_ai_reused_call_id_is_sent_unique() -> None:
 
 
 def test_pydantic_ai_history_processor_on_the_request_body() -> None:
+    _pydantic_ai()
     from msgnorm.frameworks.pydantic_ai import history_processor
     from pydantic_ai.capabilities import ProcessHistory
 
@@ -181,6 +184,7 @@ def test_pydantic_ai_history_processor_on_the_request_body() -> None:
 def test_pydantic_ai_interrupted_call_pydantic_ai_answers_itself() -> None:
     # pydantic-ai 2 pairs calls and returns itself: the body is valid either way,
     # and the capability leaves nothing for it to answer
+    _pydantic_ai()
     from msgnorm.frameworks.pydantic_ai import MsgnormCapability
 
     history = _pa_history("interrupted call")
@@ -200,6 +204,7 @@ def test_pydantic_ai_interrupted_call_pydantic_ai_answers_itself() -> None:
 
 def test_pydantic_ai_model_switch_drops_the_other_models_signed_thinking() -> None:
     # validate cannot see whose signature a thinking block carries: the body shows it
+    _pydantic_ai()
     from msgnorm.frameworks.pydantic_ai import MsgnormCapability
 
     history = _pa_history("model switch after signed thinking")
@@ -217,6 +222,7 @@ def test_pydantic_ai_model_switch_drops_the_other_models_signed_thinking() -> No
 
 
 def test_pydantic_ai_capability_options() -> None:
+    _pydantic_ai()
     from msgnorm.frameworks.pydantic_ai import MsgnormCapability
 
     # a fake model and no options: the rules every provider shares
@@ -486,4 +492,27 @@ def test_openai_agents_filter_keeps_untouched_items() -> None:
     again = [*items, {"role": "user", "content": "again"}, later, items[2]]
     out = repair_input(again, provider="openai-responses")
     assert out[:6] == again[:6] and out[6]["call_id"] == out[7]["call_id"] != "c1"
+    assert rules(out, "openai-responses") == set()
+
+
+def test_reused_long_ids_become_unique_valid_ids() -> None:
+    import re
+
+    from msgnorm.frameworks.openai_agents import repair_input
+
+    items: list[dict[str, Any]] = []
+    for turn in range(6):
+        items.append({"role": "user", "content": f"turn {turn}"})
+        items.append(
+            {"type": "function_call", "call_id": LONG_ID, "name": "get", "arguments": "{}"}
+        )
+        items.append({"type": "function_call_output", "call_id": LONG_ID, "output": str(turn)})
+    out = repair_input(items)  # no provider: the rules every provider shares
+    calls = [i["call_id"] for i in out if i.get("type") == "function_call"]
+    outputs = [i["call_id"] for i in out if i.get("type") == "function_call_output"]
+    assert len(set(calls)) == 6 and calls == outputs
+    assert all(len(c) <= 40 and re.fullmatch(r"[a-zA-Z0-9_-]+", c) for c in calls)
+    assert [i["output"] for i in out if i.get("type") == "function_call_output"] == [
+        str(t) for t in range(6)
+    ]
     assert rules(out, "openai-responses") == set()

@@ -132,13 +132,14 @@ def _id_ok(call_id: str, provider: str | None) -> bool:
 
 
 def _new_id(call_id: str, taken: set[str]) -> str:
-    clean = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[:28] or "call"
-    digest = hashlib.sha256(call_id.encode()).hexdigest()
-    n = 8
-    out = f"{clean}_{digest[:n]}"
-    while out in taken:
-        n += 2
-        out = f"{clean}_{digest[:n]}"
+    """A valid id for ``call_id`` (``[a-zA-Z0-9_-]``, at most 40 characters, the
+    same for the same id), none of ``taken``."""
+    clean = re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[:24] or "call"
+    out = f"{clean}_{hashlib.sha256(call_id.encode()).hexdigest()[:8]}"
+    base, k = out, 1
+    while out in taken:  # a reused id: the second use, the third, ...
+        k += 1
+        out = f"{base}{k}"
     return out
 
 
