@@ -489,3 +489,43 @@ def test_qwen_agent_interrupted_call_changes_only_its_result(
     assert [(m["role"], m["name"], m["extra"]["function_id"]) for m in made] == [
         ("function", msgs[gone]["name"], msgs[gone]["extra"]["function_id"])
     ]
+
+
+def _long_lc_history() -> list[Any]:
+    m = _lc()
+    msgs: list[Any] = []
+    for t in range(8):
+        call = {"type": "tool_call", "id": f"c{t}", "name": "get", "args": {}}
+        msgs += [
+            m.HumanMessage(f"question {t} " + "word " * 50, id=f"h{t}"),
+            m.AIMessage("", tool_calls=[call], id=f"a{t}"),
+            m.ToolMessage("result " * 200, tool_call_id=f"c{t}", name="get", id=f"t{t}"),
+            m.AIMessage(f"answer {t}", id=f"b{t}"),
+        ]
+    return msgs
+
+
+def test_langchain_clear_tool_results_changes_only_the_cleared_results() -> None:
+    from msgnorm.frameworks import langchain as mlc
+
+    msgs = _long_lc_history()
+    out = mlc.repair_langchain(msgs, clear_tool_results={"trigger": None, "keep": 3})
+    assert len(out) == len(msgs)
+    changed = [i for i, (o, m) in enumerate(zip(out, msgs, strict=True)) if o is not m]
+    assert changed == [2, 6, 10, 14, 18]  # every result but the last three
+    for i in changed:
+        assert (out[i].id, out[i].name, out[i].tool_call_id) == (
+            msgs[i].id,
+            msgs[i].name,
+            msgs[i].tool_call_id,
+        )
+        assert out[i].content != msgs[i].content and "result" not in out[i].content
+
+
+def test_langchain_token_budget_keeps_the_latest_turns_as_they_were() -> None:
+    from msgnorm.frameworks import langchain as mlc
+
+    msgs = _long_lc_history()
+    out = mlc.repair_langchain(msgs, max_tokens=2000)
+    assert 0 < len(out) < len(msgs)
+    assert all(o is m for o, m in zip(out, msgs[len(msgs) - len(out) :], strict=True))
