@@ -232,10 +232,6 @@ def _as_objects(out: list[dict[str, Any]]) -> list[Any]:
     return [Message(**m) for m in out]
 
 
-def _objects_in(messages: Sequence[Any]) -> bool:
-    return any(not isinstance(m, dict) for m in messages)
-
-
 def from_qwen_agent(messages: Sequence[Any]) -> list[dict[str, Any]]:
     """Qwen-Agent messages as msgnorm records."""
     anthropic, system = _to_anthropic(messages)
