@@ -180,14 +180,16 @@ def _blocks_out(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _from_anthropic(shape: dict[str, Any]) -> list[dict[str, Any]]:
+def _from_anthropic(
+    shape: dict[str, Any], names: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     system = _bridge.system_text(shape)
     if system:
         out.append(
             {"name": "system", "role": "system", "content": [{"type": "text", "text": system}]}
         )
-    names: dict[str, str] = {}
+    names = dict(names or {})  # tool names by call id (those of the calls read here too)
     answered = False  # the last assistant Msg holds the results just read
     for msg in shape["messages"]:
         content = msg["content"]
@@ -246,7 +248,16 @@ def to_agentscope(records: Any, *, normalize: bool = True, objects: bool = False
 
 
 def normalize_agentscope(messages: Sequence[Any], **options: Any) -> list[Any]:
-    """AgentScope messages in, the repaired history out, in the kind that went in."""
-    anthropic, system = _to_anthropic(messages)
-    out = _from_anthropic(_bridge.convert_anthropic(anthropic, system, **options))
-    return _as_objects(out) if any(not isinstance(m, dict) for m in messages) else out
+    """AgentScope messages in, the repaired history out, in the kind that went in
+    (the Anthropic rules of ``normalize_for_api``). A message no repair touched is
+    the input's own object; a repaired or made one is written from its repaired
+    blocks. ``options``: ``provider``, ``model``, ``clear_tool_results``,
+    ``max_tokens``."""
+    options.setdefault("provider", "anthropic")
+    objects = any(not isinstance(m, dict) for m in messages)
+
+    def written(shape: dict[str, Any], names: dict[str, str]) -> list[Any]:
+        out = _from_anthropic(shape, names)
+        return _as_objects(out) if objects else out
+
+    return _bridge.lossless(messages, _to_anthropic, written, results_in_caller=True, **options)

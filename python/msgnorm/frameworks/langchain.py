@@ -11,13 +11,19 @@ everything msgnorm normalizes (signed and redacted thinking included); see
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidRecordError
 from . import _bridge
 
-__all__ = ["from_langchain", "normalize_langchain", "to_langchain"]
+__all__ = [
+    "MsgnormMiddleware",
+    "from_langchain",
+    "normalize_langchain",
+    "repair_langchain",
+    "to_langchain",
+]
 
 
 def _lc() -> Any:
@@ -94,12 +100,17 @@ def _tool_result(msg: Any, index: int) -> dict[str, Any]:
     return out
 
 
-def _to_anthropic(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], list[str]]:
-    """LangChain messages as Anthropic ``messages`` and the system prompts."""
+def _to_anthropic(
+    messages: Sequence[Any], owners: list[int] | None = None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """LangChain messages as Anthropic ``messages`` and the system prompts;
+    ``owners`` gets the index of the message each Anthropic message came from."""
     m = _lc()
     out: list[dict[str, Any]] = []
     system: list[str] = []
     for i, msg in enumerate(messages):
+        if owners is not None:  # what the message before added
+            owners.extend([i - 1] * (len(out) - len(owners)))
         if isinstance(msg, m.SystemMessage):
             system.append(msg.text)
         elif isinstance(msg, m.ToolMessage):
@@ -130,6 +141,8 @@ def _to_anthropic(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], list[s
                 i,
                 f"messages[{i}]",
             )
+    if owners is not None:
+        owners.extend([len(messages) - 1] * (len(out) - len(owners)))
     return out, system
 
 
@@ -226,8 +239,200 @@ def to_langchain(records: Any, *, normalize: bool = True) -> list[Any]:
     return _from_anthropic(_bridge.to_anthropic(records, normalize=normalize))
 
 
+def _made_by(msg: Any) -> str | None:
+    meta = getattr(msg, "response_metadata", None) or {}
+    name = meta.get("model_name") or meta.get("model")
+    return name if isinstance(name, str) else None
+
+
+def _units(
+    messages: Sequence[Any],
+) -> tuple[list[_bridge.Unit], list[dict[str, Any]], list[str], list[int]]:
+    owners: list[int] = []
+    shape, system = _to_anthropic(messages, owners)
+    units = [_bridge.Unit(None, [], []) for _ in messages]
+    for msg, i in zip(shape, owners, strict=True):
+        blocks = _bridge.blocks_of(msg["content"])
+        units[i] = _bridge.Unit(msg["role"], blocks, list(range(len(blocks))))
+    return units, shape, system, owners
+
+
+def _made(role: str, blocks: list[dict[str, Any]], names: dict[str, str]) -> list[Any]:
+    """New LangChain messages for blocks the repair made."""
+    made = _from_anthropic({"messages": [{"role": role, "content": blocks}]})
+    m = _lc()
+    return [
+        x.model_copy(update={"name": names[x.tool_call_id]})
+        if isinstance(x, m.ToolMessage) and x.tool_call_id in names
+        else x
+        for x in made
+    ]
+
+
+def _rebuilt(
+    orig: Any, role: str, blocks: list[dict[str, Any]], names: dict[str, str]
+) -> list[Any]:
+    """``orig`` with the blocks the repair gave it, every other field kept."""
+    m = _lc()
+    new = _made(role, blocks, names)
+    if len(new) != 1 or type(new[0]) is not type(orig):
+        return new
+    made = new[0]
+    update: dict[str, Any] = {"content": made.content}
+    if isinstance(orig, m.AIMessage):
+        update["tool_calls"] = made.tool_calls
+    elif isinstance(orig, m.ToolMessage):
+        update["tool_call_id"] = made.tool_call_id
+        update["status"] = made.status
+    return [orig.model_copy(update=update)]
+
+
+def repair_langchain(
+    messages: Sequence[Any],
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    clear_tool_results: Any = None,
+    max_tokens: int | None = None,
+) -> list[Any]:
+    """LangChain messages repaired for ``provider`` (``"anthropic"``,
+    ``"openai-chat"``, ... or ``None`` for the rules every provider shares) and
+    ``model``, keeping everything LangChain keeps: a message no repair touched is
+    the input's own object (ids, metadata, usage, names, content form); a repaired
+    one is a copy with only its content, tool calls or tool call id changed."""
+    units, shape, system, owners = _units(messages)
+    made_by = [_made_by(messages[i]) for i in owners]
+    out = _bridge.repair(
+        shape,
+        system,
+        provider=provider,
+        model=model,
+        made_by=made_by,
+        clear_tool_results=clear_tool_results,
+        max_tokens=max_tokens,
+    )
+    names = {
+        b["id"]: b["name"]
+        for msg in out["messages"]
+        if msg["role"] == "assistant"
+        for b in _bridge.blocks_of(msg["content"])
+        if b.get("type") == "tool_use"
+    }
+    result: list[Any] = []
+    for owner, role, blocks in _bridge.reconcile(units, out["messages"]):
+        if owner is not None and (
+            units[owner].role is None or _bridge.unchanged(units[owner], blocks)
+        ):
+            result.append(messages[owner])
+        elif owner is not None:
+            result.extend(_rebuilt(messages[owner], role, [b for _, b, _ in blocks], names))
+        else:
+            result.extend(_made(role, [b for _, b, _ in blocks], names))
+    return result
+
+
 def normalize_langchain(messages: Sequence[Any], **options: Any) -> list[Any]:
-    """LangChain messages in, the repaired history out, as LangChain messages: what
-    ``to_langchain(normalize_for_api(from_langchain(messages)))`` gives."""
-    anthropic, system = _to_anthropic(messages)
-    return _from_anthropic(_bridge.convert_anthropic(anthropic, system, **options))
+    """LangChain messages in, the repaired history out, as LangChain messages: the
+    repairs of ``normalize_for_api`` with the Anthropic rules. A message no repair
+    touched is the input's own object; a repaired one keeps every other field
+    (:func:`repair_langchain`). ``options`` are ``repair_langchain``'s."""
+    options.setdefault("provider", "anthropic")
+    return repair_langchain(messages, **options)
+
+
+class _Options:
+    """What the hook repairs for: the target provider and model (read from the
+    model in use when not given), ``clear_tool_results`` (``True`` or its
+    options) and a token budget (``max_tokens``)."""
+
+    def __init__(
+        self,
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        clear_tool_results: bool | Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.clear_tool_results = clear_tool_results
+        self.max_tokens = max_tokens
+
+    def repair(self, messages: Sequence[Any], model: Any) -> list[Any]:
+        provider, name = self.provider, self.model
+        if provider is None or name is None:
+            found_provider, found_name = _bridge.provider_of(model)
+            provider = provider or found_provider
+            name = name or found_name
+        return repair_langchain(
+            messages,
+            provider=provider,
+            model=name,
+            clear_tool_results=self.clear_tool_results,
+            max_tokens=self.max_tokens,
+        )
+
+
+def _define_middleware() -> type:
+    middleware = _bridge.need(
+        "langchain.agents.middleware", "LangChain middleware", "langchain", "langchain"
+    )
+
+    class MsgnormMiddleware(middleware.AgentMiddleware):  # type: ignore[misc, name-defined]
+        """msgnorm's repairs before every model call of a LangChain agent
+        (``create_agent(model, tools, middleware=[MsgnormMiddleware()])``).
+
+        The messages sent to the model are repaired for the provider of the model
+        in use (read from its class and name; a test or fake model gets the repairs
+        every provider needs); the agent's state is not changed. Options:
+        ``provider`` and ``model`` (the target), ``clear_tool_results`` (``True``
+        or :func:`msgnorm.clear_tool_results`'s options), ``max_tokens`` (a token
+        budget, :func:`msgnorm.trim_to_budget`)."""
+
+        def __init__(
+            self,
+            *,
+            provider: str | None = None,
+            model: str | None = None,
+            clear_tool_results: bool | Mapping[str, Any] | None = None,
+            max_tokens: int | None = None,
+        ) -> None:
+            super().__init__()
+            self.options = _Options(
+                provider=provider,
+                model=model,
+                clear_tool_results=clear_tool_results,
+                max_tokens=max_tokens,
+            )
+
+        def _request(self, request: Any) -> Any:
+            messages = self.options.repair(request.messages, request.model)
+            return request.override(messages=messages)
+
+        def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+            return handler(self._request(request))
+
+        async def awrap_model_call(
+            self, request: Any, handler: Callable[[Any], Awaitable[Any]]
+        ) -> Any:
+            return await handler(self._request(request))
+
+    MsgnormMiddleware.__module__ = __name__
+    MsgnormMiddleware.__qualname__ = "MsgnormMiddleware"
+    return MsgnormMiddleware
+
+
+_DEFINED: dict[str, type] = {}
+
+if TYPE_CHECKING:
+    MsgnormMiddleware: type
+
+
+def __getattr__(name: str) -> Any:
+    # the middleware class is defined on first use: the module imports with
+    # langchain-core alone
+    if name == "MsgnormMiddleware":
+        if name not in _DEFINED:
+            _DEFINED[name] = _define_middleware()
+        return _DEFINED[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

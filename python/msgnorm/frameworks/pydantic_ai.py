@@ -11,13 +11,27 @@ the Anthropic Messages shape; see ``docs/PROVIDERS.md``.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
-from typing import Any
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidRecordError
 from . import _bridge
 
-__all__ = ["from_pydantic_ai", "normalize_pydantic_ai", "to_pydantic_ai"]
+__all__ = [
+    "MsgnormCapability",
+    "from_pydantic_ai",
+    "history_processor",
+    "normalize_pydantic_ai",
+    "repair_pydantic_ai",
+    "to_pydantic_ai",
+]
+
+try:  # pydantic-ai tells a processor that takes the run's context by this annotation
+    from pydantic_ai.tools import RunContext
+except ImportError:  # pragma: no cover - the adapter then names the extra to install
+    if not TYPE_CHECKING:
+        RunContext = dict  # a subscriptable stand-in
 
 _REDACTED = "redacted_thinking"
 _FAILED = ("failed", "denied", "interrupted", "retried")
@@ -49,7 +63,11 @@ def _tool_content(part: Any) -> Any:
     return content if isinstance(content, str) else part.model_response_str()
 
 
-def _to_anthropic(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], list[str]]:
+def _to_anthropic(
+    messages: Sequence[Any], units: list[_bridge.Unit] | None = None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """pydantic-ai messages as Anthropic ``messages`` and the system prompts;
+    ``units`` gets each message's role and blocks with the part each came from."""
     m = _m()
     out: list[dict[str, Any]] = []
     system: list[str] = []
@@ -57,17 +75,17 @@ def _to_anthropic(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], list[s
         if isinstance(msg, m.ModelRequest):
             if msg.instructions:
                 system.append(msg.instructions)
-            results: list[dict[str, Any]] = []
-            prompt: list[dict[str, Any]] = []
+            results: list[tuple[int, dict[str, Any]]] = []
+            prompt: list[tuple[int, dict[str, Any]]] = []
             for j, part in enumerate(msg.parts):
                 if isinstance(part, m.SystemPromptPart):
                     system.append(part.content)
                 elif isinstance(part, m.UserPromptPart):
                     if isinstance(part.content, str):
-                        prompt.append({"type": "text", "text": part.content})
+                        prompt.append((j, {"type": "text", "text": part.content}))
                     else:
                         try:
-                            prompt.extend(_user_content(x, m) for x in part.content)
+                            prompt.extend((j, _user_content(x, m)) for x in part.content)
                         except TypeError as e:
                             raise InvalidRecordError(
                                 f"messages[{i}].parts[{j}]: {e}", i, f"messages[{i}].parts[{j}]"
@@ -80,27 +98,36 @@ def _to_anthropic(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], list[s
                     }
                     if getattr(part, "outcome", "success") in _FAILED:
                         block["is_error"] = True
-                    results.append(block)
+                    results.append((j, block))
                 elif isinstance(part, m.RetryPromptPart):
                     text = part.model_response()
                     if part.tool_name is not None:
                         results.append(
-                            {
-                                "type": "tool_result",
-                                "tool_use_id": part.tool_call_id,
-                                "content": text,
-                                "is_error": True,
-                            }
+                            (
+                                j,
+                                {
+                                    "type": "tool_result",
+                                    "tool_use_id": part.tool_call_id,
+                                    "content": text,
+                                    "is_error": True,
+                                },
+                            )
                         )
                     else:
-                        prompt.append({"type": "text", "text": text})
-            content = results + prompt
+                        prompt.append((j, {"type": "text", "text": text}))
+            listed = results + prompt
+            content = [b for _, b in listed]
+            if units is not None:
+                units.append(
+                    _bridge.Unit("user" if content else None, content, [j for j, _ in listed])
+                )
             if content:
-                plain = not results and len(prompt) == 1 and prompt[0]["type"] == "text"
-                out.append({"role": "user", "content": prompt[0]["text"] if plain else content})
+                plain = not results and len(prompt) == 1 and prompt[0][1]["type"] == "text"
+                out.append({"role": "user", "content": prompt[0][1]["text"] if plain else content})
         elif isinstance(msg, m.ModelResponse):
             blocks: list[dict[str, Any]] = []
-            for part in msg.parts:
+            where: list[int] = []
+            for j, part in enumerate(msg.parts):
                 if isinstance(part, m.TextPart):
                     blocks.append({"type": "text", "text": part.content})
                 elif isinstance(part, m.ThinkingPart):
@@ -120,6 +147,11 @@ def _to_anthropic(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], list[s
                             "input": part.args_as_dict(),
                         }
                     )
+                else:
+                    continue
+                where.append(j)
+            if units is not None:
+                units.append(_bridge.Unit("assistant", blocks, where))
             entry: dict[str, Any] = {"role": "assistant", "content": blocks}
             if msg.provider_response_id:
                 entry["id"] = msg.provider_response_id
@@ -134,7 +166,7 @@ def _to_anthropic(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], list[s
     return out, system
 
 
-def _from_anthropic(shape: dict[str, Any]) -> list[Any]:
+def _from_anthropic(shape: dict[str, Any], names: dict[str, str] | None = None) -> list[Any]:
     m = _m()
     out: list[Any] = []
     system = shape.get("system")
@@ -143,7 +175,7 @@ def _from_anthropic(shape: dict[str, Any]) -> list[Any]:
         prompts = [m.SystemPromptPart(content=system)]
     elif isinstance(system, list):
         prompts = [m.SystemPromptPart(content=b.get("text", "")) for b in system]
-    names: dict[str, str] = {}
+    names = dict(names or {})
     for msg in shape["messages"]:
         content = msg["content"]
         listed: list[dict[str, Any]] = (
@@ -225,7 +257,218 @@ def to_pydantic_ai(records: Any, *, normalize: bool = True) -> list[Any]:
     return _from_anthropic(_bridge.to_anthropic(records, normalize=normalize))
 
 
+def _made(role: str, blocks: list[dict[str, Any]], names: dict[str, str]) -> list[Any]:
+    """The parts pydantic-ai gives blocks the repair made."""
+    made = _from_anthropic({"messages": [{"role": role, "content": blocks}]}, names)
+    return [p for msg in made for p in msg.parts]
+
+
+def _patched(part: Any, block: dict[str, Any], m: Any) -> Any | None:
+    """``part`` with what the repair changed in its block, or None when the block
+    is no longer the part's kind."""
+    t = block.get("type")
+    if isinstance(part, m.ToolCallPart) and t == "tool_use":
+        update: dict[str, Any] = {"tool_call_id": block["id"], "tool_name": block["name"]}
+        if part.args_as_dict() != block.get("input"):
+            update["args"] = block.get("input")
+        return dataclasses.replace(part, **update)
+    if isinstance(part, m.ToolReturnPart) and t == "tool_result":
+        update = {"tool_call_id": block["tool_use_id"]}
+        if block.get("content") != _tool_content(part):
+            update["content"] = block.get("content")
+        return dataclasses.replace(part, **update)
+    if isinstance(part, m.RetryPromptPart) and t == "tool_result":
+        return dataclasses.replace(part, tool_call_id=block["tool_use_id"])
+    if isinstance(part, m.TextPart) and t == "text":
+        return dataclasses.replace(part, content=block.get("text", ""))
+    if isinstance(part, m.UserPromptPart) and t == "text" and isinstance(part.content, str):
+        return dataclasses.replace(part, content=block.get("text", ""))
+    if isinstance(part, m.ThinkingPart) and t == "thinking":
+        return dataclasses.replace(
+            part, content=block.get("thinking", ""), signature=block.get("signature")
+        )
+    return None
+
+
+def _rebuilt(
+    orig: Any, unit: _bridge.Unit, role: str, items: list[_bridge.Item], names: dict[str, str]
+) -> Any:
+    """``orig`` with the blocks the repair gave it: each part whose blocks all came
+    through is the original part, a changed block patches its part, every other
+    field of the message is kept."""
+    m = _m()
+    used = set(unit.parts)
+    parts: list[Any] = [p for j, p in enumerate(orig.parts) if j not in used]  # system prompts
+    count = {j: unit.parts.count(j) for j in used}
+    k = 0
+    while k < len(items):
+        part, block, replaced = items[k]
+        if part is not None:
+            run = 1
+            while k + run < len(items) and items[k + run][0] == part:
+                run += 1
+            if run == count[part]:
+                parts.append(orig.parts[part])
+            else:
+                parts.extend(_made(role, [b for _, b, _ in items[k : k + run]], names))
+            k += run
+            continue
+        patched = None
+        if replaced is not None and count.get(replaced) == 1:
+            patched = _patched(orig.parts[replaced], block, m)
+        parts.extend([patched] if patched is not None else _made(role, [block], names))
+        k += 1
+    return dataclasses.replace(orig, parts=parts)
+
+
+def repair_pydantic_ai(
+    messages: Sequence[Any],
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    clear_tool_results: Any = None,
+    max_tokens: int | None = None,
+) -> list[Any]:
+    """pydantic-ai messages repaired for ``provider`` (``"anthropic"``,
+    ``"openai-chat"``, ... or ``None`` for the rules every provider shares) and
+    ``model``, keeping everything pydantic-ai keeps: a message no repair touched is
+    the input's own object; a repaired one keeps its other fields (usage,
+    ``model_name``, ``provider_name``, ``provider_details``, timestamps) and its
+    untouched parts."""
+    m = _m()
+    units: list[_bridge.Unit] = []
+    shape, system = _to_anthropic(messages, units)
+    made_by = [
+        msg.model_name if isinstance(msg, m.ModelResponse) else None
+        for msg, u in zip(messages, units, strict=True)
+        if u.role is not None
+    ]
+    out = _bridge.repair(
+        shape,
+        system,
+        provider=provider,
+        model=model,
+        made_by=made_by,
+        clear_tool_results=clear_tool_results,
+        max_tokens=max_tokens,
+    )
+    names = {
+        b["id"]: b["name"]
+        for msg in out["messages"]
+        if msg["role"] == "assistant"
+        for b in _bridge.blocks_of(msg["content"])
+        if b.get("type") == "tool_use"
+    }
+    result: list[Any] = []
+    for owner, role, items in _bridge.reconcile(units, out["messages"]):
+        if owner is not None and (
+            units[owner].role is None or _bridge.unchanged(units[owner], items)
+        ):
+            result.append(messages[owner])
+        elif owner is not None:
+            result.append(_rebuilt(messages[owner], units[owner], role, items, names))
+        else:
+            made = _from_anthropic(
+                {"messages": [{"role": role, "content": [b for _, b, _ in items]}]}, names
+            )
+            result.extend(made)
+    return result
+
+
 def normalize_pydantic_ai(messages: Sequence[Any], **options: Any) -> list[Any]:
-    """pydantic-ai messages in, the repaired history out (``message_history=`` takes it)."""
-    anthropic, system = _to_anthropic(messages)
-    return _from_anthropic(_bridge.convert_anthropic(anthropic, system, **options))
+    """pydantic-ai messages in, the repaired history out (``message_history=`` takes
+    it): the repairs of ``normalize_for_api`` with the Anthropic rules. A message no
+    repair touched is the input's own object; a repaired one keeps every other field
+    (:func:`repair_pydantic_ai`, whose options these are)."""
+    options.setdefault("provider", "anthropic")
+    return repair_pydantic_ai(messages, **options)
+
+
+class _Options:
+    def __init__(
+        self,
+        provider: str | None,
+        model: str | None,
+        clear_tool_results: bool | Mapping[str, Any] | None,
+        max_tokens: int | None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.clear_tool_results = clear_tool_results
+        self.max_tokens = max_tokens
+
+    def repair(self, messages: Sequence[Any], model: Any) -> list[Any]:
+        provider, name = self.provider, self.model
+        if provider is None or name is None:
+            found_provider, found_name = _bridge.provider_of(model)
+            provider = provider or found_provider
+            name = name or found_name
+        return repair_pydantic_ai(
+            messages,
+            provider=provider,
+            model=name,
+            clear_tool_results=self.clear_tool_results,
+            max_tokens=self.max_tokens,
+        )
+
+
+def history_processor(ctx: RunContext[Any], messages: list[Any]) -> list[Any]:
+    """A pydantic-ai history processor (``history_processors=[history_processor]``
+    in releases that take them, ``ProcessHistory(history_processor)`` in 2.x): the
+    history repaired for the run's model (``ctx.model``), as the capability does
+    with no options."""
+    return _Options(None, None, None, None).repair(messages, getattr(ctx, "model", None))
+
+
+def _define_capability() -> type:
+    capabilities = _bridge.need(
+        "pydantic_ai.capabilities", "pydantic-ai capability", "pydantic-ai>=2", "pydantic-ai"
+    )
+
+    @dataclasses.dataclass
+    class MsgnormCapability(capabilities.AbstractCapability):  # type: ignore[misc, name-defined]
+        """msgnorm's repairs before every model request of a pydantic-ai agent
+        (``Agent(model, capabilities=[MsgnormCapability()])``).
+
+        The messages of each request are repaired for the model in use (its
+        provider read from its class, its name from ``model_name``; a test or
+        function model gets the repairs every provider needs); the run's history is
+        not changed. Options: ``provider`` and ``model`` (the target),
+        ``clear_tool_results`` (``True`` or :func:`msgnorm.clear_tool_results`'s
+        options), ``max_tokens`` (a token budget, :func:`msgnorm.trim_to_budget`)."""
+
+        provider: str | None = None
+        model: str | None = None
+        clear_tool_results: bool | Mapping[str, Any] | None = None
+        max_tokens: int | None = None
+
+        async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
+            options = _Options(self.provider, self.model, self.clear_tool_results, self.max_tokens)
+            request_context.messages = options.repair(
+                request_context.messages, request_context.model
+            )
+            return request_context
+
+        @classmethod
+        def get_serialization_name(cls) -> str | None:
+            return None
+
+    MsgnormCapability.__module__ = __name__
+    MsgnormCapability.__qualname__ = "MsgnormCapability"
+    return MsgnormCapability
+
+
+_DEFINED: dict[str, type] = {}
+
+if TYPE_CHECKING:
+    MsgnormCapability: type
+
+
+def __getattr__(name: str) -> Any:
+    # defined on first use: the adapter imports with pydantic-ai releases before
+    # capabilities
+    if name == "MsgnormCapability":
+        if name not in _DEFINED:
+            _DEFINED[name] = _define_capability()
+        return _DEFINED[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -164,12 +164,14 @@ def _content_items(blocks: list[dict[str, Any]]) -> Any:
     return items
 
 
-def _from_anthropic(shape: dict[str, Any]) -> list[dict[str, Any]]:
+def _from_anthropic(
+    shape: dict[str, Any], names: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     system = _bridge.system_text(shape)
     if system:
         out.append({"role": "system", "content": system})
-    names: dict[str, str] = {}
+    names = dict(names or {})  # tool names by call id (those of the calls read here too)
     for msg in shape["messages"]:
         content = msg["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
@@ -230,10 +232,6 @@ def _as_objects(out: list[dict[str, Any]]) -> list[Any]:
     return [Message(**m) for m in out]
 
 
-def _objects_in(messages: Sequence[Any]) -> bool:
-    return any(not isinstance(m, dict) for m in messages)
-
-
 def from_qwen_agent(messages: Sequence[Any]) -> list[dict[str, Any]]:
     """Qwen-Agent messages as msgnorm records."""
     anthropic, system = _to_anthropic(messages)
@@ -248,7 +246,22 @@ def to_qwen_agent(records: Any, *, normalize: bool = True, objects: bool = False
 
 
 def normalize_qwen_agent(messages: Sequence[Any], **options: Any) -> list[Any]:
-    """Qwen-Agent messages in, the repaired history out, in the kind that went in."""
-    anthropic, system = _to_anthropic(messages)
-    out = _from_anthropic(_bridge.convert_anthropic(anthropic, system, **options))
-    return _as_objects(out) if _objects_in(messages) else out
+    """Qwen-Agent messages in, the repaired history out, in the kind that went in
+    (the Anthropic rules of ``normalize_for_api``). A message no repair touched is
+    the input's own object; a repaired or made one is written from its repaired
+    blocks. ``options``: ``provider``, ``model``, ``clear_tool_results``,
+    ``max_tokens``."""
+    options.setdefault("provider", "anthropic")
+    objects = any(not isinstance(m, dict) for m in messages)
+
+    def written(shape: dict[str, Any], names: dict[str, str]) -> list[Any]:
+        out = _from_anthropic(shape, names)
+        return _as_objects(out) if objects else out
+
+    def without_id(msg: Any) -> bool:
+        # a call or result with no function_id: the reader gave it one
+        plain = msg if isinstance(msg, dict) else _plain(msg, 0)
+        called = plain.get("function_call") or plain.get("role") == "function"
+        return bool(called) and not (plain.get("extra") or {}).get("function_id")
+
+    return _bridge.lossless(messages, _to_anthropic, written, rewrite=without_id, **options)
