@@ -153,9 +153,10 @@ fn record_or_defer<'a>(
 /// invalid record naming `records[index]` (and `line`, for JSON Lines).
 ///
 /// A record is read in one pass. When an object in it repeats a key the
-/// reader looks at, that pass stops and the record is read again, each
-/// object's members first listed so that only the last value of a key is
-/// read (SPEC §1: the last value wins, as Python's `json` reads it).
+/// reader looks at, or the record is invalid, that pass stops and the record
+/// is read again, each object's members first listed so that only the last
+/// value of a key is read (SPEC §1: the last value wins, as Python's `json`
+/// reads it).
 pub(crate) fn read_record<'a>(
     p: &mut Parser<'a>,
     index: usize,
@@ -171,7 +172,10 @@ pub(crate) fn read_record<'a>(
         dup: &dup,
     };
     let mut r = read::read_record(&mut src, v, index, opts);
-    if dup.get() {
+    // A refusal may come from a value a later member shadows (the pass stops
+    // there, before it meets the repeated key): an invalid record is read
+    // again the same way, to judge only the last values.
+    if dup.get() || matches!(r, Err(ReadError::Invalid(_))) {
         src = JsonSource {
             p: Parser::at(p.src, v),
             dedup: true,
@@ -625,6 +629,13 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("records[0].message"), "{err}");
+        // a bad value shadowed by a later one, met before the repeated key
+        let recs = read_records(
+            r#"{"type":"user","uuid":"u","message":{"role":"user","content":[1],"content":"ok"}}"#,
+            ReadOpts::default(),
+        )
+        .unwrap();
+        assert!(matches!(&recs[0].content, Content::Str(s) if s == "ok"));
         // a record without a repeated key is read in one pass and copied as it is
         let recs = read_records(
             r#"{"type":"user","uuid":"u","message":{"role":"user","content":"ok"}}"#,
