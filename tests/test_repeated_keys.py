@@ -233,3 +233,15 @@ def test_every_kind_of_the_same_text_gives_one_result(data: bytes) -> None:
         return
     assert outcome(loaded)[0] == "ok"
     assert python_reading(loaded) == json.loads(loaded)
+
+
+def test_counts_read_the_last_value() -> None:
+    """§6 counts the record Python's json reads: a shadowed member counts nothing."""
+    text = (
+        '{"type":"user","type":"user","uuid":"u","message":{"role":"user","content":['
+        '{"type":"image","source":{"data":"' + "x" * 400 + '"},"source":{"data":"y"}},'
+        '{"type":"tool_result","tool_use_id":"t","content":"' + "z" * 400 + '","content":"w"}]}}'
+    )
+    want = msgnorm.count_tokens_per_record([json.loads(text)])
+    for data in (text.encode(), text, "[" + text + "]"):
+        assert msgnorm.count_tokens_per_record(data) == want

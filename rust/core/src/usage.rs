@@ -679,7 +679,11 @@ fn record<'a>(p: &mut Parser<'a>, agent: bool) -> R<Option<Record<'a>>> {
             "timestamp" => r.timestamp = str_or_skip(p)?,
             "sessionId" => r.session = str_or_skip(p)?,
             "cwd" => r.cwd = str_or_skip(p)?,
-            "isSidechain" => r.sidechain = agent || p.bool_or_skip()? == Some(true),
+            "isSidechain" => {
+                // read whatever the file says: the value must be passed over
+                let on = p.bool_or_skip()? == Some(true);
+                r.sidechain = agent || on;
+            }
             // A repeated key: the last value wins (SPEC §1): a later `message`
             // or `usage` replaces all an earlier one gave.
             "message" => {

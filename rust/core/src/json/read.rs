@@ -330,9 +330,17 @@ impl<'a> Source<'a> for JsonSource<'a, '_> {
     }
     fn j(&mut self, v: usize) -> JR<u64> {
         self.p.pos = v;
+        if self.dedup {
+            // J() of the value as Python's json reads it (SPEC §1, A27).
+            let raw = self.p.skip_value()?;
+            return Ok(j_dedup(raw)?);
+        }
         Ok(j_of(&mut self.p)?)
     }
     fn j_whole(&mut self, w: &(usize, usize)) -> JR<u64> {
+        if self.dedup {
+            return Ok(j_dedup(&self.p.src[w.0..w.1])?);
+        }
         Ok(j_of(&mut Parser::at(self.p.src, w.0))?)
     }
     #[inline]
@@ -448,6 +456,15 @@ pub fn j_of(p: &mut Parser<'_>) -> Result<u64> {
         })
     })?;
     Ok(j)
+}
+
+/// §6 J() of a value of a record that repeats a key: of the value each key
+/// once, with its last value.
+fn j_dedup(raw: &str) -> Result<u64> {
+    let mut once = Vec::with_capacity(raw.len());
+    super::write::write_dedup(&mut once, raw)?;
+    let once = std::str::from_utf8(&once).map_err(|_| Error::value("internal error: not UTF-8"))?;
+    j_of(&mut Parser::new(once))
 }
 
 /// A tool_use block's `name` (its §6 length) and whether its `input` is `{}`,

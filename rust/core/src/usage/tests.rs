@@ -264,6 +264,13 @@ fn a_repeated_key_takes_its_last_value() {
         one(r#"{"type":"assistant","message":{"usage":{"output_tokens":2}},"message":"x"}"#),
         None
     );
+    // a subagent's file: its requests are a subagent's whatever the last isSidechain
+    let line = r#"{"type":"assistant","isSidechain":true,"isSidechain":false,"message":{"usage":{"output_tokens":2}}}"#;
+    for agent in [false, true] {
+        let s = scan(line.as_bytes(), agent);
+        assert_eq!((s.entries.len(), s.lines_skipped), (1, 0));
+        assert_eq!(s.entries[0].sidechain, agent);
+    }
     // a later type
     assert_eq!(
         one(r#"{"type":"assistant","type":"user","message":{"usage":{"output_tokens":2}}}"#),
