@@ -245,3 +245,29 @@ def test_counts_read_the_last_value() -> None:
     want = msgnorm.count_tokens_per_record([json.loads(text)])
     for data in (text.encode(), text, "[" + text + "]"):
         assert msgnorm.count_tokens_per_record(data) == want
+
+
+TOOL_PAIR = (
+    '[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use",'
+    '"id":"t0","id":"t1","name":"f","input":{}}]},{"role":"user","content":'
+    '[{"type":"tool_result","tool_use_id":"t1","content":"r"}]}]'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "rules"),
+    [
+        # the last id is the one answered
+        (TOOL_PAIR, []),
+        # the last id is not
+        (
+            TOOL_PAIR.replace('"id":"t0","id":"t1"', '"id":"t1","id":"t0"'),
+            ["anthropic/tool-use-without-result", "anthropic/tool-result-without-use"],
+        ),
+    ],
+)
+def test_validate_reads_the_last_value(text: str, rules: list[str]) -> None:
+    want = msgnorm.validate(json.loads(text), "anthropic")
+    assert [v.rule for v in want] == rules
+    assert msgnorm.validate(text.encode(), "anthropic") == want
+    assert msgnorm.validate(text, "anthropic") == want
