@@ -545,6 +545,7 @@ pub fn session(data: &[u8]) {
     {
         panic!("normalize_for_api refuses a loaded thread: {e}");
     }
+    same_through_serde(input);
     let strict = Options {
         raise: true,
         ..opts.clone()
@@ -591,6 +592,58 @@ pub fn session(data: &[u8]) {
             assert_eq!(ids(&d), ids(&l), "a file loaded twice gives another thread");
         }
         Err(e) => panic!("loading a file twice failed: {e}"),
+    }
+}
+
+/// SPEC §1 (A27): `normalize_for_api` of JSON Lines and of the lines as
+/// serde_json's `Value` reads and writes them (a repeated key: the last value,
+/// once) give one result: the same output as JSON values, or an invalid
+/// record at the same index and path. Inputs serde_json refuses are passed
+/// over (the `normalize_for_api` target compares refusals).
+fn same_through_serde(input: &[u8]) {
+    use serde_json::Value as J;
+    let Ok(text) = std::str::from_utf8(input) else {
+        return;
+    };
+    let mut lines = Vec::new();
+    for line in text.split('\n') {
+        if is_all_ws(line.as_bytes()) {
+            continue;
+        }
+        match serde_json::from_str::<J>(line) {
+            Ok(v) => lines.push(v.to_string()),
+            Err(_) => return,
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let api = ApiOptions::default();
+    let a = on_json::normalize_for_api(input, &api, &mut Report::default());
+    let b = on_json::normalize_for_api(lines.join("\n").as_bytes(), &api, &mut Report::default());
+    let json = |o: &[u8]| serde_json::from_slice::<J>(o).ok();
+    match (&a, &b) {
+        (Ok(x), Ok(y)) => {
+            if let (Some(x), Some(y)) = (json(x), json(y)) {
+                assert_eq!(
+                    x, y,
+                    "the same records through serde_json give another output"
+                );
+            }
+        }
+        (
+            Err(Error::InvalidRecord {
+                index: i, path: p, ..
+            }),
+            Err(Error::InvalidRecord {
+                index: j, path: q, ..
+            }),
+        ) => assert_eq!(
+            (i, p),
+            (j, q),
+            "the same records through serde_json: another error"
+        ),
+        _ => panic!("the same records through serde_json: {a:?} and {b:?}"),
     }
 }
 

@@ -19,8 +19,8 @@ garbage):
 
 What msgnorm decides where the RFC leaves it open (the RFC's "implementation
 defined" cases): numbers of any size or exponent are accepted (a tool input is
-carried through as its bytes, never converted); duplicate keys are accepted and
-kept; a lone or inverted surrogate escape, invalid or overlong UTF-8 and a byte
+carried through as its bytes, never converted); duplicate keys are accepted, the
+last value winning (a record that repeats one is written with each key once); a lone or inverted surrogate escape, invalid or overlong UTF-8 and a byte
 order mark inside the document are refused; nesting depth inside a carried value
 is not limited (it costs heap, not stack).
 """

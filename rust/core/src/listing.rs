@@ -58,38 +58,44 @@ fn fields(line: &str, want_prompt: bool) -> Option<Fields> {
         return None;
     }
     let mut content: Option<String> = None;
+    // A repeated key: the last value wins (SPEC §1), so each key's value is
+    // kept apart until the line is read.
+    let (mut custom, mut ai) = (None, None);
+    let (mut meta, mut compact) = (false, false);
     object(&mut p, |k, p| {
         match k {
             "type" => f.kind = string_or_skip(p)?,
             "sessionId" => f.session_id = string_or_skip(p)?,
-            "customTitle" | "aiTitle" => {
-                let t = string_or_skip(p)?;
-                if k == "customTitle" || f.custom_title.is_none() {
-                    f.custom_title = t.or(f.custom_title.take());
-                }
-            }
+            "customTitle" => custom = string_or_skip(p)?,
+            "aiTitle" => ai = string_or_skip(p)?,
             "summary" => f.summary = string_or_skip(p)?,
             "timestamp" => f.timestamp = string_or_skip(p)?,
             "cwd" => f.cwd = string_or_skip(p)?,
             "gitBranch" => f.git_branch = string_or_skip(p)?,
-            "isMeta" | "isCompactSummary" => {
-                if p.bool_or_skip()? == Some(true) {
-                    f.skip_prompt = true;
+            "isMeta" => meta = p.bool_or_skip()? == Some(true),
+            "isCompactSummary" => compact = p.bool_or_skip()? == Some(true),
+            "message" => {
+                (f.model, content) = (None, None);
+                if p.peek()? == Peek::Object {
+                    object(p, |k, p| {
+                        match k {
+                            "model" => f.model = string_or_skip(p)?,
+                            "content" if want_prompt => content = first_text(p)?,
+                            _ => skip(p)?,
+                        }
+                        Ok(())
+                    })?;
+                } else {
+                    skip(p)?;
                 }
             }
-            "message" if p.peek()? == Peek::Object => object(p, |k, p| {
-                match k {
-                    "model" => f.model = string_or_skip(p)?,
-                    "content" if want_prompt => content = first_text(p)?,
-                    _ => skip(p)?,
-                }
-                Ok(())
-            })?,
             _ => skip(p)?,
         }
         Ok(())
     })
     .ok()?;
+    f.custom_title = custom.or(ai);
+    f.skip_prompt = meta || compact;
     if f.kind.as_deref() != Some("summary") {
         f.summary = None;
     }
@@ -365,6 +371,24 @@ pub fn list(paths: &[PathBuf], threads: usize) -> Result<Vec<SessionInfo>> {
 mod tests {
     use super::*;
     use crate::testing::TempDir;
+
+    /// SPEC §1: a repeated key takes its last value.
+    #[test]
+    fn a_repeated_key_takes_its_last_value() {
+        let f = fields(
+            r#"{"type":"user","isMeta":true,"isMeta":false,"customTitle":"a","customTitle":1,"aiTitle":"b","message":{"content":"old"},"message":{"content":"new prompt"}}"#,
+            true,
+        )
+        .unwrap();
+        assert_eq!(f.custom_title.as_deref(), Some("b"));
+        assert_eq!(f.prompt.as_deref(), Some("new prompt"));
+        let f = fields(
+            r#"{"type":"assistant","message":{"model":"m"},"message":"x"}"#,
+            true,
+        )
+        .unwrap();
+        assert_eq!(f.model, None);
+    }
 
     #[test]
     fn head_and_tail_of_a_long_file() {

@@ -300,14 +300,22 @@ fn record(line: &str, m: &Matcher) -> R<Option<Hit>> {
             "uuid" => hit.uuid = string_or_skip(p)?,
             "timestamp" => hit.timestamp = string_or_skip(p)?,
             "sessionId" => hit.session = string_or_skip(p)?,
-            "message" if p.peek()? == Peek::Object => object(p, |k, p| {
-                if k == "content" {
-                    found = content(p, m, m.tools)?;
+            // A repeated key: the last value wins (SPEC §1).
+            "message" => {
+                found = None;
+                if p.peek()? == Peek::Object {
+                    object(p, |k, p| {
+                        if k == "content" {
+                            found = content(p, m, m.tools)?;
+                        } else {
+                            skip(p)?;
+                        }
+                        Ok(())
+                    })?;
                 } else {
                     skip(p)?;
                 }
-                Ok(())
-            })?,
+            }
             _ => skip(p)?,
         }
         Ok(())
@@ -349,6 +357,23 @@ mod tests {
         r#"{"type":"user","uuid":"u3","message":{"content":[{"type":"text","text":"caf\u00e9 \/ path"}]}}"#,
         "\n",
     );
+
+    /// SPEC §1: a repeated key takes its last value.
+    #[test]
+    fn a_repeated_key_takes_its_last_value() {
+        let m = opts("needle", false, false);
+        let data = concat!(
+            r#"{"type":"user","message":{"content":"needle"},"message":{"content":"hay"}}"#,
+            "\n",
+            r#"{"type":"user","message":{"content":"needle"},"message":1}"#,
+            "\n",
+            r#"{"type":"assistant","uuid":"x","uuid":"y","message":{"content":"hay","content":"a needle"}}"#,
+            "\n",
+        );
+        let hits = search_bytes(data.as_bytes(), &m);
+        assert_eq!(hits.len(), 1);
+        assert_eq!((hits[0].line, hits[0].uuid.as_deref()), (3, Some("y")));
+    }
 
     #[test]
     fn finds_decoded_text_case_insensitively() {

@@ -554,27 +554,17 @@ fn usage_object(p: &mut Parser<'_>, t: &mut Totals) -> R<()> {
             "output_tokens" => t.output_tokens = count(p)?,
             "cache_creation_input_tokens" => t.cache_creation_input_tokens = count(p)?,
             "cache_read_input_tokens" => t.cache_read_input_tokens = count(p)?,
-            "cache_creation" if p.peek()? == Peek::Object => object(p, |k, p| {
-                match k {
-                    "ephemeral_5m_input_tokens" => t.cache_creation_5m_input_tokens = count(p)?,
-                    "ephemeral_1h_input_tokens" => t.cache_creation_1h_input_tokens = count(p)?,
-                    _ => {
-                        p.skip_value()?;
-                    }
-                }
-                Ok(())
-            })?,
-            "server_tool_use" if p.peek()? == Peek::Object => object(p, |k, p| {
-                if p.peek()? == Peek::Number {
-                    let n = count(p)?;
-                    if n > 0 {
-                        *t.server_tool_use.entry(k.to_string()).or_default() += n;
-                    }
-                } else {
-                    p.skip_value()?;
-                }
-                Ok(())
-            })?,
+            // A repeated key: the last value wins (SPEC §1), so each object
+            // starts from nothing.
+            "cache_creation" => {
+                t.cache_creation_5m_input_tokens = 0;
+                t.cache_creation_1h_input_tokens = 0;
+                cache_creation(p, t)?;
+            }
+            "server_tool_use" => {
+                t.server_tool_use.clear();
+                server_tool_use(p, t)?;
+            }
             _ => {
                 p.skip_value()?;
             }
@@ -583,6 +573,42 @@ fn usage_object(p: &mut Parser<'_>, t: &mut Totals) -> R<()> {
     })
 }
 
+fn cache_creation(p: &mut Parser<'_>, t: &mut Totals) -> R<()> {
+    if p.peek()? != Peek::Object {
+        return skip(p);
+    }
+    object(p, |k, p| {
+        match k {
+            "ephemeral_5m_input_tokens" => t.cache_creation_5m_input_tokens = count(p)?,
+            "ephemeral_1h_input_tokens" => t.cache_creation_1h_input_tokens = count(p)?,
+            _ => {
+                p.skip_value()?;
+            }
+        }
+        Ok(())
+    })
+}
+
+fn server_tool_use(p: &mut Parser<'_>, t: &mut Totals) -> R<()> {
+    if p.peek()? != Peek::Object {
+        return skip(p);
+    }
+    object(p, |k, p| {
+        if p.peek()? == Peek::Number {
+            let n = count(p)?;
+            if n > 0 {
+                t.server_tool_use.insert(k.to_string(), n);
+            } else {
+                t.server_tool_use.remove(k);
+            }
+        } else {
+            // Not a count: the key counts nothing, as if absent.
+            t.server_tool_use.remove(k);
+            p.skip_value()?;
+        }
+        Ok(())
+    })
+}
 /// What one record gives, its strings borrowed from the line.
 #[derive(Default)]
 struct Record<'a> {
@@ -654,20 +680,32 @@ fn record<'a>(p: &mut Parser<'a>, agent: bool) -> R<Option<Record<'a>>> {
             "sessionId" => r.session = str_or_skip(p)?,
             "cwd" => r.cwd = str_or_skip(p)?,
             "isSidechain" => {
-                if p.bool_or_skip()? == Some(true) {
-                    r.sidechain = true;
-                }
+                // read whatever the file says: the value must be passed over
+                let on = p.bool_or_skip()? == Some(true);
+                r.sidechain = agent || on;
             }
-            "message" if p.peek()? == Peek::Object => {
+            // A repeated key: the last value wins (SPEC §1): a later `message`
+            // or `usage` replaces all an earlier one gave.
+            "message" => {
+                (r.id, r.model, r.usage, has_usage) = (None, None, Totals::default(), false);
+                if p.peek()? != Peek::Object {
+                    skip(p)?;
+                    continue;
+                }
                 p.begin_object()?;
                 let mut first = true;
                 while let Some(k) = next_key(p, &mut first)? {
                     match &*k {
                         "id" => r.id = str_or_skip(p)?,
                         "model" => r.model = str_or_skip(p)?,
-                        "usage" if p.peek()? == Peek::Object => {
-                            has_usage = true;
-                            usage_object(p, &mut r.usage)?;
+                        "usage" => {
+                            r.usage = Totals::default();
+                            has_usage = p.peek()? == Peek::Object;
+                            if has_usage {
+                                usage_object(p, &mut r.usage)?;
+                            } else {
+                                skip(p)?;
+                            }
                         }
                         _ => skip(p)?,
                     }

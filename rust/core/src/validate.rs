@@ -189,6 +189,17 @@ struct Scratch<'a> {
     items: Vec<Value<'a>>,
 }
 
+/// A member of the object whose members are `kv[start..]`: a repeated key
+/// takes the last value, where the key first appeared (SPEC §1, as Python's
+/// `json` reads it).
+#[inline]
+fn put<'a>(kv: &mut Vec<(Cow<'a, str>, Value<'a>)>, start: usize, key: &'static str, v: Value<'a>) {
+    match kv[start..].iter_mut().find(|(k, _)| *k == key) {
+        Some(slot) => slot.1 = v,
+        None => kv.push((Cow::Borrowed(key), v)),
+    }
+}
+
 fn parse_in<'a>(p: &mut Parser<'a>, depth: usize, s: &mut Scratch<'a>) -> Result<Value<'a>> {
     let peek = p.peek()?;
     if depth >= MAX_DEPTH && matches!(peek, Peek::Object | Peek::Array) {
@@ -204,12 +215,12 @@ fn parse_in<'a>(p: &mut Parser<'a>, depth: usize, s: &mut Scratch<'a>) -> Result
                 match key_of(&key) {
                     Some((KeyUse::Read, key)) => {
                         let v = parse_in(p, depth + 1, s)?;
-                        s.kv.push((Cow::Borrowed(key), v));
+                        put(&mut s.kv, start, key, v);
                     }
                     Some((KeyUse::Kind, key)) => {
                         let k = peek_kind(p.peek()?);
                         p.skip_value()?;
-                        s.kv.push((Cow::Borrowed(key), Value::Skipped(k)));
+                        put(&mut s.kv, start, key, Value::Skipped(k));
                     }
                     None => {
                         p.skip_value()?;

@@ -9,6 +9,7 @@ use crate::model::{AttValue, Record, Str};
 pub use crate::read::ReadOpts;
 use crate::read::{self, j_leaf, KeySet, Leaf, Mask, ReadError, Source, ValueKind};
 use std::borrow::Cow;
+use std::cell::Cell;
 
 /// A handle to an original JSON value: its raw text, and where in it the value
 /// the pipeline may replace sits (`message.content` of a record, `text` of a
@@ -20,6 +21,10 @@ pub struct Raw<'a> {
     /// `Raw`, and every pass over them reads it); `None` also for a value
     /// beyond 4 GiB into its record, which the writer then rewrites.
     pub hole: Option<(u32, u32)>,
+    /// The value was read from an object that repeats a key (SPEC §1: the
+    /// last value wins): the writer writes it again without the shadowed
+    /// members, never copies it as it is.
+    pub dup: bool,
 }
 
 impl<'a> Raw<'a> {
@@ -29,11 +34,16 @@ impl<'a> Raw<'a> {
         self.hole.map(|(s, e)| (s as usize, e as usize))
     }
     pub fn plain(text: &'a str) -> Self {
-        Raw { text, hole: None }
-    }
-    fn with_hole(text: &'a str, start: usize, hole: Option<(usize, usize)>) -> Self {
         Raw {
             text,
+            hole: None,
+            dup: false,
+        }
+    }
+    fn with_hole(text: &'a str, start: usize, hole: Option<(usize, usize)>, dup: bool) -> Self {
+        Raw {
+            text,
+            dup,
             hole: hole.and_then(|(s, e)| {
                 Some((
                     u32::try_from(s - start).ok()?,
@@ -141,6 +151,12 @@ fn record_or_defer<'a>(
 
 /// Reads the record at the parser's position (SPEC §1): a JSON error, or an
 /// invalid record naming `records[index]` (and `line`, for JSON Lines).
+///
+/// A record is read in one pass. When an object in it repeats a key the
+/// reader looks at, or the record is invalid, that pass stops and the record
+/// is read again, each object's members first listed so that only the last
+/// value of a key is read (SPEC §1: the last value wins, as Python's `json`
+/// reads it).
 pub(crate) fn read_record<'a>(
     p: &mut Parser<'a>,
     index: usize,
@@ -149,24 +165,43 @@ pub(crate) fn read_record<'a>(
 ) -> Result<Record<'a, Raw<'a>>> {
     p.ws();
     let v = p.pos;
+    let dup = Cell::new(false);
     let mut src = JsonSource {
         p: Parser::at(p.src, v),
+        dedup: false,
+        dup: &dup,
     };
-    let r = read::read_record(&mut src, v, index, opts).map_err(|e| e.record(index, line));
+    let mut r = read::read_record(&mut src, v, index, opts);
+    // A refusal may come from a value a later member shadows (the pass stops
+    // there, before it meets the repeated key): an invalid record is read
+    // again the same way, to judge only the last values.
+    if dup.get() || matches!(r, Err(ReadError::Invalid(_))) {
+        src = JsonSource {
+            p: Parser::at(p.src, v),
+            dedup: true,
+            dup: &dup,
+        };
+        r = read::read_record(&mut src, v, index, opts);
+    }
     p.pos = src.p.pos;
-    r
+    r.map_err(|e| e.record(index, line))
 }
 
 /// JSON text as a [`Source`]: a value is its position in the text; reading
 /// it moves the parser past it (one pass; a value read again is re-parsed by
 /// a fork).
-struct JsonSource<'a> {
+struct JsonSource<'a, 'f> {
     p: Parser<'a>,
+    /// Each object's members are listed first and only the last value of a
+    /// key is read.
+    dedup: bool,
+    /// Set (in one pass) when an object repeats a key the reader looks at.
+    dup: &'f Cell<bool>,
 }
 
 type JR<T> = std::result::Result<T, ReadError<Error>>;
 
-impl<'a> Source<'a> for JsonSource<'a> {
+impl<'a> Source<'a> for JsonSource<'a, '_> {
     type Value = usize;
     type Obj = usize;
     type Whole = (usize, usize);
@@ -177,6 +212,8 @@ impl<'a> Source<'a> for JsonSource<'a> {
     fn fork(&self) -> Self {
         JsonSource {
             p: Parser::at(self.p.src, self.p.pos),
+            dedup: self.dedup,
+            dup: self.dup,
         }
     }
     #[inline]
@@ -202,10 +239,20 @@ impl<'a> Source<'a> for JsonSource<'a> {
         self.p.pos = o;
         self.p.begin_object()?;
         let mut first = true;
+        if self.dedup {
+            return self.fields_dedup(o, f);
+        }
+        let mut seen: Mask = 0;
         while let Some((_, key)) = self.p.next_key(&mut first)? {
             self.p.ws();
             let at = self.p.pos;
             if let Some(k) = K::parse(&key) {
+                if seen & k.bit() != 0 {
+                    // A repeated key: the record is read again (see read_record).
+                    self.dup.set(true);
+                    return Err(ReadError::Source(Error::value("a repeated key")));
+                }
+                seen |= k.bit();
                 f(self, k, at)?;
             }
             if self.p.pos == at {
@@ -283,9 +330,17 @@ impl<'a> Source<'a> for JsonSource<'a> {
     }
     fn j(&mut self, v: usize) -> JR<u64> {
         self.p.pos = v;
+        if self.dedup {
+            // J() of the value as Python's json reads it (SPEC §1, A27).
+            let raw = self.p.skip_value()?;
+            return Ok(j_dedup(raw)?);
+        }
         Ok(j_of(&mut self.p)?)
     }
     fn j_whole(&mut self, w: &(usize, usize)) -> JR<u64> {
+        if self.dedup {
+            return Ok(j_dedup(&self.p.src[w.0..w.1])?);
+        }
         Ok(j_of(&mut Parser::at(self.p.src, w.0))?)
     }
     #[inline]
@@ -299,7 +354,7 @@ impl<'a> Source<'a> for JsonSource<'a> {
     }
     #[inline]
     fn handle(&self, (start, end): (usize, usize), hole: Option<(usize, usize)>) -> Raw<'a> {
-        Raw::with_hole(&self.p.src[start..end], start, hole)
+        Raw::with_hole(&self.p.src[start..end], start, hole, self.dedup)
     }
     fn plain_str(h: &Raw<'a>) -> Option<Str<'a>> {
         plain_string(h.text)
@@ -307,11 +362,50 @@ impl<'a> Source<'a> for JsonSource<'a> {
     fn attachment(&mut self, v: usize) -> JR<Option<Vec<(Str<'a>, AttValue<'a>)>>> {
         self.p.pos = v;
         if self.p.peek()? == Peek::Object {
-            Ok(Some(read_attachment(&mut self.p)?))
+            let (fields, repeated) = read_attachment(&mut self.p)?;
+            if repeated && !self.dedup {
+                // The record is read again, to be written without the shadowed member.
+                self.dup.set(true);
+                return Err(ReadError::Source(Error::value("a repeated key")));
+            }
+            Ok(Some(fields))
         } else {
             self.p.skip_value()?;
             Ok(None)
         }
+    }
+}
+
+impl<'a> JsonSource<'a, '_> {
+    /// [`Source::fields`] of an object whose members are listed first (its
+    /// `{` read): `f` is called once per key the reader looks at, in the
+    /// order keys first appear, with the key's last value: the object Python's
+    /// `json` reads. A value that another of its key shadows is checked as
+    /// JSON only.
+    fn fields_dedup<K: KeySet, F>(&mut self, o: usize, mut f: F) -> JR<(usize, usize)>
+    where
+        F: FnMut(&mut Self, K, usize) -> JR<Mask>,
+    {
+        // Masks are 32 bits: at most 32 keys in a set.
+        let mut last = [usize::MAX; 32];
+        let mut order: Vec<K> = Vec::new();
+        let mut first = true;
+        while let Some((_, key)) = self.p.next_key(&mut first)? {
+            self.p.ws();
+            if let Some(k) = K::parse(&key) {
+                if last[k.index()] == usize::MAX {
+                    order.push(k);
+                }
+                last[k.index()] = self.p.pos;
+            }
+            self.p.skip_value()?;
+        }
+        let end = self.p.pos;
+        for k in order {
+            f(self, k, last[k.index()])?;
+        }
+        self.p.pos = end;
+        Ok((o, end))
     }
 }
 
@@ -321,8 +415,11 @@ fn plain_string(raw: &str) -> Option<Str<'_>> {
     (!inner.contains('\\')).then_some(Cow::Borrowed(inner))
 }
 
-fn read_attachment<'a>(p: &mut Parser<'a>) -> Result<Vec<(Str<'a>, AttValue<'a>)>> {
-    let mut fields = Vec::new();
+/// An attachment's fields, and whether a key was repeated.
+#[allow(clippy::type_complexity)]
+fn read_attachment<'a>(p: &mut Parser<'a>) -> Result<(Vec<(Str<'a>, AttValue<'a>)>, bool)> {
+    let mut repeated = false;
+    let mut fields: Vec<(Str<'a>, AttValue<'a>)> = Vec::new();
     p.begin_object()?;
     let mut first = true;
     while let Some((_, key)) = p.next_key(&mut first)? {
@@ -337,9 +434,16 @@ fn read_attachment<'a>(p: &mut Parser<'a>) -> Result<Vec<(Str<'a>, AttValue<'a>)
                 AttValue::Other
             }
         };
-        fields.push((key, v));
+        // A repeated key: the last value, where the key first appeared (SPEC §1).
+        match fields.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => {
+                slot.1 = v;
+                repeated = true;
+            }
+            None => fields.push((key, v)),
+        }
     }
-    Ok(fields)
+    Ok((fields, repeated))
 }
 
 /// §6 J(value) of the value at the parser's position, skipping it.
@@ -352,6 +456,15 @@ pub fn j_of(p: &mut Parser<'_>) -> Result<u64> {
         })
     })?;
     Ok(j)
+}
+
+/// §6 J() of a value of a record that repeats a key: of the value each key
+/// once, with its last value.
+fn j_dedup(raw: &str) -> Result<u64> {
+    let mut once = Vec::with_capacity(raw.len());
+    super::write::write_dedup(&mut once, raw)?;
+    let once = std::str::from_utf8(&once).map_err(|_| Error::value("internal error: not UTF-8"))?;
+    j_of(&mut Parser::new(once))
 }
 
 /// A tool_use block's `name` (its §6 length) and whether its `input` is `{}`,
@@ -368,7 +481,11 @@ pub fn tool_use_info(raw: &Raw<'_>) -> Result<crate::editing::ToolUseInfo> {
                 info.name_chars = count_chars(&name);
                 info.name = name.into_owned();
             }
-            "name" => info.name_chars = j_of(&mut p)?,
+            "name" => {
+                // A repeated key: the last value wins (SPEC §1).
+                info.name.clear();
+                info.name_chars = j_of(&mut p)?;
+            }
             "input" => {
                 let v = p.skip_value()?;
                 info.input_empty = v.bytes().filter(|&c| !super::is_ws(c)).eq(*b"{}");
@@ -389,13 +506,16 @@ mod tests {
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn a_hole_beyond_32_bits_is_left_to_the_writer() {
-        let r = Raw::with_hole("{}", 10, Some((12, 14)));
+        let r = Raw::with_hole("{}", 10, Some((12, 14)), false);
         assert_eq!(r.hole, Some((2, 4)));
         assert_eq!(r.hole(), Some((2, 4)));
         // offsets that do not fit 32 bits: no hole, the writer rewrites the field
-        assert_eq!(Raw::with_hole("{}", 0, Some((1, 1 << 32))).hole(), None);
         assert_eq!(
-            Raw::with_hole("{}", 0, Some((1 << 33, 1 << 34))).hole(),
+            Raw::with_hole("{}", 0, Some((1, 1 << 32)), false).hole(),
+            None
+        );
+        assert_eq!(
+            Raw::with_hole("{}", 0, Some((1 << 33, 1 << 34)), false).hole(),
             None
         );
     }
@@ -486,5 +606,104 @@ mod tests {
                 "{src}"
             );
         }
+    }
+
+    fn normalize(src: &str) -> std::result::Result<String, String> {
+        crate::on_json::normalize_for_api(
+            src.as_bytes(),
+            &crate::ApiOptions::default(),
+            &mut crate::Report::default(),
+        )
+        .map(|b| String::from_utf8(b).unwrap())
+        .map_err(|e| e.to_string())
+    }
+
+    /// SPEC §1: a repeated key takes its last value, in every object the
+    /// reader looks into, whatever the order of the keys.
+    #[test]
+    fn a_repeated_key_takes_its_last_value() {
+        let recs = read_records(
+            r#"{"type":"system","type":"user","uuid":"x","uuid":"u","message":"","message":{"role":"user","content":"a","content":[{"type":"text","text":"b","text":"c"}]}}"#,
+            ReadOpts::default(),
+        )
+        .unwrap();
+        assert_eq!(recs[0].kind, crate::model::Kind::User);
+        assert_eq!(recs[0].uuid_str(), "u");
+        assert_eq!(recs[0].content.blocks()[0].text_str(), "c");
+        assert!(recs[0].orig.unwrap().dup);
+        // the value the last one shadows may be anything valid as JSON
+        let recs = read_records(
+            r#"{"type":"user","uuid":"u","message":{"role":"user","content":{"x":1}},"message":{"role":"user","content":"ok"}}"#,
+            ReadOpts::COUNT,
+        )
+        .unwrap();
+        assert!(matches!(&recs[0].content, Content::Str(s) if s == "ok"));
+        // and the last one is judged: a bad last value is refused even after a good one
+        let err = read_records(
+            r#"{"type":"user","uuid":"u","message":{"role":"user","content":"ok"},"message":""}"#,
+            ReadOpts::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("records[0].message"), "{err}");
+        // a bad value shadowed by a later one, met before the repeated key
+        let recs = read_records(
+            r#"{"type":"user","uuid":"u","message":{"role":"user","content":[1],"content":"ok"}}"#,
+            ReadOpts::default(),
+        )
+        .unwrap();
+        assert!(matches!(&recs[0].content, Content::Str(s) if s == "ok"));
+        // a record without a repeated key is read in one pass and copied as it is
+        let recs = read_records(
+            r#"{"type":"user","uuid":"u","message":{"role":"user","content":"ok"}}"#,
+            ReadOpts::default(),
+        )
+        .unwrap();
+        assert!(!recs[0].orig.unwrap().dup);
+        // an attachment's fields: the last value, where the key first appeared
+        let recs = read_records(
+            r#"{"type":"attachment","uuid":"a","attachment":{"type":1,"n":2,"type":"file"}}"#,
+            ReadOpts::default(),
+        )
+        .unwrap();
+        let f = recs[0].attachment_fields();
+        assert_eq!(f.len(), 2);
+        assert!(matches!(&f[0], (k, AttValue::Str(v)) if k == "type" && v == "file"));
+    }
+
+    /// The fuzz `session` target's input (fuzz/regressions/session/repeated-message):
+    /// a record whose `message` is repeated, the first one a string. Its text,
+    /// as JSON Lines or an array, and the output written from it, read alike;
+    /// the output holds each key once.
+    #[test]
+    fn a_record_with_a_repeated_key_is_written_without_the_shadowed_member() {
+        let l1 = r#"{"message":"","type":"user","message":{"role":"r","content":""},"uuid":"c"}"#;
+        let l2 = r#"{"h":"","type":"user","message":{"role":"u","content":"G."},"uuid":""}"#;
+        let want = r#"[{"message":{"role":"r","content":[{"type":"text","text":"G."}]},"type":"user","uuid":"c"}]"#;
+        assert_eq!(normalize(&format!("{l1}\n{l2}")).unwrap(), want);
+        assert_eq!(normalize(&format!("[{l1},\n{l2}]")).unwrap(), want);
+        assert_eq!(normalize(want).unwrap(), want);
+        // not merged: written again whole, each key once
+        assert_eq!(
+            normalize(l1).unwrap(),
+            r#"[{"message":{"role":"r","content":"(no content)"},"type":"user","uuid":"c"}]"#
+        );
+        // unchanged, nested: every object below the record too
+        let rec = r#"{"type":"assistant","uuid":"a","x":[{"k":1,"k":2}],"message":{"role":"assistant","content":[{"type":"tool_use","id":"t","id":"t1","name":"n","input":{"a":1,"a":{"b":2,"b":3}}}]}}"#;
+        let out = normalize(&format!(
+            "{rec}\n{}",
+            r#"{"type":"user","uuid":"u","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"r"}]}}"#
+        ))
+        .unwrap();
+        assert!(out.contains(r#",{"type":"assistant","uuid":"a","x":[{"k":2}],"message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"n","input":{"a":{"b":3}}}]}},{"type":"user","#), "{out}");
+    }
+
+    /// The error of JSON Lines with junk after a record names where the junk is.
+    #[test]
+    fn junk_after_a_record_is_named_where_it_is() {
+        let l1 = r#"{"message":"","type":"user","message":{"role":"r","content":""},"uuid":"c"}"#;
+        let l2 = r#"{"h":"","type":"user","message":{"role":"u","content":"G."},"uuid":""}]"#;
+        let err = normalize(&format!("{l1}\n{l2}")).unwrap_err();
+        assert!(err.contains("line 2 column 71"), "{err}");
     }
 }

@@ -166,7 +166,7 @@ pub fn write_record(out: &mut impl Sink, r: &Record<'_, Raw<'_>>) -> Result<()> 
         out.byte(b'}');
         return Ok(());
     };
-    if !r.uuid_dirty && r.meta == Meta::Keep {
+    if !r.uuid_dirty && r.meta == Meta::Keep && !orig.dup {
         match (r.content_dirty, orig.hole()) {
             (false, _) => {
                 out.put(orig.text.as_bytes());
@@ -182,7 +182,7 @@ pub fn write_record(out: &mut impl Sink, r: &Record<'_, Raw<'_>>) -> Result<()> 
             (true, None) => {}
         }
     }
-    let mut o = Rewrite::open(out, orig.text)?;
+    let mut o = Rewrite::open(out, orig.text, orig.dup)?;
     let (mut wrote_uuid, mut wrote_meta) = (false, false);
     while let Some((kraw, key, raw)) = o.next()? {
         match &*key {
@@ -193,15 +193,15 @@ pub fn write_record(out: &mut impl Sink, r: &Record<'_, Raw<'_>>) -> Result<()> 
             }
             "isMeta" if r.meta != Meta::Keep => {
                 if r.meta == Meta::True {
-                    o.member(out, "\"isMeta\"", "true");
+                    o.member(out, "\"isMeta\"", "true")?;
                     wrote_meta = true;
                 }
             }
             "message" if r.content_dirty => {
                 o.key(out, kraw);
-                write_message(out, raw, &r.content)?;
+                write_message(out, raw, &r.content, orig.dup)?;
             }
-            _ => o.member(out, kraw, raw),
+            _ => o.member(out, kraw, raw)?,
         }
     }
     if r.uuid_dirty && !wrote_uuid {
@@ -209,7 +209,7 @@ pub fn write_record(out: &mut impl Sink, r: &Record<'_, Raw<'_>>) -> Result<()> 
         write_str(out, r.uuid_str());
     }
     if r.meta == Meta::True && !wrote_meta {
-        o.member(out, "\"isMeta\"", "true");
+        o.member(out, "\"isMeta\"", "true")?;
     }
     o.close(out);
     Ok(())
@@ -217,30 +217,55 @@ pub fn write_record(out: &mut impl Sink, r: &Record<'_, Raw<'_>>) -> Result<()> 
 
 /// An object of the input written again member by member, some of them
 /// changed: its parser, and how many members the output has so far.
+///
+/// An object that repeats a key (`dedup`) is written as Python's `json` reads
+/// it (SPEC §1): each key once, where it first appears, with its last value,
+/// and every value below it written the same way.
 struct Rewrite<'s> {
     p: Parser<'s>,
     src: &'s str,
     first: bool,
     n: usize,
+    /// With `dedup`: the members to write, listed once the object was read.
+    members: Option<std::vec::IntoIter<Member<'s>>>,
 }
+
+/// A member of an object: its raw key (quotes included), the key, its raw value.
+type Member<'s> = (&'s str, Cow<'s, str>, &'s str);
 
 impl<'s> Rewrite<'s> {
     /// Opens the object `src`, and one in the output.
-    fn open(out: &mut impl Sink, src: &'s str) -> Result<Self> {
+    fn open(out: &mut impl Sink, src: &'s str, dedup: bool) -> Result<Self> {
         let mut p = Parser::new(src);
         p.begin_object()?;
-        out.byte(b'{');
-        Ok(Rewrite {
+        let mut o = Rewrite {
             p,
             src,
             first: true,
             n: 0,
-        })
+            members: None,
+        };
+        if dedup {
+            o.members = Some(o.members_dedup()?.into_iter());
+        }
+        out.byte(b'{');
+        Ok(o)
     }
 
-    /// The next member of the input: its raw key (quotes included), the key,
-    /// and its raw value.
-    fn next(&mut self) -> Result<Option<(&'s str, Cow<'s, str>, &'s str)>> {
+    /// The members of the object, each key once: where it first appears, with
+    /// its last value.
+    fn members_dedup(&mut self) -> Result<Vec<Member<'s>>> {
+        let mut all: Vec<Member<'s>> = Vec::new();
+        while let Some(m) = self.next_raw()? {
+            match all.iter_mut().find(|x| x.1 == m.1) {
+                Some(slot) => slot.2 = m.2,
+                None => all.push(m),
+            }
+        }
+        Ok(all)
+    }
+
+    fn next_raw(&mut self) -> Result<Option<Member<'s>>> {
         let Some((start, key)) = self.p.next_key(&mut self.first)? else {
             return Ok(None);
         };
@@ -248,6 +273,15 @@ impl<'s> Rewrite<'s> {
         let _ = k.string();
         let kraw = &self.src[start..k.pos];
         Ok(Some((kraw, key, self.p.skip_value()?)))
+    }
+
+    /// The next member of the input: its raw key (quotes included), the key,
+    /// and its raw value.
+    fn next(&mut self) -> Result<Option<Member<'s>>> {
+        match &mut self.members {
+            Some(it) => Ok(it.next()),
+            None => self.next_raw(),
+        }
     }
 
     /// Starts an output member of raw key `kraw`: its value follows.
@@ -260,10 +294,16 @@ impl<'s> Rewrite<'s> {
         out.byte(b':');
     }
 
-    /// An output member of raw key `kraw` and raw value `raw`.
-    fn member(&mut self, out: &mut impl Sink, kraw: &str, raw: &str) {
+    /// An output member of raw key `kraw` and raw value `raw` (written
+    /// without repeated keys when the object had one).
+    fn member(&mut self, out: &mut impl Sink, kraw: &str, raw: &str) -> Result<()> {
         self.key(out, kraw);
-        out.put(raw.as_bytes());
+        if self.members.is_some() {
+            write_dedup(out, raw)
+        } else {
+            out.put(raw.as_bytes());
+            Ok(())
+        }
     }
 
     fn close(self, out: &mut impl Sink) {
@@ -271,15 +311,60 @@ impl<'s> Rewrite<'s> {
     }
 }
 
+/// The JSON value `raw` written as Python's `json` reads it (SPEC §1): in
+/// every object each key once, where it first appears, with its last value.
+pub fn write_dedup(out: &mut impl Sink, raw: &str) -> Result<()> {
+    write_dedup_in(out, raw, 0)
+}
+
+fn write_dedup_in(out: &mut impl Sink, raw: &str, depth: usize) -> Result<()> {
+    use super::parse::Peek;
+    let mut p = Parser::new(raw);
+    if depth > crate::providers::value::MAX_DEPTH {
+        return Err(p.err("nesting too deep"));
+    }
+    match p.peek()? {
+        Peek::Object => {
+            let mut o = Rewrite::open(out, raw, true)?;
+            while let Some((kraw, _, v)) = o.next()? {
+                o.key(out, kraw);
+                write_dedup_in(out, v, depth + 1)?;
+            }
+            o.close(out);
+        }
+        Peek::Array => {
+            p.begin_array()?;
+            out.byte(b'[');
+            let mut first = true;
+            let mut n = 0;
+            while p.next_elem(&mut first)? {
+                if n > 0 {
+                    out.byte(b',');
+                }
+                n += 1;
+                write_dedup_in(out, p.skip_value()?, depth + 1)?;
+            }
+            out.byte(b']');
+        }
+        _ => out.put(p.skip_value()?.as_bytes()),
+    }
+    Ok(())
+}
+
 /// A `message` object with its `content` replaced.
-fn write_message(out: &mut impl Sink, raw: &str, content: &Content<'_, Raw<'_>>) -> Result<()> {
-    let mut o = Rewrite::open(out, raw)?;
+fn write_message(
+    out: &mut impl Sink,
+    raw: &str,
+    content: &Content<'_, Raw<'_>>,
+    dedup: bool,
+) -> Result<()> {
+    let mut o = Rewrite::open(out, raw, dedup)?;
     while let Some((kraw, key, v)) = o.next()? {
         if key == "content" {
             o.key(out, kraw);
             write_content(out, content)?;
         } else {
-            o.member(out, kraw, v);
+            o.member(out, kraw, v)?;
         }
     }
     o.close(out);
@@ -296,12 +381,14 @@ pub fn write_content(out: &mut impl Sink, c: &Content<'_, Raw<'_>>) -> Result<()
 
 pub fn write_block(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
     match (b.orig, b.dirty) {
+        (Some(orig), false) if orig.dup => write_dedup(out, orig.text)?,
         (Some(orig), false) => out.put(orig.text.as_bytes()),
         (
             Some(
                 orig @ Raw {
                     text,
                     hole: Some(_),
+                    dup: false,
                 },
             ),
             true,
@@ -311,7 +398,12 @@ pub fn write_block(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
             write_field(out, b)?;
             out.put(&text.as_bytes()[e..]);
         }
-        (Some(Raw { text: orig, .. }), true) => {
+        (
+            Some(Raw {
+                text: orig, dup, ..
+            }),
+            true,
+        ) => {
             // A changed text (text block), content (tool_result) or input
             // (tool_use, cleared to `{}`): rewrite that field.
             let field = match b.kind {
@@ -319,7 +411,7 @@ pub fn write_block(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
                 BlockKind::ToolUse => "input",
                 _ => "content",
             };
-            let mut o = Rewrite::open(out, orig)?;
+            let mut o = Rewrite::open(out, orig, dup)?;
             let mut wrote = false;
             while let Some((kraw, key, v)) = o.next()? {
                 if key == field {
@@ -327,7 +419,7 @@ pub fn write_block(out: &mut impl Sink, b: &Block<'_, Raw<'_>>) -> Result<()> {
                     write_field(out, b)?;
                     wrote = true;
                 } else {
-                    o.member(out, kraw, v);
+                    o.member(out, kraw, v)?;
                 }
             }
             if !wrote {
@@ -393,7 +485,11 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
         out.put(b"{\"role\":");
         write_str(&mut out, r.kind.role());
         out.put(b",\"content\":");
-        match r.orig.and_then(|o| o.hole().map(|(s, e)| &o.text[s..e])) {
+        match r
+            .orig
+            .filter(|o| !o.dup)
+            .and_then(|o| o.hole().map(|(s, e)| &o.text[s..e]))
+        {
             Some(raw) if !r.content_dirty => out.put(raw.as_bytes()),
             _ => write_content(&mut out, &r.content)?,
         }

@@ -175,7 +175,7 @@ impl<'a> Loaded<'a> {
         let texts: usize = self
             .chain
             .iter()
-            .map(|&i| raw_text(&self.records[i]).len())
+            .map(|&i| out_text(&self.records[i]).len())
             .sum();
         texts + self.chain.len().saturating_sub(1) + 2
     }
@@ -198,13 +198,14 @@ impl<'a> Loaded<'a> {
             if k > 0 {
                 put(b",");
             }
-            put(raw_text(&self.records[i]).as_bytes());
+            put(out_text(&self.records[i]).as_bytes());
         }
         put(b"]");
         Ok(())
     }
 
-    /// The chosen thread's records as a JSON array, each exactly as written.
+    /// The chosen thread's records as a JSON array, each exactly as written
+    /// (a record that repeats a key: as Python's `json` reads it, SPEC §1).
     pub fn write_chain(&self) -> Vec<u8> {
         let mut out = vec![0; self.chain_len()];
         // The buffer is sized by `chain_len`: writing cannot fail.
@@ -225,6 +226,22 @@ impl<'a> Loaded<'a> {
 
 fn raw_text<'a>(r: &Record<'a, Raw<'a>>) -> &'a str {
     r.orig.map_or("null", |o| o.text)
+}
+
+/// A record's text in the output: as written, or, when it repeats a key,
+/// without the members a later one of their key shadows (SPEC §1).
+fn out_text<'a>(r: &Record<'a, Raw<'a>>) -> std::borrow::Cow<'a, str> {
+    match r.orig {
+        Some(o) if o.dup => {
+            let mut v = Vec::with_capacity(o.text.len());
+            // The text was read as JSON: writing it again cannot fail.
+            match crate::json::write::write_dedup(&mut v, o.text).map(|()| String::from_utf8(v)) {
+                Ok(Ok(s)) => std::borrow::Cow::Owned(s),
+                _ => std::borrow::Cow::Borrowed(o.text),
+            }
+        }
+        _ => std::borrow::Cow::Borrowed(raw_text(r)),
+    }
 }
 
 /// Loads session files (a session, its subagent files, or every session of a

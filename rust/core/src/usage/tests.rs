@@ -232,3 +232,48 @@ fn keeps_the_most_output_once_across_files() {
     assert_eq!(s.total.total.input_tokens, 6);
     assert_eq!(s.groups.len(), 1);
 }
+
+/// SPEC §1: a repeated key takes its last value; a later `message` or `usage`
+/// replaces all an earlier one gave.
+#[test]
+fn a_repeated_key_takes_its_last_value() {
+    let one = |s: &str| {
+        let s = scan(s.as_bytes(), false);
+        s.entries.first().map(|e| {
+            let u = &e.usage;
+            (
+                u.output_tokens,
+                u.cache_creation_1h_input_tokens,
+                u.server_tool_use.clone(),
+            )
+        })
+    };
+    let rec = |message: &str| format!(r#"{{"type":"assistant","message":{message}}}"#);
+    // the last usage, the last server_tool_use count, the last cache_creation
+    let got = one(&rec(
+        r#"{"id":"m","usage":{"output_tokens":9,"cache_creation":{"ephemeral_1h_input_tokens":5}},"usage":{"output_tokens":2,"server_tool_use":{"web_search_requests":1,"web_search_requests":3},"cache_creation":{"ephemeral_1h_input_tokens":5},"cache_creation":{}}}"#,
+    ));
+    let sv = std::collections::BTreeMap::from([("web_search_requests".to_owned(), 3)]);
+    assert_eq!(got, Some((2, 0, sv)));
+    // a later message without usage: no usage at all
+    assert_eq!(
+        one(r#"{"type":"assistant","message":{"usage":{"output_tokens":2}},"message":{"id":"m"}}"#),
+        None
+    );
+    assert_eq!(
+        one(r#"{"type":"assistant","message":{"usage":{"output_tokens":2}},"message":"x"}"#),
+        None
+    );
+    // a subagent's file: its requests are a subagent's whatever the last isSidechain
+    let line = r#"{"type":"assistant","isSidechain":true,"isSidechain":false,"message":{"usage":{"output_tokens":2}}}"#;
+    for agent in [false, true] {
+        let s = scan(line.as_bytes(), agent);
+        assert_eq!((s.entries.len(), s.lines_skipped), (1, 0));
+        assert_eq!(s.entries[0].sidechain, agent);
+    }
+    // a later type
+    assert_eq!(
+        one(r#"{"type":"assistant","type":"user","message":{"usage":{"output_tokens":2}}}"#),
+        None
+    );
+}
