@@ -28,7 +28,7 @@ pub fn records_to_py<'py>(
             _ => {
                 let rec = record_to_py(ctx, r)?;
                 if !r.orig.as_ref().is_some_and(|o| rec.is(o)) {
-                    young.hold(&rec)?;
+                    young.hold(&rec, r)?;
                 }
                 Ok(rec)
             }
@@ -42,7 +42,8 @@ pub fn records_to_py<'py>(
 /// returns: local to these objects, where pausing the collector would change
 /// the whole interpreter.
 ///
-/// Each new record holds a new message that holds a new content list. Left
+/// Each new record holds a new message that holds a new content list (and
+/// new blocks, where the call changed them). Left
 /// tracked, the young collections of the call walk them again and again, and
 /// the survivors they move on to the oldest generation trigger a collection
 /// of the whole heap (the caller's history included) within the call.
@@ -63,31 +64,51 @@ impl<'c, 'py> Young<'c, 'py> {
         }
     }
 
-    /// Untracks a new record, its message and the message's content list
-    /// (those of them the collector tracks).
-    fn hold(&mut self, rec: &Obj<'py>) -> PyResult<()> {
+    /// Untracks a new record `rec` (written from `r`), its message, the
+    /// message's content list and the blocks in it that are new (those the
+    /// collector tracks).
+    fn hold(&mut self, rec: &Obj<'py>, r: &Rec<'_, 'py>) -> PyResult<()> {
         let mut next = Some(rec.clone());
+        let mut content = None;
         for key in ["message", "content", ""] {
             let Some(obj) = next.take() else { break };
-            if !key.is_empty() {
+            if key.is_empty() {
+                content = Some(obj.clone());
+            } else {
                 next = match self.ctx.view(&obj)? {
                     Some(v) => self.ctx.get(&v, key)?,
                     None => None,
                 };
             }
-            // SAFETY: `obj` is a live object (a strong reference is held);
-            // `PyObject_GC_IsTracked` takes any object and is 1 only for a
-            // tracked one of a type with the collector's support, which
-            // `PyObject_GC_UnTrack` then untracks. The object is held (and
-            // so alive) until `Drop` tracks it again.
-            unsafe {
-                if pyo3::ffi::PyObject_GC_IsTracked(obj.as_ptr()) == 1 {
-                    pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast());
-                    self.held.push(obj);
+            self.untrack(obj);
+        }
+        // the blocks `content_to_py` made: one list item per block, in order
+        if let (Some(list), Content::Blocks(bs)) = (content, &r.content) {
+            if let Ok(list) = list.cast::<PyList>() {
+                for (j, b) in bs.iter().enumerate() {
+                    if b.orig.is_none() || b.dirty {
+                        if let Ok(item) = list.get_item(j) {
+                            self.untrack(item);
+                        }
+                    }
                 }
             }
         }
         Ok(())
+    }
+
+    fn untrack(&mut self, obj: Obj<'py>) {
+        // SAFETY: `obj` is a live object (a strong reference is held);
+        // `PyObject_GC_IsTracked` takes any object and is 1 only for a
+        // tracked one of a type with the collector's support, which
+        // `PyObject_GC_UnTrack` then untracks. The object is held (and so
+        // alive) until `Drop` tracks it again.
+        unsafe {
+            if pyo3::ffi::PyObject_GC_IsTracked(obj.as_ptr()) == 1 {
+                pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast());
+                self.held.push(obj);
+            }
+        }
     }
 }
 
