@@ -17,6 +17,15 @@
 //! took about 16,500 page faults per call and now takes about 2,000, and
 //! runs about 10% faster. Only the mappings made here are advised: the output
 //! `bytes` is CPython's allocation and gets no advice ([`bytes_with`]).
+//!
+//! Kept by measurement against plain mimalloc and the system allocator (the
+//! same build, only the global allocator swapped, timed interleaved on
+//! 100,000 records, best of 20 calls): these tiers / mimalloc / system took
+//! 200 / 202 / 216 ms for `normalize_for_api` on JSON bytes, 182 / 192 / 215
+//! ms on dicts, 66 / 79 / 71 ms for `count_tokens` on dicts and 310 / 288 /
+//! 406 ms for `to_provider(..., "openai-chat")`; one bytes call on an 81 MiB
+//! input raised the peak RSS by 85 / 118 / 74 MiB. The tiers are tested by
+//! this crate's unit tests (`cargo test --workspace`).
 
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout, System};
