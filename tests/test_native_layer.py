@@ -16,6 +16,7 @@ import re
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -244,3 +245,32 @@ def test_another_thread_turns_the_collector_off_during_a_call(restore: None) -> 
     assert switch.calls > 0 and done.is_set()
     assert len(out) == len(recs)
     assert not gc.isenabled()
+
+
+@pytest.mark.parametrize("name", ["normalize_messages", "clear_tool_results"])
+def test_the_objects_a_call_builds_are_tracked_when_it_returns(name: str) -> None:
+    """A writer keeps what it builds out of the collector's sight only while it
+    builds it: every record, message and content list it returns is tracked,
+    and a cycle made through one is collected."""
+    recs = history(300)
+    out = CALLS[name](recs)
+    built = [r for r, o in zip(out, recs, strict=False) if r is not o]
+    assert len(built) > 100
+    for r in built:
+        # as CPython tracks them: a list always, a dict holding a container
+        content = r["message"]["content"]
+        assert gc.is_tracked(r)
+        assert gc.is_tracked(r["message"]) is isinstance(content, list)
+        assert isinstance(content, str) or gc.is_tracked(content)
+
+    class Anchor:
+        pass
+
+    anchor = Anchor()
+    gone = weakref.ref(anchor)
+    rec = built[-1]
+    rec["anchor"] = anchor
+    anchor.back = rec  # type: ignore[attr-defined]
+    del anchor, rec, built, out, r, content
+    gc.collect()
+    assert gone() is None
