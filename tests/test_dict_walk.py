@@ -1,7 +1,8 @@
-"""Reading a list of dicts: the reader looks ahead of the record it reads (cache
-hints that walk each record's dicts a few records early), and writers that build
-many records pace the cyclic collector. Neither may change a result, lose an
-error, or touch a collector the caller turned off."""
+"""Reading a list of dicts: a key's ``__eq__`` runs Python code in the middle
+of a call (it can raise, or empty what is being read), and writers that build
+many records leave the cyclic collector alone. None of it may change a result,
+lose an error, or touch the collector.
+"""
 
 from __future__ import annotations
 
@@ -163,15 +164,13 @@ def test_a_collector_turned_off_stays_off_and_idle(collections: list[int]) -> No
     assert out[2]["message"]["content"][0]["content"] == "[cleared]"
 
 
-def test_the_collector_is_paced_and_back_on_after_the_call(collections: list[int]) -> None:
+def test_the_collector_is_left_on_with_its_thresholds() -> None:
     recs = history(2500)
     gc.collect()
     assert gc.isenabled()
-    del collections[:]
+    threshold = gc.get_threshold()
     out, rep = msgnorm.clear_tool_results_report(recs, trigger=None)
     assert gc.isenabled()
-    # a young collection (generations 0 and 1) while the changed records were
-    # built; none of the whole heap
-    assert 1 in collections and max(collections) <= 1
+    assert gc.get_threshold() == threshold
     assert rep["results_cleared"] == 2497  # all but the last 3
     assert out[-1] is recs[-1] and out[0] is recs[0]

@@ -3,6 +3,18 @@
 //! large trees ([`drop_later`]), and a producer on the caller's thread
 //! feeding a consumer on a second one ([`pipeline`]). Whether a second thread pays is decided here
 //! ([`worth_splitting`]).
+//!
+//! The second thread is a scoped thread of the call's own
+//! (`std::thread::scope`), not a rayon task, for three reasons. A rayon pool's
+//! threads do not survive `fork`: a child process (multiprocessing's `fork`
+//! start method, pre-forking servers) that calls in after its parent used a
+//! pool would wait for threads that are not there, where a scoped thread is
+//! started in the child itself. rayon's global pool is the host
+//! application's too, and a private one would hold idle threads for the life
+//! of the process (batch.rs keeps one for its explicit `num_threads` only).
+//! And what a scoped thread adds, starting and joining a thread (tens of
+//! microseconds), is paid only on lists of [`worth_splitting`]'s 2,048 items
+//! or more, whose halves take milliseconds.
 
 use crate::error::Result;
 use crate::providers::{Counts, Ids, Rec, Value};

@@ -15,8 +15,17 @@
 //! mostly the kernel's: one page fault per 4 KiB page touched. Mapped in
 //! transparent huge pages it is one per 2 MiB: at 100k records the bytes path
 //! took about 16,500 page faults per call and now takes about 2,000, and
-//! runs about 10% faster. The output `bytes` (CPython's allocation) gets the
-//! same advice ([`bytes_with`]).
+//! runs about 10% faster. Only the mappings made here are advised: the output
+//! `bytes` is CPython's allocation and gets no advice ([`bytes_with`]).
+//!
+//! Kept by measurement against plain mimalloc and the system allocator (the
+//! same build, only the global allocator swapped, timed interleaved on
+//! 100,000 records, best of 20 calls): these tiers / mimalloc / system took
+//! 200 / 202 / 216 ms for `normalize_for_api` on JSON bytes, 182 / 192 / 215
+//! ms on dicts, 66 / 79 / 71 ms for `count_tokens` on dicts and 310 / 288 /
+//! 406 ms for `to_provider(..., "openai-chat")`; one bytes call on an 81 MiB
+//! input raised the peak RSS by 85 / 118 / 74 MiB. The tiers are tested by
+//! this crate's unit tests (`cargo test --workspace`).
 
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -25,7 +34,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 const LARGE: usize = 128 << 10;
 
 /// Blocks of this many bytes or more (Linux) are mapped: their own pages,
-/// asked for transparent huge pages ([`advise_huge`]), moved without a copy
+/// asked for transparent huge pages ([`advise_mapping`]), moved without a copy
 /// when they grow (`mremap`), handed back to the system when freed.
 const HUGE: usize = 4 << 20;
 
@@ -75,40 +84,6 @@ macro_rules! by_tier {
             }
         }
     };
-}
-
-/// Asks the kernel to back the whole 2 MiB pages inside `[p, p + len)`, a
-/// block another allocator made, with transparent huge pages (Linux;
-/// elsewhere nothing). A large buffer is written once from start to end right
-/// after it is allocated: in 4 KiB pages that is one page fault per 4 KiB, in
-/// huge pages one per 2 MiB, with the same bytes zeroed. Where the system
-/// leaves huge pages off (`never`), or uses them for every mapping
-/// (`always`), the advice changes nothing.
-///
-/// The advice splits the block's mapping where the range starts and ends, so
-/// the allocator's own resizing of the block by `mremap` would fail (glibc
-/// then copies instead): this is for blocks that are not resized.
-#[inline]
-pub fn advise_huge(p: *mut u8, len: usize) {
-    #[cfg(target_os = "linux")]
-    if len >= HUGE && !p.is_null() {
-        const HUGE_PAGE: usize = 2 << 20;
-        let start = (p as usize).next_multiple_of(HUGE_PAGE);
-        let end = (p as usize + len) & !(HUGE_PAGE - 1);
-        if end > start {
-            // SAFETY: `madvise` with `MADV_HUGEPAGE` only sets an attribute of
-            // the pages of the range (which pages back it, never what they
-            // hold), and the range lies inside a live block the caller owns
-            // (whole pages only: `start` and `end` are rounded inwards). An
-            // error (a kernel without huge pages) leaves the memory as it was
-            // and is ignored.
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (p, len);
 }
 
 /// Blocks of [`HUGE`] bytes or more, aligned to a page at most, each its own
@@ -211,14 +186,21 @@ unsafe fn move_by_copy(
     }
 }
 
-/// Asks for transparent huge pages on a whole mapping of ours (page-aligned
-/// `p`, `len` bytes): its pages keep one mapping, which `mremap` can move.
+/// Asks the kernel to back a whole mapping of ours (page-aligned `p`, `len`
+/// bytes) with transparent huge pages: a large buffer is written once from
+/// start to end right after it is allocated, and in 4 KiB pages that is one
+/// page fault per 4 KiB, in huge pages one per 2 MiB. Where the system leaves
+/// huge pages off (`never`), or uses them for every mapping (`always`), the
+/// advice changes nothing; an error is ignored. Only memory this allocator
+/// mapped is ever advised: the advice covers the whole mapping, so its pages
+/// keep one mapping, which `mremap` can move.
 #[cfg(target_os = "linux")]
 #[inline]
 fn advise_mapping(p: *mut u8, len: usize) {
-    // SAFETY: as in `advise_huge`: the advice changes which pages back the
-    // range, not what it holds; the range is exactly one live mapping of ours
-    // (the kernel rounds `len` up to whole pages, as it did when mapping it).
+    // SAFETY: `madvise` with `MADV_HUGEPAGE` only sets an attribute of the
+    // pages of the range (which pages back it, never what they hold); the
+    // range is exactly one live mapping of ours (the kernel rounds `len` up
+    // to whole pages, as it did when mapping it).
     unsafe {
         libc::madvise(p as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
     }
@@ -286,8 +268,8 @@ unsafe impl GlobalAlloc for Split {
 }
 
 /// A new `bytes` object of `len` bytes, filled by `init` (as
-/// `PyBytes::new_with`), its buffer asked for huge pages before it is first
-/// touched ([`advise_huge`]) and zeroed with the GIL released.
+/// `PyBytes::new_with`), its buffer zeroed with the GIL released. The buffer
+/// is CPython's memory: it is written, never advised.
 pub fn bytes_with<'py>(
     py: pyo3::Python<'py>,
     len: usize,
@@ -307,11 +289,10 @@ pub fn bytes_with<'py>(
     // SAFETY: `obj` is a bytes object: `PyBytes_AsString` returns its buffer,
     // valid for `len` bytes while `obj` lives; nothing else refers to the
     // object yet, so the buffer is ours alone (as in `PyBytes::new_with`).
-    let buf = unsafe { ffi::PyBytes_AsString(obj.as_ptr()) } as *mut u8;
+    let buf: *mut u8 = unsafe { ffi::PyBytes_AsString(obj.as_ptr()) }.cast();
     let addr = buf as usize;
     py.detach(move || {
         let buf = addr as *mut u8;
-        advise_huge(buf, len);
         // SAFETY: `buf` is valid for writes of `len` bytes (above); `obj`
         // stays alive across the call.
         unsafe { std::ptr::write_bytes(buf, 0, len) };

@@ -2,7 +2,7 @@
 
 use crate::args::{self, api_options, templates, templates_dict};
 use crate::errors::{to_pyerr, with_violations, Failure};
-use crate::input::{with_records, GcPaused};
+use crate::input::with_records;
 use crate::read::{self, Strs};
 use msgnorm_core::read::{ReadError, ReadOpts};
 use msgnorm_core::{ApiOptions, Error, Report};
@@ -38,7 +38,6 @@ macro_rules! api_fn {
                 (strict, max_media, short_ids, ensure_user_first),
                 templates_dict(attachment_templates)?.as_ref(),
             )?;
-            let _gc = GcPaused::new(py)?;
             normalize_for_api_sourced(py, records, &opts, false $(|| $extra)*)
                 .map($ret)
                 .map_err(|e| if strict { with_violations(py, e, records) } else { e })
@@ -109,7 +108,6 @@ pub(crate) fn normalize_messages<'py>(
     py: Python<'py>,
     records: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let _gc = GcPaused::new(py)?;
     Ok(with_records!(
         py,
         records,

@@ -340,3 +340,134 @@ unsafe extern "C" fn stream_release(stream: *mut FFI_ArrowArrayStream) {
     s.get_last_error = None;
     s.release = None;
 }
+
+#[cfg(test)]
+mod tests {
+    //! The C interfaces both ways, in the binding's own test binary (run
+    //! under valgrind too: see CHANGELOG.md): every `unsafe` block of this
+    //! file is reached by one of these tests.
+    use super::*;
+    use arrow_array::{Array, Int64Array, StringArray};
+    use arrow_schema::DataType;
+
+    fn strings() -> (FieldRef, Vec<ArrayRef>) {
+        let field = Arc::new(Field::new("text", DataType::Utf8, true));
+        let a: ArrayRef = Arc::new(StringArray::from(vec![Some("a"), None, Some("ccc")]));
+        let b: ArrayRef = Arc::new(StringArray::from(vec!["dd"; 5]));
+        (field, vec![a, b])
+    }
+
+    /// A consumer in C's place: the stream's callbacks called one by one.
+    #[test]
+    fn an_exported_stream_hands_out_its_schema_and_chunks_then_ends() {
+        let (field, chunks) = strings();
+        let mut stream = export_stream(Arc::clone(&field), chunks.clone());
+        let get_schema = stream.get_schema.unwrap();
+        let get_next = stream.get_next.unwrap();
+        let get_last_error = stream.get_last_error.unwrap();
+        let mut schema = FFI_ArrowSchema::empty();
+        // SAFETY: `stream` is a live stream of ours; `schema` a released
+        // schema to fill.
+        assert_eq!(unsafe { get_schema(&mut stream, &mut schema) }, 0);
+        assert_eq!(
+            Field::try_from(&schema).unwrap().data_type(),
+            &DataType::Utf8
+        );
+        for want in &chunks {
+            let mut array = FFI_ArrowArray::empty();
+            // SAFETY: as above; `array` a released array to fill.
+            assert_eq!(unsafe { get_next(&mut stream, &mut array) }, 0);
+            assert!(!array.is_released());
+            // SAFETY: the array was exported for the stream's field.
+            let data = unsafe { from_ffi_and_data_type(array, DataType::Utf8) }.unwrap();
+            assert_eq!(&make_array(data).to_data(), &want.to_data());
+        }
+        let mut end = FFI_ArrowArray::empty();
+        // SAFETY: as above.
+        assert_eq!(unsafe { get_next(&mut stream, &mut end) }, 0);
+        assert!(
+            end.is_released(),
+            "the end of the stream is a released array"
+        );
+        // SAFETY: the stream is live; no failure so far: no message.
+        assert!(unsafe { get_last_error(&mut stream) }.is_null());
+        let release = stream.release.unwrap();
+        // SAFETY: the stream is live and released once here; `Drop` then
+        // sees it released and does nothing.
+        unsafe { release(&mut stream) };
+        assert!(stream.release.is_none() && stream.private_data.is_null());
+        // a second release is refused by the interface (release is None); a
+        // null stream is ignored
+        // SAFETY: null is checked first.
+        unsafe { stream_release(std::ptr::null_mut()) };
+    }
+
+    #[test]
+    fn a_stream_reads_back_what_was_exported() {
+        let (field, chunks) = strings();
+        let mut stream = export_stream(Arc::clone(&field), chunks.clone());
+        let (got, arrays) = read_stream(&mut stream).unwrap();
+        assert_eq!(got.data_type(), field.data_type());
+        assert_eq!(arrays.len(), 2);
+        for (a, b) in arrays.iter().zip(&chunks) {
+            assert_eq!(a.to_data(), b.to_data());
+        }
+        // the stream was left drained; dropping it releases it
+    }
+
+    unsafe extern "C" fn failing_next(
+        _stream: *mut FFI_ArrowArrayStream,
+        _out: *mut FFI_ArrowArray,
+    ) -> c_int {
+        5
+    }
+
+    unsafe extern "C" fn failing_message(_stream: *mut FFI_ArrowArrayStream) -> *const c_char {
+        c"the producer ran out of luck".as_ptr()
+    }
+
+    #[test]
+    fn a_producers_error_is_reported_with_its_message() {
+        let (field, chunks) = strings();
+        let mut stream = export_stream(field, chunks);
+        stream.get_next = Some(failing_next);
+        stream.get_last_error = Some(failing_message);
+        let e = read_stream(&mut stream).unwrap_err().to_string();
+        assert!(e.contains("the producer ran out of luck"), "{e}");
+        stream.get_last_error = None;
+        let e = read_stream(&mut stream).unwrap_err().to_string();
+        assert!(e.contains("error code 5"), "{e}");
+        // released: the callbacks are gone
+        let release = stream.release.unwrap();
+        // SAFETY: a live stream of ours, released once.
+        unsafe { release(&mut stream) };
+        let e = read_stream(&mut stream).unwrap_err().to_string();
+        assert!(e.contains("already released"), "{e}");
+    }
+
+    /// The PyCapsule interface, both ways, in an embedded interpreter: our
+    /// own result objects are producers like any other.
+    #[test]
+    fn capsules_round_trip_an_array_and_a_stream() {
+        Python::attach(|py| {
+            let (field, chunks) = strings();
+            let one: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3]));
+            let int_field = Arc::new(Field::new("n", DataType::Int64, false));
+            let array = Bound::new(py, ArrowArray::new(int_field, Arc::clone(&one))).unwrap();
+            let got = import(array.as_any()).unwrap();
+            assert!(!got.is_stream);
+            assert_eq!(got.chunks.len(), 1);
+            assert_eq!(got.chunks[0].to_data(), one.to_data());
+
+            let stream = Bound::new(py, ArrowStream::new(field, chunks.clone())).unwrap();
+            let got = import(stream.as_any()).unwrap();
+            assert!(got.is_stream);
+            assert_eq!(got.chunks.len(), 2);
+            assert_eq!(got.chunks[1].to_data(), chunks[1].to_data());
+            assert_eq!(got.chunks[0].len(), 3);
+
+            let e = import(py.None().bind(py)).err().unwrap();
+            assert!(e.to_string().contains("not an Arrow array"));
+        });
+    }
+}

@@ -24,8 +24,6 @@ pub(crate) fn clear_context<'py>(
     t.check().map_err(|e| to_pyerr(py, Failure::Core(e)))?;
     let (tools, thinking) = (args.tools.then_some(&t), th);
     let p = CountParams::default();
-    // Changed records are built as new dicts: no collection meanwhile.
-    let _gc = crate::input::GcPaused::new(py)?;
     let (out, rep) = with_records!(
         py,
         records,

@@ -11,7 +11,7 @@ use msgnorm_core::json::{self, Raw};
 use msgnorm_core::model::Record;
 use msgnorm_core::Error;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyMemoryView, PyModule, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyMemoryView, PyString};
 
 /// The three input kinds the binding sees: a list (of dicts or msgnorm Structs,
 /// both read in place by [`read`]), JSON bytes, a JSON str.
@@ -229,61 +229,6 @@ impl<'py> Json<'py> {
                 py,
                 Failure::Core(Error::value("internal error: output is not UTF-8")),
             )),
-        }
-    }
-}
-
-/// The cyclic garbage collector paused while a call builds many objects (a
-/// full collection meanwhile walks the whole live heap); re-enabled on drop
-/// only if it was enabled before.
-///
-/// While a call holds it paused, the writers ask for a young collection
-/// ([`GcPaused::pace`]) every [`GcPaused::PACE`] records they build: each one
-/// walks only the objects built since the last, still in cache. Left to the
-/// end, that walk (the first allocation after the collector is re-enabled
-/// collects every container the call made) reads every value the new
-/// containers hold from memory again. A caller that disabled the collector
-/// itself gets no collections.
-pub(crate) struct GcPaused<'py>(Option<Bound<'py, PyModule>>);
-
-thread_local! {
-    /// How many [`GcPaused`] of this thread paused the collector.
-    static PAUSED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
-}
-
-impl<'py> GcPaused<'py> {
-    /// Records built between two young collections (a power of two).
-    pub const PACE: usize = 2048;
-
-    pub fn new(py: Python<'py>) -> PyResult<Self> {
-        let gc = py.import("gc")?;
-        if gc.call_method0("isenabled")?.is_truthy()? {
-            gc.call_method0("disable")?;
-            PAUSED.with(|p| p.set(p.get() + 1));
-            Ok(GcPaused(Some(gc)))
-        } else {
-            Ok(GcPaused(None))
-        }
-    }
-
-    /// A young collection (generations 0 and 1) when a [`GcPaused`] of this
-    /// call paused the collector and `built` (records built so far) is a
-    /// nonzero multiple of [`GcPaused::PACE`].
-    pub fn pace(py: Python<'_>, built: usize) -> PyResult<()> {
-        if built == 0 || built & (Self::PACE - 1) != 0 || PAUSED.with(|p| p.get()) == 0 {
-            return Ok(());
-        }
-        py.import("gc")?.call_method1("collect", (1,))?;
-        Ok(())
-    }
-}
-
-impl Drop for GcPaused<'_> {
-    fn drop(&mut self) {
-        if let Some(gc) = &self.0 {
-            PAUSED.with(|p| p.set(p.get().saturating_sub(1)));
-            // Re-enabling cannot fail but through a broken `gc` module.
-            let _ = gc.call_method0("enable");
         }
     }
 }

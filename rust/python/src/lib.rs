@@ -1,5 +1,13 @@
 //! Python bindings of msgnorm: conversion and dispatch only; the algorithms
 //! live in `msgnorm-core`.
+//!
+//! The binding keeps to CPython's C API: objects are reached through its
+//! functions, never by reading their memory, and a call changes no state of
+//! the interpreter's own. Every `unsafe` block says why it holds (the lints
+//! below) and is reached by a test: the allocator's and the Arrow C
+//! interfaces' by this crate's unit tests (`cargo test --workspace`), the rest
+//! by the Python tests that call through them.
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 mod alloc;
 mod api;

@@ -11,8 +11,8 @@ use crate::errors::Failure;
 use crate::view::{Ctx, Obj, View};
 use msgnorm_core::model::{AttValue, Record, Str};
 use msgnorm_core::read::{
-    j_leaf, msg, read_record, Invalid, KeySet, Leaf, Mask, MessageKey, ReadError, ReadOpts,
-    RecordKey, Source, ValueKind, KEY_SETS, MAX_VALUE_DEPTH,
+    j_leaf, msg, read_record, Invalid, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, ValueKind,
+    KEY_SETS, MAX_VALUE_DEPTH,
 };
 use msgnorm_core::{cutoff, tokens, CountParams};
 use pyo3::prelude::*;
@@ -100,247 +100,13 @@ pub fn read_costs<'py>(
 ) -> Result<(Vec<u64>, Vec<bool>), Failure> {
     let mut costs = Vec::with_capacity(list.len());
     let mut turns = Vec::with_capacity(list.len());
-    let ahead = Ahead::new(list);
     for (i, item) in list.iter().enumerate() {
-        ahead.at(i);
         let strs = Strs(Arena::with_capacity(4));
         let rec = record(ctx, &strs, item, i, ReadOpts::COUNT)?;
         costs.push(tokens::record_tokens(&rec, p));
         turns.push(cutoff::is_turn_start(&rec));
     }
     Ok((costs, turns))
-}
-
-/// Cache hints for the records ahead of the one being read. Reading a record
-/// is a chain of first touches (the record dict, its key table, `message`,
-/// its key table, `content`, the blocks, their key tables), each a wait on
-/// memory. Record `i + d` gets the hint for link `DEPTH - d` of its chain,
-/// whose links before were hinted at the records before: by the time a record
-/// is read its chain is in cache, and the waits overlapped earlier reading.
-/// Following a chain to its hinted end re-reads cached links only.
-pub struct Ahead<'l, 'py> {
-    list: &'l Bound<'py, PyList>,
-    /// 0 where the hints are off (not CPython: its object layout is unknown).
-    len: usize,
-    /// `"message"`, `"content"` and `"uuid"`, interned.
-    message: &'py Bound<'py, PyString>,
-    content: &'py Bound<'py, PyString>,
-    uuid: &'py Bound<'py, PyString>,
-}
-
-/// A borrowed object pointer, used at once and not kept.
-type Ptr = *mut pyo3::ffi::PyObject;
-
-impl<'l, 'py> Ahead<'l, 'py> {
-    /// The links of a chain: record, its table, message (and uuid), its
-    /// table, content, content's items, the blocks, their tables, their values.
-    const DEPTH: usize = 8;
-    /// Blocks of a content list given hints.
-    const BLOCKS: usize = 4;
-
-    pub fn new(list: &'l Bound<'py, PyList>) -> Self {
-        static CPYTHON: PyOnceLock<bool> = PyOnceLock::new();
-        let py = list.py();
-        let cpython = *CPYTHON.get_or_init(py, || {
-            py.import("sys")
-                .and_then(|s| s.getattr("implementation")?.getattr("name"))
-                .is_ok_and(|n| n.eq("cpython").unwrap_or(false))
-        });
-        Ahead {
-            len: if cpython { list.len() } else { 0 },
-            list,
-            message: key_str(py, RecordKey::Message),
-            content: key_str(py, MessageKey::Content),
-            uuid: key_str(py, RecordKey::Uuid),
-        }
-    }
-
-    /// Hints for the records after record `i`.
-    #[inline]
-    pub fn at(&self, i: usize) {
-        for d in 1..=Self::DEPTH + 1 {
-            if i + d < self.len {
-                self.link(self.item(i + d), Self::DEPTH + 1 - d);
-            }
-        }
-    }
-
-    /// The hint for link `depth` of record object `rec`'s chain.
-    fn link(&self, rec: Ptr, depth: usize) {
-        // The record and its message: each object, its table, then the value
-        // of the key that leads on. A lookup can run Python code (a key's
-        // `__eq__`) that drops an object from its container: each dict looked
-        // into is held (a strong reference) until the chain ends, so every
-        // pointer followed stays alive.
-        let (mut obj, mut d) = (rec, depth);
-        let mut held: [Option<Bound<'py, PyAny>>; 2] = [None, None];
-        for (slot, key) in [self.message, self.content].into_iter().enumerate() {
-            if d == 0 {
-                return prefetch(obj as *const u8);
-            }
-            let Some(keys) = dict_keys(obj) else { return };
-            if d == 1 {
-                return prefetch_table(keys);
-            }
-            // SAFETY: `obj` is a live dict (`dict_keys`), reached from the
-            // list (or from a dict held here) with no code run since: taking a
-            // strong reference to it is sound.
-            held[slot] = Some(unsafe { Bound::from_borrowed_ptr(self.list.py(), obj) });
-            if d == 2 && obj == rec {
-                // the record's uuid, read with its message
-                if let Some(u) = self.get(obj, self.uuid) {
-                    prefetch(u as *const u8);
-                }
-            }
-            let Some(v) = self.get(obj, key) else { return };
-            (obj, d) = (v, d - 2);
-        }
-        // The content: the list, its items, the blocks, their tables.
-        if d == 0 {
-            return prefetch(obj as *const u8);
-        }
-        let Some((items, n)) = list_items(obj) else {
-            return;
-        };
-        if d == 1 {
-            return prefetch(items as *const u8);
-        }
-        for k in 0..n.min(Self::BLOCKS) {
-            // SAFETY: `items` is the item array of a live list of at least
-            // `n` items (`list_items`), read at once with the GIL held.
-            let b = unsafe { *items.add(k) };
-            if d == 2 {
-                prefetch(b as *const u8);
-            } else if let Some(bkeys) = dict_keys(b) {
-                if d == 3 {
-                    prefetch_table(bkeys);
-                } else {
-                    prefetch_values(b);
-                }
-            }
-        }
-    }
-
-    /// Item `j` of the list, borrowed: its address, not a reference; NULL
-    /// when the list is shorter now (a key's `__eq__` run by a lookup may
-    /// have changed it).
-    #[inline]
-    fn item(&self, j: usize) -> Ptr {
-        // SAFETY: the list is alive (`self.list` borrows it);
-        // `PyList_GetItem` checks `j` against the list's length now and
-        // returns a borrowed pointer (no reference count is touched) or NULL
-        // with an IndexError set, which is cleared here. The caller checks
-        // the pointer before it reads a dict's header through it.
-        unsafe {
-            let p = pyo3::ffi::PyList_GetItem(self.list.as_ptr(), j as pyo3::ffi::Py_ssize_t);
-            if p.is_null() {
-                pyo3::ffi::PyErr_Clear();
-            }
-            p
-        }
-    }
-
-    /// `d[key]` of a dict `d` (checked by [`dict_keys`] before), borrowed:
-    /// used at once (as a hint's address, or to read its header), not kept.
-    #[inline]
-    fn get(&self, d: Ptr, key: &Bound<'py, PyString>) -> Option<Ptr> {
-        // SAFETY: `d` is a live dict reached from the list now (the GIL is
-        // held); `PyDict_GetItemWithError` takes a dict and a str and returns
-        // a borrowed pointer or NULL. An error it raised (a key's `__eq__`) is
-        // cleared: the hint is dropped, and the read that follows meets the
-        // same lookup and reports it.
-        unsafe {
-            let v = pyo3::ffi::PyDict_GetItemWithError(d, key.as_ptr());
-            if v.is_null() {
-                if !pyo3::ffi::PyErr_Occurred().is_null() {
-                    pyo3::ffi::PyErr_Clear();
-                }
-                return None;
-            }
-            Some(v)
-        }
-    }
-}
-
-/// Hints for the values of a dict `d` (checked by [`dict_keys`] before, its
-/// table in cache): their objects.
-fn prefetch_values(d: Ptr) {
-    let mut pos: pyo3::ffi::Py_ssize_t = 0;
-    let mut k: Ptr = std::ptr::null_mut();
-    let mut v: Ptr = std::ptr::null_mut();
-    // SAFETY: `d` is a live dict reached from the list now (the GIL is held)
-    // and nothing runs between the calls; `PyDict_Next` hands out borrowed
-    // pointers, used at once as hint addresses only.
-    while unsafe { pyo3::ffi::PyDict_Next(d, &mut pos, &mut k, &mut v) } != 0 {
-        prefetch(v as *const u8);
-    }
-}
-
-/// The item array of an exact list (CPython 3.10+: `ob_item`, the fourth
-/// word of every `PyListObject`) and its length; `None` for anything else.
-/// Called on CPython only ([`Ahead::new`]).
-#[inline]
-fn list_items(obj: Ptr) -> Option<(*const Ptr, usize)> {
-    // SAFETY: `obj` is a live object reached from the list now, the GIL held.
-    // An exact list is a `PyListObject` of five words on every CPython this
-    // module loads on (3.10+, with the GIL): `ob_size` is the third word and
-    // `ob_item` the fourth, an array of at least `ob_size` object pointers.
-    unsafe {
-        if obj.is_null() || pyo3::ffi::PyList_CheckExact(obj) == 0 {
-            return None;
-        }
-        let words = obj as *const usize;
-        let n = *words.add(2);
-        let items = *(words.add(3)) as *const Ptr;
-        if items.is_null() {
-            return None;
-        }
-        Some((items, n))
-    }
-}
-
-/// Hints for a key table: its header and indices, then its first entries.
-#[inline]
-fn prefetch_table(keys: *const u8) {
-    for off in [0, 64, 128, 192, 256] {
-        prefetch(keys.wrapping_add(off));
-    }
-}
-
-/// The address of a dict's key table (CPython 3.10+: `ma_keys`, the fifth
-/// word of every `PyDictObject`); `None` for anything but an exact dict.
-/// Only a hint's address is made of it: a wrong one costs a useless hint.
-/// Called on CPython only ([`Ahead::new`]).
-#[inline]
-fn dict_keys(obj: *mut pyo3::ffi::PyObject) -> Option<*const u8> {
-    if obj.is_null() {
-        return None;
-    }
-    // SAFETY: `obj` is a live object (an item of a list the caller holds) and
-    // the GIL is held, so its header is readable and nothing writes it
-    // meanwhile. An exact dict is a `PyDictObject` of at least six words on
-    // every CPython this module loads on (3.10+, with the GIL), so the fifth
-    // word is inside the object; its value is used only as a prefetch address.
-    unsafe {
-        if pyo3::ffi::PyDict_CheckExact(obj) == 0 {
-            return None;
-        }
-        Some(*(obj as *const *const u8).add(4))
-    }
-}
-
-/// Asks the CPU to bring the cache line at `p` in ahead of use: a hint that
-/// reads nothing and cannot fault, whatever the address.
-#[inline(always)]
-fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` is architecturally a hint: it never faults and has
-    // no effect a program can observe but timing; SSE is baseline on x86_64.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// Record `index` of a list (`item`), with its §6 costs.
@@ -362,9 +128,7 @@ pub fn read<'a, 'py>(
 ) -> Result<Vec<Rec<'a, 'py>>, Failure> {
     let mut src = PySource { ctx, strs };
     let mut out = Vec::with_capacity(list.len());
-    let ahead = Ahead::new(list);
     for (i, item) in list.iter().enumerate() {
-        ahead.at(i);
         match read_record(&mut src, item, i, opts) {
             Ok(r) => out.push(r),
             Err(e) => return Err(e.record(i, None)),

@@ -2,7 +2,6 @@
 //! Changed records and their messages are fresh shallow copies; unchanged blocks
 //! are the input's own objects.
 
-use crate::input::GcPaused;
 use crate::read::Rec;
 use crate::view::{Ctx, Obj};
 use msgnorm_core::model::{Block, BlockKind, Content, Meta};
@@ -17,7 +16,7 @@ pub fn records_to_py<'py>(
     recs: &[Rec<'_, 'py>],
     share_unchanged: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let mut built = 0usize;
+    let mut young = Young::new(ctx, recs.len());
     let items = recs
         .iter()
         .map(|r| match &r.orig {
@@ -27,13 +26,107 @@ pub fn records_to_py<'py>(
                 Ok(o.clone())
             }
             _ => {
-                built += 1;
-                GcPaused::pace(ctx.py(), built)?;
-                record_to_py(ctx, r)
+                let rec = record_to_py(ctx, r)?;
+                if !r.orig.as_ref().is_some_and(|o| rec.is(o)) {
+                    young.hold(&rec, r)?;
+                }
+                Ok(rec)
             }
         })
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(ctx.py(), items)
+}
+
+/// The containers a writer builds, kept out of the cyclic collector's sight
+/// while the call builds them, and handed back to it before the call
+/// returns: local to these objects, where pausing the collector would change
+/// the whole interpreter.
+///
+/// Each new record holds a new message that holds a new content list (and
+/// new blocks, where the call changed them). Left
+/// tracked, the young collections of the call walk them again and again, and
+/// the survivors they move on to the oldest generation trigger a collection
+/// of the whole heap (the caller's history included) within the call.
+/// Untracked while the call runs, they cost the collector nothing until they
+/// are tracked again at the end ([`Drop`]), as new objects of the caller's
+/// like any other: the collector, its switch and its thresholds are left as
+/// they were, and every object is tracked when the caller first sees it.
+struct Young<'c, 'py> {
+    ctx: &'c Ctx<'py>,
+    held: Vec<Obj<'py>>,
+}
+
+impl<'c, 'py> Young<'c, 'py> {
+    fn new(ctx: &'c Ctx<'py>, records: usize) -> Self {
+        Young {
+            ctx,
+            held: Vec::with_capacity(records.saturating_mul(3).min(1 << 20)),
+        }
+    }
+
+    /// Untracks a new record `rec` (written from `r`), its message, the
+    /// message's content list and the blocks in it that are new (those the
+    /// collector tracks).
+    fn hold(&mut self, rec: &Obj<'py>, r: &Rec<'_, 'py>) -> PyResult<()> {
+        let mut next = Some(rec.clone());
+        let mut content = None;
+        for key in ["message", "content", ""] {
+            let Some(obj) = next.take() else { break };
+            if key.is_empty() {
+                content = Some(obj.clone());
+            } else {
+                next = match self.ctx.view(&obj)? {
+                    Some(v) => self.ctx.get(&v, key)?,
+                    None => None,
+                };
+            }
+            self.untrack(obj);
+        }
+        // the blocks `content_to_py` made: one list item per block, in order
+        if let (Some(list), Content::Blocks(bs)) = (content, &r.content) {
+            if let Ok(list) = list.cast::<PyList>() {
+                for (j, b) in bs.iter().enumerate() {
+                    if b.orig.is_none() || b.dirty {
+                        if let Ok(item) = list.get_item(j) {
+                            self.untrack(item);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn untrack(&mut self, obj: Obj<'py>) {
+        // SAFETY: `obj` is a live object (a strong reference is held);
+        // `PyObject_GC_IsTracked` takes any object and is 1 only for a
+        // tracked one of a type with the collector's support, which
+        // `PyObject_GC_UnTrack` then untracks. The object is held (and so
+        // alive) until `Drop` tracks it again.
+        unsafe {
+            if pyo3::ffi::PyObject_GC_IsTracked(obj.as_ptr()) == 1 {
+                pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast());
+                self.held.push(obj);
+            }
+        }
+    }
+}
+
+impl Drop for Young<'_, '_> {
+    fn drop(&mut self) {
+        for obj in &self.held {
+            // SAFETY: `obj` is alive (held) and of a type the collector
+            // supports (it was tracked when `hold` untracked it); it is
+            // tracked again only if nothing has tracked it since (a dict is
+            // tracked again when a container is stored in it), as
+            // `PyObject_GC_Track` requires.
+            unsafe {
+                if pyo3::ffi::PyObject_GC_IsTracked(obj.as_ptr()) == 0 {
+                    pyo3::ffi::PyObject_GC_Track(obj.as_ptr().cast());
+                }
+            }
+        }
+    }
 }
 
 fn s<'py>(py: Python<'py>, text: &str) -> Obj<'py> {

@@ -2,6 +2,9 @@
 //! provider adapters read and build; the bindings convert to and from it.
 
 use crate::error::{Error, Result};
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
+use base64::engine::DecodePaddingMode;
+use base64::{alphabet, Engine as _};
 pub use smol_str::SmolStr;
 use std::borrow::Cow;
 
@@ -492,62 +495,32 @@ pub fn write_json_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/// The decoders: one per alphabet, each strict (only its own 64 characters,
+/// no bits left over in the last character), padding either canonical or
+/// left out. Protobuf's JSON mapping (Gemini's `inline_data.data`) takes
+/// either alphabet with or without padding; Anthropic, OpenAI and Bedrock
+/// send the standard one.
+const DECODE_STANDARD: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+const DECODE_URL_SAFE: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::URL_SAFE,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
 
 /// Standard base64 with padding.
 pub fn base64_encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        out.push(B64[(n >> 18) as usize & 63] as char);
-        out.push(B64[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 {
-            B64[(n >> 6) as usize & 63] as char
-        } else {
-            '='
-        });
-        out.push(if chunk.len() > 2 {
-            B64[n as usize & 63] as char
-        } else {
-            '='
-        });
-    }
-    out
+    STANDARD.encode(data)
 }
 
-/// Standard or URL-safe base64, padding optional; `None` when it is not base64.
+/// Base64 in the standard or the URL-safe alphabet (one of them, not a mix),
+/// with canonical padding or none; `None` when it is not base64.
 pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let s = s.trim_end_matches('=');
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in s.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // A trailing group of one character, or leftover bits that are not zero,
-    // is not canonical base64 (decoders such as pydantic's refuse it).
-    if bits >= 6 || acc != 0 {
-        return None;
-    }
-    Some(out)
+    DECODE_STANDARD
+        .decode(s)
+        .or_else(|_| DECODE_URL_SAFE.decode(s))
+        .ok()
 }
 
 /// `Error::invalid` for `messages[i].path`.
@@ -600,6 +573,19 @@ mod tests {
         assert!(base64_decode("a$b").is_none());
         assert!(base64_decode("R0lGOD").is_none());
         assert_eq!(base64_decode("aGk").unwrap(), b"hi");
+        assert_eq!(base64_decode("aGk=").unwrap(), b"hi");
+        // either alphabet, each on its own
+        assert_eq!(base64_decode("+/+/").unwrap(), [0xfb, 0xff, 0xbf]);
+        assert_eq!(base64_decode("-_-_").unwrap(), [0xfb, 0xff, 0xbf]);
+        assert!(base64_decode("+_-/").is_none(), "mixed alphabets");
+        // padding: canonical or none, never a run of `=` or padding inside
+        assert!(base64_decode("aGk==").is_none());
+        assert!(base64_decode("aGVsbG8===").is_none());
+        assert!(base64_decode("aG=k").is_none());
+        assert!(base64_decode("=").is_none());
+        // bits left over in the last character
+        assert!(base64_decode("aGl=").is_none());
+        assert_eq!(base64_decode("").unwrap(), b"");
     }
 
     #[test]
