@@ -13,6 +13,19 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from . import _native
+
+# The public functions that are the native ones: their keyword defaults and checks
+# live once, in the native signatures.
+from ._native import (
+    count_tokens,
+    count_tokens_per_record,
+    find_cutoff,
+    normalize_for_api,
+    normalize_for_api_report,
+    normalize_messages,
+    split_for_summary,
+    trim_to_budget,
+)
 from .errors import MsgnormError
 from .model import to_builtins
 
@@ -52,10 +65,6 @@ def _is_structs(records: object) -> bool:
 _counting = _native._counting
 _max_media = _native._max_media
 _count = _native._count
-
-# The keyword defaults and their checks live once, in the native signatures.
-normalize_for_api = _native.normalize_for_api
-normalize_for_api_report = _native.normalize_for_api_report
 
 
 _P = ParamSpec("_P")
@@ -154,20 +163,10 @@ def _with_options(
     return wrap
 
 
-normalize_messages = _native.normalize_messages
-
-
 def to_anthropic(records: Any) -> Any:
     """``[{"role": type, "content": message.content}]``: the Messages API ``messages``."""
     data = to_builtins(records) if _is_structs(records) else records
     return _native.to_anthropic(data)
-
-
-count_tokens_per_record = _native.count_tokens_per_record
-count_tokens = _native.count_tokens
-find_cutoff = _native.find_cutoff
-trim_to_budget = _native.trim_to_budget
-split_for_summary = _native.split_for_summary
 
 
 def render_attachment(
