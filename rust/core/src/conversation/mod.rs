@@ -104,6 +104,9 @@ pub struct Conversation {
     tail: Option<Tail>,
     /// The context-editing policy and the edited output, if one is set.
     edited: Option<Box<policy::Edited>>,
+    /// §6.1 over the input records: the latest anchor and what follows it.
+    /// Not saved: a loaded conversation reads it again from its input.
+    prompt: crate::prompt::Prompt,
 }
 
 fn options(s: &Settings) -> Result<ApiOptions> {
@@ -207,6 +210,7 @@ impl Conversation {
             rewrites: 0,
             tail: None,
             edited: None,
+            prompt: crate::prompt::Prompt::default(),
         })
     }
 
@@ -223,7 +227,14 @@ impl Conversation {
             return Ok(0);
         }
         let base = self.input.len();
-        let recs = read_records(src, ReadOpts::default()).map_err(|e| shift(e, base))?;
+        let recs = read_records(src, ReadOpts::COUNT).map_err(|e| shift(e, base))?;
+        let mut prompt = self.prompt.clone();
+        for r in &recs {
+            let raw = r.orig.map_or("{}", |o| o.text);
+            let facts = crate::prompt::facts_of_raw(r, raw).map_err(|e| shift(e, base))?;
+            prompt.push(tokens::record_tokens(r, &self.settings.count), &facts);
+        }
+        self.prompt = prompt;
         for r in &recs {
             self.input.push(r.orig.map_or("null", |o| o.text));
         }
@@ -375,6 +386,39 @@ impl Conversation {
         let (_, c, _, tail, _) = self.parts();
         let tail: u64 = tail.map_or(0, |t| t.costs.iter().sum());
         Ok(c.iter().sum::<u64>() + tail)
+    }
+
+    /// §6.1: the size of the next request's prompt, from the input records
+    /// (O(1): kept as records are appended); `extra` is the system prompt's
+    /// and tools' tokens, added only where no reported usage anchors the size.
+    pub fn prompt_tokens(&self, extra: u64) -> u64 {
+        self.prompt.tokens(extra)
+    }
+
+    /// A provider's reported usage of the request made with the history so
+    /// far (§6.1): it anchors the size as a record's usage would.
+    pub fn record_usage(&mut self, usage: crate::prompt::Reported) {
+        self.prompt.record_usage(usage);
+    }
+
+    /// §6.1's state read again from the input records (after a load).
+    pub(super) fn reread_prompt(&mut self) -> Result<()> {
+        let src = self.input_array(0);
+        let recs = if src == "[]" {
+            Vec::new()
+        } else {
+            read_records(&src, ReadOpts::COUNT)?
+        };
+        let mut prompt = crate::prompt::Prompt::default();
+        for r in &recs {
+            let raw = r.orig.map_or("{}", |o| o.text);
+            prompt.push(
+                tokens::record_tokens(r, &self.settings.count),
+                &crate::prompt::facts_of_raw(r, raw)?,
+            );
+        }
+        self.prompt = prompt;
+        Ok(())
     }
 
     /// §7 `trim_to_budget` on the output, from the cached costs: `(k, JSON)`.

@@ -323,6 +323,7 @@ impl Conversation {
         if r.pos != body.len() {
             return Err(corrupt("data after the end"));
         }
+        c.reread_prompt()?;
         Ok(c)
     }
 }
