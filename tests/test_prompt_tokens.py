@@ -228,6 +228,16 @@ def test_conversation_record_usage() -> None:
     conv.append([b])
     conv.record_usage({"prompt_tokens": 1_200, "completion_tokens": 5})
     assert conv.prompt_tokens() == 1_200 + est([b])
+
+    # a provider SDK's usage object, as the API names its fields
+    class SdkUsage:
+        def model_dump(self, by_alias: bool = False) -> dict[str, int]:
+            if by_alias:
+                return {"promptTokenCount": 1_500, "candidatesTokenCount": 7}
+            return {"prompt_token_count": 1_500, "candidates_token_count": 7}
+
+    conv.record_usage(SdkUsage())
+    assert conv.prompt_tokens() == 1_500 + est([b])
     with pytest.raises(msgnorm.MsgnormError, match="usage"):
         conv.record_usage({"output_tokens": 3})
     with pytest.raises(msgnorm.MsgnormError, match="usage"):

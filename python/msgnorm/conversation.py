@@ -237,12 +237,15 @@ class Conversation:
         and anchored on usage given to :meth:`record_usage` too."""
         return int(self._native.prompt_tokens(_api._extra_texts(system, tools)))
 
-    def record_usage(self, usage: Mapping[str, Any]) -> None:
+    def record_usage(self, usage: Any) -> None:
         """Takes a provider response's ``usage`` (Anthropic, OpenAI Responses or Chat,
-        Gemini) for the request made with the history so far: it anchors
+        Gemini; a dict or the SDK's object) for the request made with the history so far: it anchors
         :meth:`prompt_tokens` as an assistant record's ``message.usage`` would (the
         assistant records at the history's end, or else the next one appended, are
         that request's reply). A usage without a prompt count is a ``MsgnormError``."""
+        if not isinstance(usage, Mapping) and callable(getattr(usage, "model_dump", None)):
+            # a provider SDK's usage object (pydantic): its fields as the API names them
+            usage = usage.model_dump(by_alias=True)
         if not isinstance(usage, Mapping):
             raise MsgnormError(f"usage: expected a dict, not {type(usage).__name__}")
         if not self._native.record_usage(dict(usage)):
