@@ -1,8 +1,8 @@
 """A Conversation turn asking ``prompt_tokens`` (SPEC §6.1) against one asking
 ``count_tokens``: five records appended, ``for_api``, then the count, on a
 Conversation holding ``size`` records (``MSGNORM_BENCH_SIZES``). Both turns read
-the same records; ``prompt_tokens`` is kept as records are appended, so a turn
-costs O(new records) either way."""
+the same records; ``prompt_tokens`` takes in the records appended since its last
+call (appending does not compute it), so a turn costs O(new records) either way."""
 
 from __future__ import annotations
 

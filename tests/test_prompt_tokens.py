@@ -244,12 +244,41 @@ def test_conversation_record_usage() -> None:
         conv.record_usage([1])  # type: ignore[arg-type]
 
 
+def test_conversation_record_usage_applies_where_it_was_given() -> None:
+    # §6.1 "for the request made with the history so far": records appended before
+    # it (and never asked about) come before it, records appended after it after it
+    a = asst("a1", CALL, mid="msg_1")
+    usage = {"input_tokens": 100, "cache_read_input_tokens": 900, "output_tokens": 2}
+    lazy, eager = msgnorm.Conversation(), msgnorm.Conversation()
+    for conv, ask in ((lazy, False), (eager, True)):
+        conv.append([Q])
+        if ask:
+            conv.prompt_tokens()
+        conv.append([a])
+        conv.record_usage(usage)
+        conv.append([RESULT])
+    assert lazy.prompt_tokens() == eager.prompt_tokens() == 1_000 + est([a]) + est([RESULT])
+    # given before its reply is appended: the next assistant record is the reply
+    pending = msgnorm.Conversation()
+    pending.append([Q])
+    pending.append([RESULT])
+    pending.record_usage(usage)
+    pending.append([a, Q])
+    assert pending.prompt_tokens() == 1_000 + est([a]) + est([Q])
+
+
 def test_conversation_saved_reads_the_anchor_again() -> None:
     # §6.1 "a loaded one reads the anchor again from its records"
     conv = msgnorm.Conversation()
     conv.append([Q, reply("a1", CALL, "msg_1", anth(4_000, 50)), RESULT])
+    # saved before it was ever asked, and after
+    never = msgnorm.Conversation.from_bytes(conv.to_bytes())
     back = msgnorm.Conversation.from_bytes(conv.to_bytes())
     assert back.prompt_tokens() == conv.prompt_tokens() == 4_050 + est([RESULT])
+    assert never.prompt_tokens() == 4_050 + est([RESULT])
+    again = msgnorm.Conversation.from_bytes(conv.to_bytes())
+    again.append([Q])
+    assert again.prompt_tokens() == 4_050 + est([RESULT, Q])
 
 
 def _with_usage(records: list[Rec], draw: Any) -> list[Rec]:
@@ -285,15 +314,20 @@ def test_conversation_prompt_tokens_equals_whole_history(data: st.DataObject) ->
     # §6.1 "Conversation.prompt_tokens() is the same over the records appended so far"
     records = _with_usage(data.draw(S.histories(max_events=12)), data.draw)
     conv = msgnorm.Conversation()
+    # asked only now and then: it takes in several appends at once
+    lazy = msgnorm.Conversation()
     sys_prompt = "You are a careful assistant."
     assert conv.prompt_tokens(system=sys_prompt) == msgnorm.prompt_tokens([], system=sys_prompt)
     i = 0
     while i < len(records):
         n = data.draw(st.integers(1, 3))
         conv.append(records[i : i + n])
+        lazy.append(records[i : i + n])
         i += n
         history = records[:i]
         assert conv.prompt_tokens() == msgnorm.prompt_tokens(history)
         assert conv.prompt_tokens(system=sys_prompt) == msgnorm.prompt_tokens(
             msgspec.json.encode(history), system=sys_prompt
         )
+        if i == len(records) or data.draw(st.integers(0, 3)) == 0:
+            assert lazy.prompt_tokens() == msgnorm.prompt_tokens(history)

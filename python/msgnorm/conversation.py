@@ -233,8 +233,9 @@ class Conversation:
 
     def prompt_tokens(self, *, system: Any = None, tools: Any = None) -> int:
         """The size of the next request's prompt (SPEC §6.1): ``msgnorm.prompt_tokens``
-        of the records appended so far, kept as they are appended (O(1) a call),
-        and anchored on usage given to :meth:`record_usage` too."""
+        of the records appended so far, and anchored on usage given to
+        :meth:`record_usage` too. Appending does not compute it: a call takes in the
+        records appended since the last call (O(new records))."""
         return int(self._native.prompt_tokens(_api._extra_texts(system, tools)))
 
     def record_usage(self, usage: Any) -> None:

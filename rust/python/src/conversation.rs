@@ -149,7 +149,7 @@ impl Conversation {
         let texts: Vec<&str> = extra.iter().map(String::as_str).collect();
         self.with(py, |c| {
             let extra = msgnorm_core::prompt::extra_tokens(&texts, &c.settings().count)?;
-            Ok(c.prompt_tokens(extra))
+            c.prompt_tokens(extra)
         })
     }
 
@@ -160,7 +160,7 @@ impl Conversation {
             return Ok(false);
         };
         self.with(py, |c| {
-            c.record_usage(u);
+            c.record_usage(u)?;
             Ok(true)
         })
     }

@@ -323,7 +323,6 @@ impl Conversation {
         if r.pos != body.len() {
             return Err(corrupt("data after the end"));
         }
-        c.reread_prompt()?;
         Ok(c)
     }
 }
