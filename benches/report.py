@@ -755,6 +755,11 @@ class Report:
             conv.for_api()
             convs[kind] = conv
         fired = len(convs["fired"].edits)
+        # The same turn asking prompt_tokens (SPEC §6.1) instead of count_tokens.
+        conv = mn.Conversation(kind="dicts")
+        conv.append(history)
+        conv.for_api()
+        convs["prompt"] = conv
         supply = {kind: iter(turns) for kind in convs}
 
         def turn(kind: str) -> Callable[[], Any]:
@@ -771,6 +776,13 @@ class Report:
             f"({fmt_n(n)})"
         )
 
+        def prompt_turn() -> Any:
+            conv = convs["prompt"]
+            conv.append(next(supply["prompt"]))
+            return conv.for_api(), conv.prompt_tokens()
+
+        m_prompt = f"Conversation turn with prompt_tokens vs with count_tokens ({fmt_n(n)})"
+
         def batch() -> Any:
             out = mn.normalize_for_api(history)
             return out, mn.count_tokens(out)
@@ -781,6 +793,7 @@ class Report:
             "bytes": Contender("Conversation turn, bytes", turn("bytes")),
             "never": Contender("Conversation turn, dicts, policy never fired", turn("never")),
             "fired": Contender("Conversation turn, dicts, policy fired before", turn("fired")),
+            "prompt": Contender("Conversation turn, dicts, prompt_tokens", prompt_turn),
         }
         self.log("conversation")
         self.race(list(c.values()), rounds=max(5, self.plan.rounds))
@@ -788,6 +801,7 @@ class Report:
         self.info_row(m_bytes, c["bytes"], c["batch"])
         self.ratio_row(m_never, c["never"], c["dicts"], target=1.1, faster=False)
         self.ratio_row(m_fired, c["fired"], c["dicts"], target=1.1, faster=False)
+        self.ratio_row(m_prompt, c["prompt"], c["dicts"], target=1.1, faster=False)
         if len(convs["fired"].edits) != fired:
             self.errors.append("conversation: the policy fired during the timed turns")
         state = len(convs["bytes"].to_bytes())

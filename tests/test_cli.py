@@ -178,8 +178,35 @@ def test_count(example: bytes) -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().splitlines()
     assert lines[0] == f"total: {msgnorm.count_tokens(example)} tokens in 14 records"
+    # SPEC §6.1: the next request's prompt
+    assert lines[1].startswith(f"next prompt: {msgnorm.prompt_tokens(example)} tokens ")
     assert any(line.strip().startswith("user:") for line in lines)
     assert lines.count("biggest 2 records:") == 1
+
+
+def test_count_prompt_anchored(tmp_path: Path) -> None:
+    # SPEC §6.1: the reported prompt + the reply + the estimate of what follows
+    recs = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}},
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "message": {
+                "id": "msg_1",
+                "model": "claude-test",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "hello"}],
+                "usage": {"input_tokens": 5000, "output_tokens": 20},
+            },
+        },
+        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": "abcdefgh"}},
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join(json.dumps(r).encode() for r in recs))
+    proc = run(["count", str(path)])
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.decode().splitlines()
+    assert lines[1].startswith(f"next prompt: {5000 + 20 + 2 + 3} tokens ")
 
 
 @pytest.mark.parametrize(

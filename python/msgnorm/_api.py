@@ -12,6 +12,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+import msgspec
+
 from . import _native
 
 # The public functions that are the native ones: their keyword defaults and checks
@@ -45,6 +47,7 @@ __all__ = [
     "normalize_for_api",
     "normalize_for_api_report",
     "normalize_messages",
+    "prompt_tokens",
     "render_attachment",
     "split_for_summary",
     "to_anthropic",
@@ -167,6 +170,56 @@ def to_anthropic(records: Any) -> Any:
     """``[{"role": type, "content": message.content}]``: the Messages API ``messages``."""
     data = to_builtins(records) if _is_structs(records) else records
     return _native.to_anthropic(data)
+
+
+def _extra_texts(system: Any, tools: Any) -> list[str]:
+    """The texts of a system prompt (a str or a list of text blocks) and of tool
+    schemas (a list of dicts, as their JSON) that SPEC §6.1 estimates."""
+    texts: list[str] = []
+    if isinstance(system, str):
+        texts.append(system)
+    elif isinstance(system, list):
+        for i, block in enumerate(system):
+            text = block.get("text") if isinstance(block, Mapping) else getattr(block, "text", None)
+            if not isinstance(text, str):
+                raise MsgnormError(f"system[{i}].text: expected a text block with a str text")
+            texts.append(text)
+    elif system is not None:
+        raise MsgnormError(
+            f"system: expected a str or a list of text blocks, not {type(system).__name__}"
+        )
+    if tools is not None:
+        if not isinstance(tools, list):
+            raise MsgnormError(
+                f"tools: expected a list of tool schemas, not {type(tools).__name__}"
+            )
+        for i, tool in enumerate(tools):
+            if not isinstance(tool, Mapping):
+                raise MsgnormError(
+                    f"tools[{i}]: expected a tool schema (a dict), not {type(tool).__name__}"
+                )
+            try:
+                texts.append(msgspec.json.encode(tool).decode())
+            except (TypeError, msgspec.EncodeError) as e:
+                raise MsgnormError(f"tools[{i}]: not JSON data: {e}") from None
+    return texts
+
+
+@_with_options(_COUNTING_DEFAULTS)
+def prompt_tokens(records: Any, *, system: Any = None, tools: Any = None, **options: Any) -> int:
+    """The size of the next request's prompt, in tokens (SPEC §6.1).
+
+    Anchored on the latest usage the provider reported in the records (an
+    assistant record's ``message.usage``): that request's prompt plus its reply,
+    plus the SPEC §6 estimate of every record after it. Without reported usage
+    (or after a compaction or a model switch) it is the §6 estimate of the
+    records plus ``system`` (a str or a list of text blocks) and ``tools`` (a
+    list of tool schemas), which an anchored prompt already holds. ``options``
+    are :func:`count_tokens`' (SPEC §6).
+    """
+    data = to_builtins(records) if _is_structs(records) else records
+    return int(_native.prompt_tokens(data, _extra_texts(system, tools), _costs_of(options)))
+
 
 
 def render_attachment(

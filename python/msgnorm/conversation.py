@@ -231,6 +231,29 @@ class Conversation:
         """Approximate tokens of the output (SPEC §6), from cached per-record costs."""
         return int(self._native.count_tokens())
 
+    def prompt_tokens(self, *, system: Any = None, tools: Any = None) -> int:
+        """The size of the next request's prompt (SPEC §6.1): ``msgnorm.prompt_tokens``
+        of the records appended so far, and anchored on usage given to
+        :meth:`record_usage` too. Appending does not compute it: a call takes in the
+        records appended since the last call (O(new records))."""
+        return int(self._native.prompt_tokens(_api._extra_texts(system, tools)))
+
+    def record_usage(self, usage: Any) -> None:
+        """Takes a provider response's ``usage`` (Anthropic, OpenAI Responses or Chat,
+        Gemini; a dict or the SDK's object) for the request made with the history so far: it anchors
+        :meth:`prompt_tokens` as an assistant record's ``message.usage`` would (the
+        assistant records at the history's end, or else the next one appended, are
+        that request's reply). A usage without a prompt count is a ``MsgnormError``."""
+        if not isinstance(usage, Mapping) and callable(getattr(usage, "model_dump", None)):
+            # a provider SDK's usage object (pydantic): its fields as the API names them
+            usage = usage.model_dump(by_alias=True)
+        if not isinstance(usage, Mapping):
+            raise MsgnormError(f"usage: expected a dict, not {type(usage).__name__}")
+        if not self._native.record_usage(dict(usage)):
+            raise MsgnormError(
+                "usage: no prompt count (input_tokens, prompt_tokens or promptTokenCount > 0)"
+            )
+
     def count_tokens_per_record(self) -> list[int]:
         """Approximate tokens of each output record (SPEC §6)."""
         return list(self._native.count_tokens_per_record())

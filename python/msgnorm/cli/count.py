@@ -1,4 +1,5 @@
-"""``msgnorm count``: approximate tokens (SPEC §6) of a file or a directory tree."""
+"""``msgnorm count``: approximate tokens (SPEC §6) of a file or a directory tree, and a
+file's next prompt anchored on its reported usage (SPEC §6.1)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,11 @@ def _count(args: argparse.Namespace) -> int:
         t = rec.get("type") if isinstance(rec, dict) else None
         by_type[str(t)] = by_type.get(str(t), 0) + n
     total = sum(per)
-    lines = [f"total: {total} tokens in {len(per)} records"]
+    prompt = _api.prompt_tokens(data, chars_per_token=args.chars_per_token)
+    lines = [
+        f"total: {total} tokens in {len(per)} records",
+        f"next prompt: {prompt} tokens (anchored on the latest reported usage, SPEC §6.1)",
+    ]
     lines += [f"  {t}: {n}" for t, n in sorted(by_type.items(), key=lambda kv: -kv[1])]
     biggest = sorted(range(len(per)), key=lambda i: -per[i])[: args.top]
     if biggest:
@@ -59,7 +64,9 @@ def _count(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any) -> None:
-    c = sub.add_parser("count", help="approximate tokens (SPEC §6): total, per type, biggest")
+    c = sub.add_parser(
+        "count", help="approximate tokens (SPEC §6): total, next prompt (§6.1), per type, biggest"
+    )
     c.add_argument("path", help="transcript file, directory tree, or - for standard input")
     c.add_argument("--chars-per-token", type=float, default=_api._CHARS_PER_TOKEN)
     c.add_argument("--top", type=int, default=5, help="how many of the biggest records (sessions)")

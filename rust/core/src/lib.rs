@@ -16,6 +16,7 @@ pub mod json;
 pub mod listing;
 pub mod model;
 pub mod parallel;
+pub mod prompt;
 pub mod providers;
 pub mod read;
 pub mod render;

@@ -519,7 +519,7 @@ fn scan_line(line: &[u8], agent: bool, out: &mut FileScan) {
 }
 
 /// A token count: a non-negative integer, or 0 for `null`.
-fn count(p: &mut Parser<'_>) -> R<u64> {
+pub(crate) fn count(p: &mut Parser<'_>) -> R<u64> {
     match p.peek()? {
         Peek::Null => {
             p.skip_value()?;

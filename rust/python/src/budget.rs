@@ -3,14 +3,17 @@
 use crate::args::{self, params};
 use crate::errors::{guard, to_pyerr, Failure};
 use crate::input::with_records;
+use crate::input::{input, Input};
 use crate::read::{self, Strs};
 use crate::view::Ctx;
 use crate::write;
 use msgnorm_core::model::Kind;
+use msgnorm_core::prompt::{Facts, Prompt};
 use msgnorm_core::read::ReadOpts;
 use msgnorm_core::CountParams;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
+use std::borrow::Cow;
 
 /// Declares a public function taking the SPEC §6 counting options as
 /// keywords, with their defaults (`CountParams::default()`, checked by
@@ -194,4 +197,96 @@ counting_fn! {
             |w, out| PyTuple::new(py, [w.records(&out.0)?, w.records(&out.1)?]),
         )
     }
+}
+
+/// §6.1's reading of a `usage` dict: its non-negative integer counts.
+pub(crate) fn usage_of(u: &Bound<'_, PyAny>) -> PyResult<Option<msgnorm_core::prompt::Reported>> {
+    let Ok(d) = u.cast::<PyDict>() else {
+        return Ok(None);
+    };
+    let mut keys = msgnorm_core::prompt::UsageKeys::default();
+    for (k, v) in d.iter() {
+        let (Ok(k), false) = (k.cast::<PyString>(), v.is_instance_of::<PyBool>()) else {
+            continue;
+        };
+        if let Ok(n) = v.extract::<u64>() {
+            keys.set(k.to_str()?, n);
+        }
+    }
+    Ok(keys.reported())
+}
+
+/// The §6.1 facts of a dict record (one that §1 accepted).
+fn dict_facts(item: &Bound<'_, PyAny>) -> PyResult<Facts<'static>> {
+    let Ok(d) = item.cast::<PyDict>() else {
+        return Ok(Facts::of_kind(Kind::Entry));
+    };
+    let str_of = |v: Option<Bound<'_, PyAny>>| -> Option<String> {
+        v.and_then(|v| {
+            v.cast::<PyString>()
+                .ok()
+                .and_then(|s| s.to_str().ok().map(str::to_string))
+        })
+    };
+    let kind = str_of(d.get_item("type")?).map_or(Kind::Entry, |t| Kind::from_type(&t));
+    let mut f = Facts::of_kind(kind);
+    if let Some(v) = d.get_item("isCompactSummary")? {
+        f.boundary = v.is_instance_of::<PyBool>() && v.is_truthy()?;
+    }
+    match kind {
+        Kind::System if str_of(d.get_item("subtype")?).as_deref() == Some("compact_boundary") => {
+            f.boundary = true;
+        }
+        Kind::Assistant => {
+            if let Some(m) = d.get_item("message")? {
+                if let Ok(m) = m.cast::<PyDict>() {
+                    f.message_id = str_of(m.get_item("id")?).map(Cow::Owned);
+                    f.model = str_of(m.get_item("model")?).map(Cow::Owned);
+                    if let Some(u) = m.get_item("usage")? {
+                        f.usage = usage_of(&u)?;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(f)
+}
+
+/// SPEC §6.1: the size of the next request's prompt, anchored on the latest
+/// reported usage; `extra` (the system prompt's and tools' texts) counts only
+/// where nothing anchors it. The Python wrapper checks the options.
+#[pyfunction]
+#[pyo3(signature = (records, extra, counting))]
+pub(crate) fn prompt_tokens(
+    py: Python<'_>,
+    records: &Bound<'_, PyAny>,
+    extra: Vec<String>,
+    counting: args::Counting,
+) -> PyResult<u64> {
+    let p = params(counting);
+    let texts: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let fail = |e| to_pyerr(py, Failure::Core(e));
+    let extra = msgnorm_core::prompt::extra_tokens(&texts, &p).map_err(fail)?;
+    let input = input(records)?;
+    if let Some((data, _)) = input.json()? {
+        let data = data.to_vec();
+        return py
+            .detach(move || {
+                guard(|| {
+                    let src = msgnorm_core::json::utf8(&data).map_err(Failure::Core)?;
+                    msgnorm_core::prompt::prompt_json(src, &p, extra).map_err(Failure::Core)
+                })
+            })
+            .map_err(|e| to_pyerr(py, e));
+    }
+    let costs = per_record(py, records, &p)?;
+    let Input::List(l) = input else {
+        unreachable!("json() is None only for a list")
+    };
+    let mut state = Prompt::default();
+    for (item, cost) in l.iter().zip(costs) {
+        state.push(cost, &dict_facts(&item)?);
+    }
+    Ok(state.tokens(extra))
 }

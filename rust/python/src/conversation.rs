@@ -144,6 +144,27 @@ impl Conversation {
         self.with(py, |c| c.count_tokens())
     }
 
+    /// SPEC §6.1 over the input records; `extra` as `prompt_tokens` takes it.
+    fn prompt_tokens(&self, py: Python<'_>, extra: Vec<String>) -> PyResult<u64> {
+        let texts: Vec<&str> = extra.iter().map(String::as_str).collect();
+        self.with(py, |c| {
+            let extra = msgnorm_core::prompt::extra_tokens(&texts, &c.settings().count)?;
+            c.prompt_tokens(extra)
+        })
+    }
+
+    /// A provider's usage of the request made with the history so far (§6.1);
+    /// whether it reports a prompt.
+    fn record_usage(&self, py: Python<'_>, usage: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Some(u) = crate::budget::usage_of(usage)? else {
+            return Ok(false);
+        };
+        self.with(py, |c| {
+            c.record_usage(u)?;
+            Ok(true)
+        })
+    }
+
     fn trim_to_budget<'py>(&self, py: Python<'py>, max_tokens: u64, pin: usize) -> Bytes<'py> {
         let (_, out) = self.with(py, |c| c.trim_to_budget(max_tokens, pin))?;
         Ok(PyBytes::new(py, &out))

@@ -104,6 +104,13 @@ pub struct Conversation {
     tail: Option<Tail>,
     /// The context-editing policy and the edited output, if one is set.
     edited: Option<Box<policy::Edited>>,
+    /// §6.1 over the input records `..prompt_seen`: the latest anchor and what
+    /// follows it. Kept lazily: appending does not touch it; `prompt_tokens` and
+    /// `record_usage` first take in the records appended since (the input keeps
+    /// every record's JSON, so its usage, model and id are read then).
+    /// Not saved: a loaded conversation reads it again from its input.
+    prompt: crate::prompt::Prompt,
+    prompt_seen: usize,
 }
 
 fn options(s: &Settings) -> Result<ApiOptions> {
@@ -207,6 +214,8 @@ impl Conversation {
             rewrites: 0,
             tail: None,
             edited: None,
+            prompt: crate::prompt::Prompt::default(),
+            prompt_seen: 0,
         })
     }
 
@@ -375,6 +384,43 @@ impl Conversation {
         let (_, c, _, tail, _) = self.parts();
         let tail: u64 = tail.map_or(0, |t| t.costs.iter().sum());
         Ok(c.iter().sum::<u64>() + tail)
+    }
+
+    /// §6.1: the size of the next request's prompt, from the input records;
+    /// `extra` is the system prompt's and tools' tokens, added only where no
+    /// reported usage anchors the size. O(records appended since the last call).
+    pub fn prompt_tokens(&mut self, extra: u64) -> Result<u64> {
+        self.catch_up_prompt()?;
+        Ok(self.prompt.tokens(extra))
+    }
+
+    /// A provider's reported usage of the request made with the history so
+    /// far (§6.1): it anchors the size as a record's usage would. The records
+    /// appended before it are taken in first, so it applies at this point.
+    pub fn record_usage(&mut self, usage: crate::prompt::Reported) -> Result<()> {
+        self.catch_up_prompt()?;
+        self.prompt.record_usage(usage);
+        Ok(())
+    }
+
+    /// Takes the input records appended since the last call into §6.1's state,
+    /// one [`crate::prompt::Prompt::push`] each, as over a whole history.
+    fn catch_up_prompt(&mut self) -> Result<()> {
+        let from = self.prompt_seen;
+        if from >= self.input.len() {
+            return Ok(());
+        }
+        let src = self.input_array(from);
+        let recs = read_records(&src, ReadOpts::COUNT).map_err(|e| shift(e, from))?;
+        let mut prompt = self.prompt.clone();
+        for r in &recs {
+            let raw = r.orig.map_or("{}", |o| o.text);
+            let facts = crate::prompt::facts_of_raw(r, raw).map_err(|e| shift(e, from))?;
+            prompt.push(tokens::record_tokens(r, &self.settings.count), &facts);
+        }
+        self.prompt = prompt;
+        self.prompt_seen = self.input.len();
+        Ok(())
     }
 
     /// §7 `trim_to_budget` on the output, from the cached costs: `(k, JSON)`.
@@ -730,4 +776,54 @@ fn splice(a: &mut Vec<u8>, b: &[u8]) {
         a.push(b',');
     }
     a.extend_from_slice(&b[1..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prompt::{prompt_json, Reported};
+
+    const USER: &str =
+        r#"{"type":"user","uuid":"u1","message":{"role":"user","content":"abcdefgh"}}"#;
+    const REPLY: &str = r#"{"type":"assistant","uuid":"a1","message":{"id":"m1","model":"claude-x","role":"assistant","content":[{"type":"text","text":"abcd"}],"usage":{"input_tokens":900,"output_tokens":20}}}"#;
+    const USER2: &str =
+        r#"{"type":"user","uuid":"u2","message":{"role":"user","content":"abcdefghijkl"}}"#;
+
+    #[test]
+    fn prompt_state_catches_up_over_the_appends_since_the_last_call() {
+        let mut c = Conversation::new(Settings::default()).unwrap();
+        for r in [USER, REPLY, USER2] {
+            c.append(r.as_bytes()).unwrap();
+        }
+        // appending left it untouched; the call takes in all three at once
+        assert_eq!(c.prompt_seen, 0);
+        let whole = format!("{USER}\n{REPLY}\n{USER2}");
+        let want = prompt_json(&whole, &CountParams::default(), 0).unwrap();
+        assert_eq!(want, 900 + 20 + 6);
+        assert_eq!(c.prompt_tokens(0).unwrap(), want);
+        assert_eq!(c.prompt_seen, 3);
+        c.append(USER.as_bytes()).unwrap();
+        assert_eq!(c.prompt_tokens(0).unwrap(), want + 5);
+    }
+
+    #[test]
+    fn record_usage_applies_where_it_was_given() {
+        let mut c = Conversation::new(Settings::default()).unwrap();
+        c.append(USER.as_bytes()).unwrap();
+        c.record_usage(Reported {
+            prompt: 1000,
+            output: 1,
+        })
+        .unwrap();
+        // the records before it were taken in; the next assistant record is its reply
+        c.append(
+            REPLY
+                .replace(r#","usage":{"input_tokens":900,"output_tokens":20}"#, "")
+                .as_bytes(),
+        )
+        .unwrap();
+        c.append(USER2.as_bytes()).unwrap();
+        // 1000 + the reply's estimate (1 + 3) over its reported 1 + "abcdefghijkl" (3 + 3)
+        assert_eq!(c.prompt_tokens(0).unwrap(), 1000 + 4 + 6);
+    }
 }
