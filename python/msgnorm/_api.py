@@ -221,7 +221,6 @@ def prompt_tokens(records: Any, *, system: Any = None, tools: Any = None, **opti
     return int(_native.prompt_tokens(data, _extra_texts(system, tools), _costs_of(options)))
 
 
-
 def render_attachment(
     attachment: Mapping[str, Any], attachment_templates: Mapping[str, str | None] | None = None
 ) -> str | None:
