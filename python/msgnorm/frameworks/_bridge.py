@@ -8,7 +8,7 @@ import hashlib
 import importlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import providers
@@ -259,6 +259,71 @@ def repair(
     return to_anthropic(records)
 
 
+class HookOptions:
+    """What a framework hook repairs for: the target provider and model (read from
+    the model in use where not given), ``clear_tool_results`` (``True`` or its
+    options) and a token budget (``max_tokens``)."""
+
+    def __init__(
+        self,
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        clear_tool_results: bool | Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.clear_tool_results = clear_tool_results
+        self.max_tokens = max_tokens
+
+    def target(
+        self, found: Callable[[], tuple[str | None, str | None]]
+    ) -> tuple[str | None, str | None]:
+        """The provider and model to repair for: the ones given, else what
+        ``found()`` reads from the model in use (asked only when needed)."""
+        provider, name = self.provider, self.model
+        if provider is None or name is None:
+            found_provider, found_name = found()
+            provider = provider or found_provider
+            name = name or found_name
+        return provider, name
+
+    def edits(self) -> dict[str, Any]:
+        """The editing options, as the repair functions take them."""
+        return {"clear_tool_results": self.clear_tool_results, "max_tokens": self.max_tokens}
+
+
+def lazy_class(module: str, name: str, define: Callable[[], type]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that defines class ``name`` on first use, with
+    ``define()`` (which imports the framework it subclasses): the module imports
+    without that framework."""
+    defined: dict[str, type] = {}
+
+    def __getattr__(attr: str) -> Any:
+        if attr != name:
+            raise AttributeError(f"module {module!r} has no attribute {attr!r}")
+        if name not in defined:
+            cls = define()
+            cls.__module__ = module
+            cls.__qualname__ = name
+            defined[name] = cls
+        return defined[name]
+
+    return __getattr__
+
+
+def tool_names(messages: list[dict[str, Any]]) -> dict[str, str]:
+    """The name of every tool call of a repaired Anthropic shape, by its id."""
+    return {
+        b["id"]: b["name"]
+        for msg in messages
+        if msg["role"] == "assistant"
+        for b in blocks_of(msg["content"])
+        if b.get("type") == "tool_use"
+    }
+
+
 # --- matching the repaired shape to the framework's own objects -----------------------
 
 
@@ -385,6 +450,29 @@ def reconcile(units: list[Unit], out: list[dict[str, Any]]) -> list[Entry]:
         result.append(entry)
     for i in pending:
         result.append((i, "system", []))
+    return result
+
+
+def reassemble(
+    messages: Sequence[Any],
+    units: list[Unit],
+    out: list[dict[str, Any]],
+    rebuilt: Callable[[int, str, list[Item], dict[str, str]], list[Any]],
+    made: Callable[[str, list[Item], dict[str, str]], list[Any]],
+) -> list[Any]:
+    """A framework's history from its repaired Anthropic shape ``out``: each message
+    no repair touched is the input's own object, a repaired one is
+    ``rebuilt(index, role, items, names)`` and one the repair made is
+    ``made(role, items, names)`` (``names``: every tool call's name by its id)."""
+    names = tool_names(out)
+    result: list[Any] = []
+    for owner, role, items in reconcile(units, out):
+        if owner is not None and (units[owner].role is None or unchanged(units[owner], items)):
+            result.append(messages[owner])
+        elif owner is not None:
+            result.extend(rebuilt(owner, role, items, names))
+        else:
+            result.extend(made(role, items, names))
     return result
 
 

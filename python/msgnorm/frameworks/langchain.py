@@ -311,24 +311,13 @@ def repair_langchain(
         clear_tool_results=clear_tool_results,
         max_tokens=max_tokens,
     )
-    names = {
-        b["id"]: b["name"]
-        for msg in out["messages"]
-        if msg["role"] == "assistant"
-        for b in _bridge.blocks_of(msg["content"])
-        if b.get("type") == "tool_use"
-    }
-    result: list[Any] = []
-    for owner, role, blocks in _bridge.reconcile(units, out["messages"]):
-        if owner is not None and (
-            units[owner].role is None or _bridge.unchanged(units[owner], blocks)
-        ):
-            result.append(messages[owner])
-        elif owner is not None:
-            result.extend(_rebuilt(messages[owner], role, [b for _, b, _ in blocks], names))
-        else:
-            result.extend(_made(role, [b for _, b, _ in blocks], names))
-    return result
+    return _bridge.reassemble(
+        messages,
+        units,
+        out["messages"],
+        lambda i, role, items, names: _rebuilt(messages[i], role, [b for _, b, _ in items], names),
+        lambda role, items, names: _made(role, [b for _, b, _ in items], names),
+    )
 
 
 def normalize_langchain(messages: Sequence[Any], **options: Any) -> list[Any]:
@@ -340,37 +329,12 @@ def normalize_langchain(messages: Sequence[Any], **options: Any) -> list[Any]:
     return repair_langchain(messages, **options)
 
 
-class _Options:
-    """What the hook repairs for: the target provider and model (read from the
-    model in use when not given), ``clear_tool_results`` (``True`` or its
-    options) and a token budget (``max_tokens``)."""
-
-    def __init__(
-        self,
-        *,
-        provider: str | None = None,
-        model: str | None = None,
-        clear_tool_results: bool | Mapping[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> None:
-        self.provider = provider
-        self.model = model
-        self.clear_tool_results = clear_tool_results
-        self.max_tokens = max_tokens
+class _Options(_bridge.HookOptions):
+    """The hook's options, applied to a LangChain model call."""
 
     def repair(self, messages: Sequence[Any], model: Any) -> list[Any]:
-        provider, name = self.provider, self.model
-        if provider is None or name is None:
-            found_provider, found_name = _bridge.provider_of(model)
-            provider = provider or found_provider
-            name = name or found_name
-        return repair_langchain(
-            messages,
-            provider=provider,
-            model=name,
-            clear_tool_results=self.clear_tool_results,
-            max_tokens=self.max_tokens,
-        )
+        provider, name = self.target(lambda: _bridge.provider_of(model))
+        return repair_langchain(messages, provider=provider, model=name, **self.edits())
 
 
 def _define_middleware() -> type:
@@ -417,22 +381,12 @@ def _define_middleware() -> type:
         ) -> Any:
             return await handler(self._request(request))
 
-    MsgnormMiddleware.__module__ = __name__
-    MsgnormMiddleware.__qualname__ = "MsgnormMiddleware"
     return MsgnormMiddleware
 
-
-_DEFINED: dict[str, type] = {}
 
 if TYPE_CHECKING:
     MsgnormMiddleware: type
 
-
-def __getattr__(name: str) -> Any:
-    # the middleware class is defined on first use: the module imports with
-    # langchain-core alone
-    if name == "MsgnormMiddleware":
-        if name not in _DEFINED:
-            _DEFINED[name] = _define_middleware()
-        return _DEFINED[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# the middleware class is defined on first use: the module imports with
+# langchain-core alone
+__getattr__ = _bridge.lazy_class(__name__, "MsgnormMiddleware", _define_middleware)

@@ -91,7 +91,7 @@ def repair_input(
     return result
 
 
-class MsgnormInputFilter:
+class MsgnormInputFilter(_bridge.HookOptions):
     """A ``call_model_input_filter`` for ``RunConfig``: the input items of every
     model call repaired for the agent's model (its provider read from the model's
     class or name; a model that names no provider gets the repairs every provider
@@ -99,41 +99,20 @@ class MsgnormInputFilter:
     ``clear_tool_results`` (``True`` or :func:`msgnorm.clear_tool_results`'s
     options), ``max_tokens`` (a token budget, :func:`msgnorm.trim_to_budget`)."""
 
-    def __init__(
-        self,
-        *,
-        provider: str | None = None,
-        model: str | None = None,
-        clear_tool_results: bool | Mapping[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> None:
-        self.provider = provider
-        self.model = model
-        self.clear_tool_results = clear_tool_results
-        self.max_tokens = max_tokens
-
     def __call__(self, data: Any) -> Any:
         run = _bridge.need("agents.run", "OpenAI Agents SDK", "openai-agents", "openai-agents")
-        provider, name = self.provider, self.model
-        if provider is None or name is None:
-            agent_model = getattr(data.agent, "model", None)
-            found_provider, found_name = _bridge.provider_of(agent_model)
-            if found_provider == "openai-chat" and not _is_chat_model(agent_model):
-                found_provider = "openai-responses"  # the SDK's OpenAI models default
-            provider = provider or found_provider
-            name = name or found_name
-        items = repair_input(
-            data.model_data.input,
-            provider=provider,
-            model=name,
-            clear_tool_results=self.clear_tool_results,
-            max_tokens=self.max_tokens,
-        )
+        provider, name = self.target(lambda: _provider_of(getattr(data.agent, "model", None)))
+        items = repair_input(data.model_data.input, provider=provider, model=name, **self.edits())
         return run.ModelInputData(input=items, instructions=data.model_data.instructions)
 
 
-def _is_chat_model(model: Any) -> bool:
-    return "chatcompletions" in type(model).__name__.lower()
+def _provider_of(model: Any) -> tuple[str | None, str | None]:
+    """The provider and name of an agent's model; the SDK's OpenAI models default to
+    the Responses API, its Chat Completions model excepted."""
+    provider, name = _bridge.provider_of(model)
+    if provider == "openai-chat" and "chatcompletions" not in type(model).__name__.lower():
+        provider = "openai-responses"
+    return provider, name
 
 
 call_model_input_filter = MsgnormInputFilter()

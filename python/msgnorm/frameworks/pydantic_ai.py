@@ -352,27 +352,15 @@ def repair_pydantic_ai(
         clear_tool_results=clear_tool_results,
         max_tokens=max_tokens,
     )
-    names = {
-        b["id"]: b["name"]
-        for msg in out["messages"]
-        if msg["role"] == "assistant"
-        for b in _bridge.blocks_of(msg["content"])
-        if b.get("type") == "tool_use"
-    }
-    result: list[Any] = []
-    for owner, role, items in _bridge.reconcile(units, out["messages"]):
-        if owner is not None and (
-            units[owner].role is None or _bridge.unchanged(units[owner], items)
-        ):
-            result.append(messages[owner])
-        elif owner is not None:
-            result.append(_rebuilt(messages[owner], units[owner], role, items, names))
-        else:
-            made = _from_anthropic(
-                {"messages": [{"role": role, "content": [b for _, b, _ in items]}]}, names
-            )
-            result.extend(made)
-    return result
+    return _bridge.reassemble(
+        messages,
+        units,
+        out["messages"],
+        lambda i, role, items, names: [_rebuilt(messages[i], units[i], role, items, names)],
+        lambda role, items, names: _from_anthropic(
+            {"messages": [{"role": role, "content": [b for _, b, _ in items]}]}, names
+        ),
+    )
 
 
 def normalize_pydantic_ai(messages: Sequence[Any], **options: Any) -> list[Any]:
@@ -384,32 +372,12 @@ def normalize_pydantic_ai(messages: Sequence[Any], **options: Any) -> list[Any]:
     return repair_pydantic_ai(messages, **options)
 
 
-class _Options:
-    def __init__(
-        self,
-        provider: str | None,
-        model: str | None,
-        clear_tool_results: bool | Mapping[str, Any] | None,
-        max_tokens: int | None,
-    ) -> None:
-        self.provider = provider
-        self.model = model
-        self.clear_tool_results = clear_tool_results
-        self.max_tokens = max_tokens
+class _Options(_bridge.HookOptions):
+    """The hook's options, applied to a pydantic-ai model request."""
 
     def repair(self, messages: Sequence[Any], model: Any) -> list[Any]:
-        provider, name = self.provider, self.model
-        if provider is None or name is None:
-            found_provider, found_name = _bridge.provider_of(model)
-            provider = provider or found_provider
-            name = name or found_name
-        return repair_pydantic_ai(
-            messages,
-            provider=provider,
-            model=name,
-            clear_tool_results=self.clear_tool_results,
-            max_tokens=self.max_tokens,
-        )
+        provider, name = self.target(lambda: _bridge.provider_of(model))
+        return repair_pydantic_ai(messages, provider=provider, model=name, **self.edits())
 
 
 def history_processor(ctx: RunContext[Any], messages: list[Any]) -> list[Any]:
@@ -417,7 +385,7 @@ def history_processor(ctx: RunContext[Any], messages: list[Any]) -> list[Any]:
     in releases that take them, ``ProcessHistory(history_processor)`` in 2.x): the
     history repaired for the run's model (``ctx.model``), as the capability does
     with no options."""
-    return _Options(None, None, None, None).repair(messages, getattr(ctx, "model", None))
+    return _Options().repair(messages, getattr(ctx, "model", None))
 
 
 def _define_capability() -> type:
@@ -443,7 +411,12 @@ def _define_capability() -> type:
         max_tokens: int | None = None
 
         async def before_model_request(self, ctx: Any, request_context: Any) -> Any:
-            options = _Options(self.provider, self.model, self.clear_tool_results, self.max_tokens)
+            options = _Options(
+                provider=self.provider,
+                model=self.model,
+                clear_tool_results=self.clear_tool_results,
+                max_tokens=self.max_tokens,
+            )
             request_context.messages = options.repair(
                 request_context.messages, request_context.model
             )
@@ -453,22 +426,12 @@ def _define_capability() -> type:
         def get_serialization_name(cls) -> str | None:
             return None
 
-    MsgnormCapability.__module__ = __name__
-    MsgnormCapability.__qualname__ = "MsgnormCapability"
     return MsgnormCapability
 
-
-_DEFINED: dict[str, type] = {}
 
 if TYPE_CHECKING:
     MsgnormCapability: type
 
-
-def __getattr__(name: str) -> Any:
-    # defined on first use: the adapter imports with pydantic-ai releases before
-    # capabilities
-    if name == "MsgnormCapability":
-        if name not in _DEFINED:
-            _DEFINED[name] = _define_capability()
-        return _DEFINED[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# defined on first use: the adapter imports with pydantic-ai releases before
+# capabilities
+__getattr__ = _bridge.lazy_class(__name__, "MsgnormCapability", _define_capability)
