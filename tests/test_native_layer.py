@@ -12,6 +12,7 @@ while the call runs.
 from __future__ import annotations
 
 import gc
+import json
 import re
 import sys
 import threading
@@ -96,6 +97,22 @@ def test_the_gc_module_is_not_used() -> None:
     for name, src in _sources().items():
         assert not GC_MODULE.search(src), f"{name} uses the gc module"
         assert "setrecursionlimit" not in src, name
+
+
+#: A call into the collector's process-wide switches from Python.
+PY_GC_SWITCH = re.compile(r"\bgc\.(disable|enable|freeze|unfreeze|collect|set_threshold)\(")
+
+
+def test_the_python_package_leaves_the_collector_alone() -> None:
+    """No module of the package turns the collector off or on, freezes it,
+    runs it or changes its thresholds: those are the whole interpreter's."""
+    assert PY_GC_SWITCH.search("gc.disable()") and not PY_GC_SWITCH.search("gc.is_tracked(x)")
+    files = sorted((ROOT / "python" / "msgnorm").rglob("*.py"))
+    assert len(files) > 20
+    for f in files:
+        src = f.read_text()
+        assert not PY_GC_SWITCH.search(src), f"{f.relative_to(ROOT)} switches the collector"
+        assert "setrecursionlimit" not in src, f.relative_to(ROOT)
 
 
 def test_lib_denies_undocumented_unsafe() -> None:
@@ -274,3 +291,78 @@ def test_the_objects_a_call_builds_are_tracked_when_it_returns(name: str) -> Non
     del anchor, rec, built, out, r, content
     gc.collect()
     assert gone() is None
+
+
+BULK: dict[str, Callable[[list[dict[str, Any]]], Any]] = {
+    "decode": lambda r: msgnorm.decode(json.dumps(r)),
+    "from_builtins": msgnorm.from_builtins,
+    "to_builtins": lambda r: msgnorm.to_builtins(msgnorm.from_builtins(r)),
+    "encode": lambda r: msgnorm.encode(msgnorm.from_builtins(r)),
+    "to_provider": lambda r: msgnorm.to_provider(r, "openai-chat"),
+    "from_provider": lambda r: msgnorm.from_provider(
+        msgnorm.to_provider(r, "anthropic")["messages"], "anthropic"
+    ),
+    "convert": lambda r: msgnorm.convert(
+        msgnorm.to_provider(r, "anthropic")["messages"], source="anthropic", target="openai-chat"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BULK))
+def test_the_collector_stays_on_during_a_bulk_call(name: str, restore: None) -> None:
+    """The typed model's bulk conversions and the provider conversions leave the
+    collector's switch alone: another thread that looks at it while they run
+    always finds it on (a call that paused the collector would be seen)."""
+    recs = history(3000)
+    gc.enable()
+    seen: set[bool] = set()
+    looks = 0
+    stop = threading.Event()
+
+    def watch() -> None:
+        nonlocal looks
+        while not stop.is_set():
+            seen.add(gc.isenabled())
+            looks += 1
+            time.sleep(0)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    t = threading.Thread(target=watch)
+    t.start()
+    try:
+        before = looks
+        out = BULK[name](recs)
+        during = looks - before
+    finally:
+        stop.set()
+        t.join(10)
+        sys.setswitchinterval(interval)
+    assert out is not None
+    assert during > 10, "the watcher never ran during the call"
+    assert seen == {True}
+
+
+@pytest.mark.parametrize("target", ["anthropic", "openai-chat", "openai-responses", "gemini"])
+def test_provider_outputs_are_tracked_when_they_return(target: str) -> None:
+    """The provider writer keeps its lists and dicts out of the collector's sight
+    only while it builds them: what it returns is tracked (as CPython tracks
+    them: every list, and every dict that holds a container)."""
+    out = msgnorm.to_provider(history(200), target)
+    containers: list[Any] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, list):
+            containers.append(v)
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            if any(isinstance(x, (list, dict)) for x in v.values()):
+                containers.append(v)
+            for x in v.values():
+                walk(x)
+
+    walk(out)
+    # Responses items hold only strings: CPython does not track such dicts
+    assert len(containers) > (0 if target == "openai-responses" else 400)
+    assert all(gc.is_tracked(c) for c in containers)

@@ -101,7 +101,7 @@ def _names(name: str, value: object) -> list[str]:
 
 def _run(records: Any, **kw: Any) -> tuple[Any, EditReport]:
     """Calls the core: JSON text, or a list of dicts or msgnorm Structs read natively."""
-    # The core pauses the cyclic collector while it builds the changed records.
+    # The core keeps the records it builds out of the collector's sight until it returns.
     out, report = _native.clear_context(records, kw)
     return out, report
 

@@ -24,9 +24,9 @@ dropped: use :func:`decode` to keep them).
 
 Performance notes: the Structs are defined with ``gc=False`` (the cycle collector
 does not track them, which makes bulk conversion several times faster), so do not
-build reference cycles through them (e.g. ``rec.extra["self"] = rec``).  The bulk
-functions (:func:`from_builtins`, :func:`to_builtins`, :func:`decode`,
-:func:`encode`) pause the cyclic garbage collector while they run and restore it.
+build reference cycles through them (e.g. ``rec.extra["self"] = rec``).  No
+function changes the cyclic collector's state (its switch and thresholds are the
+whole interpreter's).
 Input is read as every msgnorm function reads it: an invalid record raises
 :class:`msgnorm.InvalidRecordError` (``RecordValidationError`` is the same
 class), invalid JSON :class:`msgnorm.JSONDecodeError` (``TranscriptDecodeError``);
@@ -58,7 +58,7 @@ from ._constants import (
     TOOL_RESULT_MISSING,
     TOOL_USE_INTERRUPTED,
 )
-from ._convert import _gc_paused as _gc_paused  # used by the rest of msgnorm
+from ._convert import _nesting_guard as _nesting_guard  # used by the rest of msgnorm
 from ._convert import decode, encode, from_builtins, to_builtins
 from ._factories import (
     create_assistant_message,

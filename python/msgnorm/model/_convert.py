@@ -9,7 +9,6 @@ converts what the reader accepted; the Structs admit whatever SPEC §1 admits.
 
 from __future__ import annotations
 
-import gc
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -45,18 +44,16 @@ from ._structs import (
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many objects at once.
+def _nesting_guard() -> Iterator[None]:
+    """Bulk conversions through msgspec, whose recursion into nested values is
+    bounded by Python's recursion limit: a value nested past it is refused with a
+    :class:`msgnorm.MsgnormError`, not a bare ``RecursionError``.
 
-    Bulk conversions allocate millions of containers; with a large live heap each
-    full collection triggered meanwhile walks all of it (a 3-6x slowdown).  The
-    collector is re-enabled afterwards, only if it was enabled before.  msgspec
-    recurses into nested values: one nested past Python's recursion limit is
-    refused with a :class:`msgnorm.MsgnormError`, not a bare ``RecursionError``.
+    The cyclic collector is left alone (its switch is the whole interpreter's):
+    the Structs are defined with ``gc=False``, so the collector does not track
+    them, and the containers the native calls build are kept out of its sight
+    only while the call builds them.
     """
-    enabled = gc.isenabled()
-    if enabled:
-        gc.disable()
     try:
         yield
     except RecursionError:
@@ -64,9 +61,6 @@ def _gc_paused() -> Iterator[None]:
             "a value is nested too deeply for the typed model (Python's recursion limit); "
             "pass such a history as dicts or JSON bytes"
         ) from None
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _split_extra(d: dict[str, Any], known: frozenset[str]) -> dict[str, Any]:
@@ -242,7 +236,7 @@ def from_builtins(records: Iterable[Any]) -> list[Message | Entry]:
     if not isinstance(records, list):
         records = list(records)
     _native.validate_records(records)
-    with _gc_paused():
+    with _nesting_guard():
         return _from_builtins(records)
 
 
@@ -405,7 +399,7 @@ def to_builtins(records: Sequence[Message | Entry]) -> list[dict[str, Any]]:
     do plain dicts among the records or blocks).  The result shares nothing with
     the Structs: msgspec.to_builtins builds new containers.
     """
-    with _gc_paused():
+    with _nesting_guard():
         out: list[dict[str, Any]] = msgspec.to_builtins(records)
         for i in _records_with_extra(records):
             _unflatten_record(records[i], out[i])
@@ -457,14 +451,14 @@ def decode(data: bytes | bytearray | memoryview | str) -> list[Message | Entry]:
     else:
         buf = data if isinstance(data, bytes) else bytes(data)
         _native.validate_records(buf)
-    with _gc_paused():
+    with _nesting_guard():
         return _from_builtins(_values(buf))
 
 
 def _decode_own(buf: bytes) -> list[Message | Entry]:
     """:func:`decode` of a JSON array msgnorm's core wrote itself (records its reader
     accepted, or records it made): converted without being read a second time."""
-    with _gc_paused():
+    with _nesting_guard():
         return _from_builtins(_values(buf))
 
 
@@ -472,7 +466,7 @@ def encode(records: Sequence[Message | Entry]) -> bytes:
     """The records as a JSON array (bytes), exactly as Claude Code writes them."""
     with_extra = _records_with_extra(records)
     mixed: list[Any] = list(records)
-    with _gc_paused():
+    with _nesting_guard():
         for i in with_extra:
             d: dict[str, Any] = msgspec.to_builtins(records[i])
             _unflatten_record(records[i], d)

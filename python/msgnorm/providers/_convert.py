@@ -9,7 +9,7 @@ from typing import Any
 from .. import _api, _native
 from .._api import _is_structs, _max_media
 from ..errors import InvalidRecordError, MsgnormError, ProviderRuleError
-from ..model import _gc_paused, to_builtins
+from ..model import _nesting_guard, to_builtins
 from ._registry import PROVIDERS, _plain, framework, is_framework
 from ._thinking import ForeignThinking, set_model, switch_model
 
@@ -106,7 +106,7 @@ def from_provider(
     """
     messages, source, system = _from_framework(messages, source, system)
     items = _messages(messages, source)
-    with _gc_paused():
+    with _nesting_guard():
         records = _native.from_provider(items, source, _plain(system))
     if model is not None:
         set_model(records, model)
@@ -157,7 +157,7 @@ def to_provider_report(
     if model is not None:
         data, switched = switch_model(data, model, foreign_thinking)
     media = _max_media(max_media)
-    with _gc_paused():
+    with _nesting_guard():
         out, report = _native.to_provider(
             data,
             (shape, bool(store), continuation),
@@ -288,7 +288,7 @@ def convert_report(
     shape = "anthropic" if is_framework(target) else target
     items = _messages(messages, source)
     media = _max_media(max_media)
-    with _gc_paused():
+    with _nesting_guard():
         out, report = _native.convert(
             items, source, (shape, bool(store), continuation), _plain(system), (bool(strict), media)
         )

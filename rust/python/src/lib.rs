@@ -20,6 +20,7 @@ mod conversation;
 mod editing;
 mod errors;
 mod fields;
+mod fresh;
 mod input;
 mod providers;
 mod read;

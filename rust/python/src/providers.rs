@@ -2,6 +2,7 @@
 //! core's value tree, and dispatch. The per-block work runs in the core with
 //! the GIL released.
 
+use crate::fresh::Fresh;
 use crate::Failure;
 use crate::{guard, to_pyerr};
 use ahash::AHashMap;
@@ -161,6 +162,8 @@ fn items<'py>(
 struct ToPy<'py, 'v> {
     py: Python<'py>,
     cache: AHashMap<&'v str, Bound<'py, PyString>>,
+    /// The lists and dicts made, untracked until the conversion ends.
+    fresh: Fresh<'py>,
 }
 
 impl<'py, 'v> ToPy<'py, 'v> {
@@ -168,6 +171,7 @@ impl<'py, 'v> ToPy<'py, 'v> {
         ToPy {
             py,
             cache: AHashMap::new(),
+            fresh: Fresh::with_capacity(1024),
         }
     }
 
@@ -200,7 +204,9 @@ impl<'py, 'v> ToPy<'py, 'v> {
                     .iter()
                     .map(|x| self.value(x))
                     .collect::<PyResult<Vec<_>>>()?;
-                PyList::new(py, items)?.into_any()
+                let list = PyList::new(py, items)?.into_any();
+                self.fresh.hold(&list);
+                list
             }
             Value::Obj(m) => {
                 let d = PyDict::new(py);
@@ -208,7 +214,9 @@ impl<'py, 'v> ToPy<'py, 'v> {
                     let key = self.str(k);
                     d.set_item(key, self.value(x)?)?;
                 }
-                d.into_any()
+                let d = d.into_any();
+                self.fresh.hold(&d);
+                d
             }
         })
     }

@@ -2,6 +2,7 @@
 //! Changed records and their messages are fresh shallow copies; unchanged blocks
 //! are the input's own objects.
 
+use crate::fresh::Fresh;
 use crate::read::Rec;
 use crate::view::{Ctx, Obj};
 use msgnorm_core::model::{Block, BlockKind, Content, Meta};
@@ -37,30 +38,19 @@ pub fn records_to_py<'py>(
     PyList::new(ctx.py(), items)
 }
 
-/// The containers a writer builds, kept out of the cyclic collector's sight
-/// while the call builds them, and handed back to it before the call
-/// returns: local to these objects, where pausing the collector would change
-/// the whole interpreter.
-///
-/// Each new record holds a new message that holds a new content list (and
-/// new blocks, where the call changed them). Left
-/// tracked, the young collections of the call walk them again and again, and
-/// the survivors they move on to the oldest generation trigger a collection
-/// of the whole heap (the caller's history included) within the call.
-/// Untracked while the call runs, they cost the collector nothing until they
-/// are tracked again at the end ([`Drop`]), as new objects of the caller's
-/// like any other: the collector, its switch and its thresholds are left as
-/// they were, and every object is tracked when the caller first sees it.
+/// The containers a writer builds, untracked while the call builds them
+/// ([`Fresh`]): each new record, its message, the message's content list and
+/// the blocks in it that are new.
 struct Young<'c, 'py> {
     ctx: &'c Ctx<'py>,
-    held: Vec<Obj<'py>>,
+    fresh: Fresh<'py>,
 }
 
 impl<'c, 'py> Young<'c, 'py> {
     fn new(ctx: &'c Ctx<'py>, records: usize) -> Self {
         Young {
             ctx,
-            held: Vec::with_capacity(records.saturating_mul(3).min(1 << 20)),
+            fresh: Fresh::with_capacity(records.saturating_mul(3)),
         }
     }
 
@@ -80,7 +70,7 @@ impl<'c, 'py> Young<'c, 'py> {
                     None => None,
                 };
             }
-            self.untrack(obj);
+            self.fresh.hold(&obj);
         }
         // the blocks `content_to_py` made: one list item per block, in order
         if let (Some(list), Content::Blocks(bs)) = (content, &r.content) {
@@ -88,44 +78,13 @@ impl<'c, 'py> Young<'c, 'py> {
                 for (j, b) in bs.iter().enumerate() {
                     if b.orig.is_none() || b.dirty {
                         if let Ok(item) = list.get_item(j) {
-                            self.untrack(item);
+                            self.fresh.hold(&item);
                         }
                     }
                 }
             }
         }
         Ok(())
-    }
-
-    fn untrack(&mut self, obj: Obj<'py>) {
-        // SAFETY: `obj` is a live object (a strong reference is held);
-        // `PyObject_GC_IsTracked` takes any object and is 1 only for a
-        // tracked one of a type with the collector's support, which
-        // `PyObject_GC_UnTrack` then untracks. The object is held (and so
-        // alive) until `Drop` tracks it again.
-        unsafe {
-            if pyo3::ffi::PyObject_GC_IsTracked(obj.as_ptr()) == 1 {
-                pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast());
-                self.held.push(obj);
-            }
-        }
-    }
-}
-
-impl Drop for Young<'_, '_> {
-    fn drop(&mut self) {
-        for obj in &self.held {
-            // SAFETY: `obj` is alive (held) and of a type the collector
-            // supports (it was tracked when `hold` untracked it); it is
-            // tracked again only if nothing has tracked it since (a dict is
-            // tracked again when a container is stored in it), as
-            // `PyObject_GC_Track` requires.
-            unsafe {
-                if pyo3::ffi::PyObject_GC_IsTracked(obj.as_ptr()) == 0 {
-                    pyo3::ffi::PyObject_GC_Track(obj.as_ptr().cast());
-                }
-            }
-        }
     }
 }
 
