@@ -243,10 +243,10 @@ fn merged_len_large(ranks: &Ranks, piece: &[u8]) -> usize {
     let mut pair: Vec<Rank> = vec![Rank::MAX; n];
     let mut alive = vec![true; n];
     let mut heap = BinaryHeap::with_capacity(n);
-    for i in 0..n - 1 {
-        pair[i] = rank(i, i + 2);
-        if pair[i] != Rank::MAX {
-            heap.push(std::cmp::Reverse((pair[i], i)));
+    for (i, p) in pair.iter_mut().enumerate().take(n - 1) {
+        *p = rank(i, i + 2);
+        if *p != Rank::MAX {
+            heap.push(std::cmp::Reverse((*p, i)));
         }
     }
     let mut parts = n;
