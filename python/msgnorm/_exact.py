@@ -14,8 +14,9 @@ import functools
 import hashlib
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -37,6 +38,7 @@ ENCODINGS: dict[str, tuple[str, str]] = {
 }
 
 _lock = threading.Lock()
+_T = TypeVar("_T")
 
 
 def _rank_file(encoding: str) -> bytes:
@@ -83,17 +85,20 @@ def bpe(encoding: str) -> _native.Bpe:
         return _built(encoding)
 
 
-def _json(records: Any) -> bytes:
-    """The records as JSON text, once they passed the §1 checks."""
-    # the checks of every count function, with their located errors
-    _native.count_tokens_per_record(records)
-    if isinstance(records, str):
-        return records.encode()
+def _read(records: Any, read: Callable[[bytes], _T]) -> _T:
+    """``read`` of the records as JSON text: JSON input as it is, a list of dicts or
+    Structs encoded by msgspec. The core reads the text as every count function
+    does; when that fails for a list, the list's own reading raises the error every
+    count function raises on it (naming the record and field)."""
     if isinstance(records, (bytes, bytearray, memoryview)):
-        return bytes(records)
+        return read(bytes(records))
     try:
-        return msgspec.json.encode(records)
-    except (TypeError, msgspec.EncodeError) as e:
+        data = records.encode() if isinstance(records, str) else msgspec.json.encode(records)
+        return read(data)
+    except (TypeError, ValueError) as e:  # MsgnormError is a ValueError
+        _native.count_tokens_per_record(records)
+        if isinstance(e, MsgnormError):
+            raise
         raise MsgnormError(f"records: not JSON data ({e})") from None
 
 
@@ -101,10 +106,10 @@ def exact_counts(records: Any, encoding: str) -> list[int]:
     """Per record: 0 for a record that is not a message, else the exact tokens of
     its content text (``content_texts``) in ``encoding`` + 3."""
     table = bpe(encoding)
-    return table.count_records(_json(records))
+    return _read(records, table.count_records)
 
 
 def content_texts(records: Any) -> list[str | None]:
     """Per record, the text that ``exact_counts`` counts (``None`` for a record
     that is not a message)."""
-    return _native.content_texts(_json(records))
+    return _read(records, _native.content_texts)

@@ -156,7 +156,7 @@ def _block_parts(block: dict[str, Any]) -> list[str]:
     if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
         compact = json.dumps(block.get("input"), separators=(",", ":"), ensure_ascii=False)
         return [block.get("name", "") + compact]
-    if kind == "tool_result" or (isinstance(kind, str) and kind.endswith("_tool_result")):
+    if kind == "tool_result":
         return _content_parts(block.get("content"))
     return []
 

@@ -3,6 +3,7 @@
 
 use crate::errors::released;
 use msgnorm_core::exact::{self, Encoding};
+use msgnorm_core::json;
 use msgnorm_core::Error;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
@@ -49,23 +50,14 @@ impl Bpe {
 
     /// Tokens of each record of a JSON array or JSON Lines: 0 for a record that is not a
     /// message, else its content text's + 3.
-    fn count_records(&self, py: Python<'_>, json: &[u8]) -> PyResult<Vec<u64>> {
-        released(py, || {
-            let text = std::str::from_utf8(json)
-                .map_err(|_| Error::value("records: the JSON text is not valid UTF-8"))?;
-            exact::record_counts(&self.inner, text)
-        })
+    fn count_records(&self, py: Python<'_>, data: &[u8]) -> PyResult<Vec<u64>> {
+        released(py, || exact::record_counts(&self.inner, json::utf8(data)?))
     }
 }
 
 /// The content text of each record of a JSON array or JSON Lines (`None` for a record that
 /// is not a message): what [`Bpe::count_records`] counts.
 #[pyfunction]
-pub(crate) fn content_texts(py: Python<'_>, json: &[u8]) -> PyResult<Vec<Option<String>>> {
-    released(py, || {
-        let text = std::str::from_utf8(json)
-            .map_err(|_| Error::value("records: the JSON text is not valid UTF-8"))?;
-        let records = exact::json_records(text)?;
-        Ok(records.iter().map(exact::content_text).collect())
-    })
+pub(crate) fn content_texts(py: Python<'_>, data: &[u8]) -> PyResult<Vec<Option<String>>> {
+    released(py, || exact::content_texts(json::utf8(data)?))
 }

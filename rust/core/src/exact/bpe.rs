@@ -9,7 +9,8 @@
 use crate::error::{Error, Result};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use regex::Regex;
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input};
 use std::collections::BinaryHeap;
 
 type Rank = u32;
@@ -167,9 +168,20 @@ impl<'t> Iterator for Splitter<'_, 't> {
     type Item = &'t str;
 
     fn next(&mut self) -> Option<&'t str> {
-        let m = self.re.find_at(self.text, self.at)?;
+        if self.at >= self.text.len() {
+            return None;
+        }
+        // Every character starts a piece of these patterns, so the next piece
+        // starts where the last ended: an anchored search (no reverse scan
+        // for the start). Were nothing to match there, the text up to the next
+        // match is passed over, as an unanchored search does.
+        let from = Input::new(self.text).range(self.at..);
+        let m = self
+            .re
+            .find(from.clone().anchored(Anchored::Yes))
+            .or_else(|| self.re.find(from))?;
         let (start, mut end) = (m.start(), m.end());
-        let s = m.as_str();
+        let s = &self.text[start..end];
         // A run of white space matched by the last alternative (`\s+`): no
         // other alternative matches only white space without a line break.
         // Before a non-space character, `\s+(?!\S)` leaves the run's last

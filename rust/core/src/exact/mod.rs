@@ -9,30 +9,26 @@ pub use bpe::{Bpe, Encoding};
 pub use content::content_text;
 
 use crate::error::Result;
-use crate::providers::value::Value;
+use crate::json::ReadOpts;
 
 /// Tokens a message adds besides its content.
 pub const TOKENS_PER_MESSAGE: u64 = 3;
 
-/// The records of a JSON array, or of JSON Lines (one value per non-blank line).
-pub fn json_records(json: &str) -> Result<Vec<Value>> {
-    if let Ok(Value::Arr(records)) = Value::from_json(json) {
-        return Ok(records);
-    }
-    json.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(Value::from_json)
-        .collect()
-}
-
-/// Exact tokens of each record of a JSON array or JSON Lines: 0 for a record
-/// that is not a message, else the tokens of its content text + 3.
+/// Exact tokens of each record of JSON text (an array or JSON Lines, read and
+/// checked as every count function reads it): 0 for a record that is not a
+/// message, else the tokens of its content text + 3.
 pub fn record_counts(bpe: &Bpe, json: &str) -> Result<Vec<u64>> {
-    Ok(json_records(json)?
+    Ok(content_texts(json)?
         .iter()
-        .map(|r| match content_text(r) {
-            Some(text) => bpe.count(&text) + TOKENS_PER_MESSAGE,
-            None => 0,
+        .map(|t| {
+            t.as_deref()
+                .map_or(0, |t| bpe.count(t) + TOKENS_PER_MESSAGE)
         })
         .collect())
+}
+
+/// The content text of each record of JSON text; `None` for a record that is not a message.
+pub fn content_texts(json: &str) -> Result<Vec<Option<String>>> {
+    let records = crate::json::read_records(json, ReadOpts::COUNT)?;
+    Ok(records.iter().map(content_text).collect())
 }
