@@ -106,6 +106,11 @@ def test_records_are_checked_as_every_count_function_checks_them() -> None:
     assert e.value.index == 1
     with pytest.raises(msgnorm.JSONDecodeError):
         _exact.exact_counts(b'[{"type": "user",', "o200k_base")
+    with pytest.raises(msgnorm.InvalidRecordError, match="expected a list of records"):
+        _exact.exact_counts(fx.RECORDS[0], "o200k_base")
+    lone = '[{"type": "user", "uuid": "x", "message": {"role": "user", "content": "\ud800"}}]'
+    with pytest.raises(msgnorm.JSONDecodeError, match="lone surrogate"):
+        _exact.content_texts(lone)
 
 
 def test_unknown_encodings_and_bad_rank_files_are_clear_errors(tmp_path: Path) -> None:

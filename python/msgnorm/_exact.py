@@ -92,6 +92,8 @@ def _read(records: Any, read: Callable[[bytes], _T]) -> _T:
     count function raises on it (naming the record and field)."""
     if isinstance(records, (bytes, bytearray, memoryview)):
         return read(bytes(records))
+    if not isinstance(records, (list, str)):
+        _native.count_tokens_per_record(records)  # raises: not an input kind
     try:
         data = records.encode() if isinstance(records, str) else msgspec.json.encode(records)
         return read(data)
