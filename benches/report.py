@@ -511,6 +511,53 @@ class Report:
         self.info_row(m_trim, c["trim"], c["lc_trim"])
         thawed()
 
+    def exact_tokens(self) -> None:
+        """Exact o200k_base counts (SPEC §6.2) against tiktoken's encode_ordinary of the
+        same content texts, one thread each."""
+        n = self.plan.size
+        mn = self.mn
+        target = "≤ 1.0 (aim 0.5)"
+        m_records = f"exact o200k counts vs tiktoken encode_ordinary of the same texts ({fmt_n(n)})"
+        m_merge = f"exact o200k merge alone vs tiktoken encode_ordinary ({fmt_n(n)})"
+        if self.without_msgnorm((m_records, target), (m_merge, "—")):
+            return
+        import tempfile
+
+        from msgnorm import _exact
+        from support.bpe_files import rank_file, tiktoken_encoding
+
+        try:
+            import tiktoken  # noqa: F401
+        except ImportError:
+            for m, t in ((m_records, target), (m_merge, "—")):
+                self.skip(m, t, "tiktoken is not installed")
+            return
+        if rank_file("o200k_base") is None:
+            for m, t in ((m_records, target), (m_merge, "—")):
+                self.skip(m, t, "no o200k_base.tiktoken (MSGNORM_BPE_DIR, TIKTOKEN_CACHE_DIR)")
+            return
+        with tempfile.TemporaryDirectory() as scratch:
+            enc = tiktoken_encoding("o200k_base", Path(scratch))
+        norm = mn.normalize_for_api(generate.generate(n))
+        table = _exact.bpe("o200k_base")
+        texts = [t for t in _exact.content_texts(norm) if t is not None]
+        encode = enc.encode_ordinary
+        c = {
+            "records": Contender(
+                "ours exact_counts (records)", lambda: _exact.exact_counts(norm, "o200k_base")
+            ),
+            "merge": Contender("ours Bpe.count_many (texts)", lambda: table.count_many(texts)),
+            "tiktoken": Contender(
+                "tiktoken encode_ordinary (texts)", lambda: [len(encode(t)) for t in texts]
+            ),
+        }
+        frozen_inputs()
+        self.log(f"exact tokens, {fmt_n(n)} records, {len(texts):,} content texts")
+        self.race(list(c.values()))
+        self.cost_row(m_records, c["records"], c["tiktoken"], 1.0)
+        self.cost_row(m_merge, c["merge"], c["tiktoken"], None)
+        thawed()
+
     def editing(self) -> None:
         n = self.plan.size
         mn = self.mn
@@ -1227,7 +1274,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only-scale", action="store_true", help="only the corpus-scale section")
     ap.add_argument(
         "--only",
-        help="comma-separated sections: normalize, tokens, editing, sessions, usage, conversation, "
+        help="comma-separated sections: normalize, tokens, exact_tokens, editing, sessions, usage, conversation, "
         "scaling, corpus_scale, memory",
     )
     ap.add_argument(
@@ -1266,6 +1313,7 @@ def main(argv: list[str] | None = None) -> int:
             rep.validate()
             rep.providers()
             rep.tokens()
+            rep.exact_tokens()
             rep.editing()
             rep.sessions()
             rep.usage()

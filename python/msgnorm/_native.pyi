@@ -17,6 +17,7 @@ __all__ = [
     "BUILD_PROFILE",
     "ArrowArray",
     "ArrowStream",
+    "Bpe",
     "Conversation",
     "__version__",
     "_count",
@@ -26,6 +27,7 @@ __all__ = [
     "arrow_kernel",
     "batch_kernel",
     "clear_context",
+    "content_texts",
     "convert",
     "count_tokens",
     "count_tokens_per_record",
@@ -225,6 +227,16 @@ def arrow_kernel(
     counting: tuple[float, int, int, int] | None,
 ) -> ArrowArray | ArrowStream: ...
 def _force_panic(message: str) -> None: ...
+def content_texts(data: bytes) -> list[str | None]: ...
+
+@final
+class Bpe:
+    def __new__(cls, encoding: str, data: bytes) -> Bpe: ...
+    @property
+    def encoding(self) -> str: ...
+    def count(self, text: str) -> int: ...
+    def count_many(self, texts: list[str]) -> list[int]: ...
+    def count_records(self, data: bytes) -> list[int]: ...
 
 @final
 class Conversation:

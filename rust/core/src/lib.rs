@@ -11,6 +11,7 @@ pub mod conversation;
 pub mod cutoff;
 pub mod editing;
 pub mod error;
+pub mod exact;
 pub mod ids;
 pub mod json;
 pub mod listing;
