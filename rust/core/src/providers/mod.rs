@@ -21,6 +21,7 @@ pub mod builder;
 pub mod gemini;
 pub mod ids;
 pub mod input_items;
+pub mod models;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod rec;
@@ -668,8 +669,10 @@ pub fn leads(r: &Map) -> bool {
     prompt_of(r).is_some() && r.get("in_messages").is_none()
 }
 
-/// A system prompt's content is a string or a list of text blocks (what every
-/// provider's system parameter takes); anything else is refused, named.
+/// A system prompt's content is a string or a list of blocks with a string
+/// type, its text blocks with a string text (what every provider's system
+/// parameter takes; the writers of the targets that take no other block
+/// drop them, counted); anything else is refused, named.
 fn check_prompts(records: &[Value]) -> Result<()> {
     for (i, r) in records.iter().enumerate() {
         let Some(o) = r.as_obj().filter(|o| is_prompt(o)) else {
@@ -679,15 +682,18 @@ fn check_prompts(records: &[Value]) -> Result<()> {
             None | Some(Value::Str(_)) => {}
             Some(Value::Arr(blocks)) => {
                 for (j, b) in blocks.iter().enumerate() {
-                    let text = b
-                        .as_obj()
-                        .filter(|b| b.str("type") == Some("text"))
-                        .and_then(|b| b.str("text"));
-                    if text.is_none() {
+                    // text blocks with a string text; other blocks (Anthropic's
+                    // `tool_reference`, ...) go to the target that takes them
+                    let ok = b.as_obj().is_some_and(|b| match b.str("type") {
+                        Some("text") => b.str("text").is_some(),
+                        Some(_) => true,
+                        None => false,
+                    });
+                    if !ok {
                         return Err(Error::invalid(
                             i,
                             format!("records[{i}].content[{j}]"),
-                            "a system prompt block must be a text block with a string text",
+                            "a system prompt block must be an object with a string type (a text block with a string text)",
                         ));
                     }
                 }

@@ -55,6 +55,7 @@ pub fn accepted(p: Provider, messages: &[Value], system: Option<&Value>, statele
         system: system.as_ref(),
         tools: None,
         stateless,
+        model: None,
     };
     !v::needs_repair(p, &items, params)
 }

@@ -116,6 +116,24 @@ pub static RULES: &[Rule] = &[
         repair: "none: shorten the history (`msgnorm.trim_to_budget` keeps each tool call with its result, `msgnorm.split_for_summary` gives the head to summarise)",
         check: too_many_messages,
     },
+    Rule {
+        id: "anthropic/assistant-prefill",
+        text: "This model does not support assistant message prefill. The conversation must end with a user message.",
+        repair: "none: checked with a model that refuses a prefill (Claude 4.6 on; docs/PROVIDERS.md, Models); end the history with a user message",
+        check: super::model_rules::assistant_prefill,
+    },
+    Rule {
+        id: "anthropic/system-message",
+        text: "messages.{i}: role 'system' is not supported on this model",
+        repair: "none: checked with a model that refuses a `system` message among the messages (before Claude Opus 4.8); move its text into the `system` parameter or a user message",
+        check: super::model_rules::system_message,
+    },
+    Rule {
+        id: "anthropic/url-source",
+        text: "{p}: URL sources are not supported",
+        repair: "none: checked for a Bedrock (`anthropic.…`) or Vertex AI (`…@date`) model name; send the image or document as base64",
+        check: super::model_rules::url_source,
+    },
 ];
 
 /// The API's limit on the number of messages in one request.
@@ -158,6 +176,8 @@ pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v
         len: items.len(),
         list_name: "messages",
         stateless: params.stateless,
+        model: None,
+        facts: crate::providers::models::Facts::NONE,
     }
 }
 
