@@ -509,8 +509,10 @@ pub fn convert(
 /// ([`FromProvider`]; `stable` as [`request`]'s).
 ///
 /// A repair runs only where the target's rules need it: a provider's own
-/// request that breaks none of the rules msgnorm repairs ([`replay::accepted`])
-/// is written as it came, not normalized; otherwise a first user turn goes
+/// request that breaks none of the rules msgnorm repairs ([`replay::needs`])
+/// is written as it came, not normalized (one that breaks only a rule the
+/// reader repairs, [`crate::validate::EDGE_REPAIRS`], is written from its
+/// records, that item left out); otherwise a first user turn goes
 /// before a leading assistant only where the target refuses one.
 ///
 /// Also says whether the output is the source's request as it came
@@ -531,13 +533,15 @@ pub fn convert_records(
         ..*target
     };
     let orphans = target.continuation == Some(false) && !any_results.continued(&records).is_empty();
+    let needs = replay::needs(p, source.messages, source.system, !target.store);
     let as_given = source.provider == p
         && !api.strict
         && !orphans
-        && replay::accepted(p, source.messages, source.system, !target.store)
+        && !needs.steps
         // a block the target cannot carry (a failed compaction) takes the steps' path
         && read_records(&records, p).is_ok_and(|r| !r.iter().any(|r| r.drops));
-    if as_given && target.store {
+    // (an item the reader left out: written from the records, without the steps)
+    if as_given && target.store && !needs.edge {
         if let Some(out) = verbatim(source) {
             // the records were only read for the checks: freed off this thread
             crate::parallel::drop_later(records);

@@ -53,7 +53,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic/whitespace-text",
         text: "messages: text content blocks must contain non-whitespace text",
-        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks (a blank user string becomes `(no content)`)",
+        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks (a blank user string becomes `(no content)`); not checked in an assistant message with server tool blocks (a web search replay, as the API wrote it)",
         check: whitespace_text,
     },
     Rule {
@@ -468,8 +468,11 @@ fn whitespace_text(c: &Ctx, out: &mut Vec<Hit>) {
                 out.push(Hit::at(m, ".content", ""));
             }
         }
+        // An assistant turn of server tool blocks (a web search replay) may
+        // hold a blank text block between them, as the API wrote it.
+        let server = m.role == Some("assistant") && m.blocks.iter().any(is_server_block);
         each_text(m, |path, t, top| {
-            if top && !t.is_empty() && blank(t) {
+            if top && !server && !t.is_empty() && blank(t) {
                 out.push(Hit::at(m, path, ""));
             }
         });
