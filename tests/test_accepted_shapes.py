@@ -34,6 +34,7 @@ def test_gemini_parts_as_one_object_and_contents_without_a_role() -> None:
     assert msgnorm.validate(contents, "gemini", system=system) == []
     out, report = msgnorm.convert_report(contents, source="gemini", target="gemini", system=system)
     assert out == {"system_instruction": system, "contents": before}
+    assert not any(report.values()), report
     assert contents == before
     records = msgnorm.from_provider(contents, "gemini", system=system)
     kinds = [(r["type"], r.get("message", {}).get("role")) for r in records]
@@ -75,6 +76,7 @@ def test_anthropic_system_blocks_other_than_text_pass_through() -> None:
         messages, source="anthropic", target="anthropic", system=SYSTEM
     )
     assert out == {"system": SYSTEM, "messages": messages}
+    assert not any(report.values()), report
     records = msgnorm.from_provider(messages, "anthropic", system=SYSTEM)
     assert records[0]["content"] == SYSTEM
     # through the records and the §4 steps as well
@@ -138,6 +140,7 @@ def test_a_request_that_needs_the_steps_still_gets_them() -> None:
         history, source="openai-responses", target="openai-responses"
     )
     assert report["missing_results_inserted"] == 1
+    assert [i.get("type") for i in out].count("function_call_output") == 1
 
 
 # --------------------------------------------------------------------------
