@@ -363,3 +363,22 @@ def test_what_validate_passes_for_a_model_convert_gives_back(data: st.DataObject
     got = out if p.startswith("openai") else out.get("messages", out.get("contents"))
     assert got == before
     assert history == before
+
+
+def test_cli_check_reads_the_request_bodys_model(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from msgnorm.cli import main as cli_main
+
+    body = tmp_path / "body.json"
+    body.write_text(json.dumps({"model": "claude-opus-4-6", "messages": PREFILLED}))
+    assert cli_main(["check", str(body)]) == 1
+    assert "anthropic/assistant-prefill" in capsys.readouterr().out
+    # --model wins over the body's
+    assert cli_main(["check", str(body), "--model", "claude-sonnet-4-5"]) == 0
+    capsys.readouterr()
+    plain = tmp_path / "messages.json"
+    plain.write_text(json.dumps(PREFILLED))
+    assert cli_main(["check", str(plain)]) == 0

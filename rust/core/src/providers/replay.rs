@@ -54,12 +54,7 @@ pub fn accepted(p: Provider, messages: &[Value], system: Option<&Value>, statele
 
 /// Which repairs `messages` need for `p` ([`v::Needs`]): none, only the
 /// reader's and writer's own (an item left out as it is read), or the steps'.
-pub fn needs(
-    p: Provider,
-    messages: &[Value],
-    system: Option<&Value>,
-    stateless: bool,
-) -> v::Needs {
+pub fn needs(p: Provider, messages: &[Value], system: Option<&Value>, stateless: bool) -> v::Needs {
     let items: Vec<v::Value<'_>> = messages.iter().map(|m| view(m, 0)).collect();
     let system = system.map(|s| view(s, 0));
     let params = v::Params {
