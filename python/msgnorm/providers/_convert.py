@@ -318,6 +318,8 @@ convert = _api._without_report(
     model that wrote the assistant messages of ``messages``
     (:func:`from_provider`'s ``model``). With ``model`` and ``source_model``
     naming different models, the source's thinking and reasoning is dropped
-    (or with ``foreign_thinking="text"`` kept as text).
+    (or with ``foreign_thinking="text"`` kept as text). Without a
+    ``source_model`` (or with the same one), ``model`` switches nothing: a
+    request the target's rules take comes back as it came, with or without it.
     """,
 )
