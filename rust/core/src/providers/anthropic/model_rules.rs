@@ -57,3 +57,66 @@ pub fn url_source(c: &Ctx, out: &mut Vec<Hit>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::providers::{models::lookup, Provider};
+    use crate::validate::{parse_items, validate, Params};
+
+    fn rules(json: &str, model: Option<&str>) -> Vec<&'static str> {
+        let items = parse_items(json).unwrap();
+        let params = Params {
+            model: model.and_then(lookup),
+            ..Params::default()
+        };
+        validate(Provider::Anthropic, &items, params)
+            .into_iter()
+            .map(|v| v.rule)
+            .collect()
+    }
+
+    const PREFILL: &str = r#"[{"role":"user","content":"q"},{"role":"assistant","content":"The"}]"#;
+    const SYSTEM: &str = r#"[{"role":"user","content":"q"},{"role":"system","content":"s"},{"role":"user","content":"q"}]"#;
+    const URL: &str = r#"[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x.test/a.png"}}]}]"#;
+
+    #[test]
+    fn prefill_by_model() {
+        assert_eq!(
+            rules(PREFILL, Some("claude-opus-4-6")),
+            ["anthropic/assistant-prefill"]
+        );
+        assert!(rules(PREFILL, Some("claude-sonnet-4-5-20250929")).is_empty());
+        assert!(rules(PREFILL, None).is_empty());
+    }
+
+    #[test]
+    fn system_messages_by_model() {
+        assert_eq!(
+            rules(SYSTEM, Some("claude-sonnet-4-5")),
+            ["anthropic/system-message"]
+        );
+        assert!(rules(SYSTEM, Some("claude-opus-4-8")).is_empty());
+        assert!(rules(SYSTEM, Some("claude-sonnet-5")).is_empty());
+        assert!(rules(SYSTEM, None).is_empty());
+    }
+
+    #[test]
+    fn url_sources_by_endpoint() {
+        for m in [
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "claude-sonnet-4-5@20250929",
+        ] {
+            assert_eq!(rules(URL, Some(m)), ["anthropic/url-source"], "{m}");
+        }
+        assert!(rules(URL, Some("claude-sonnet-4-5")).is_empty());
+        assert!(rules(URL, None).is_empty());
+    }
+
+    #[test]
+    fn records_name_their_model() {
+        let records = r#"[{"type":"user","message":{"role":"user","content":"q"}},
+            {"type":"assistant","message":{"role":"assistant","model":"claude-opus-4-6","content":[{"type":"text","text":"The"}]}}]"#;
+        assert_eq!(rules(records, None), ["anthropic/assistant-prefill"]);
+        assert!(rules(records, Some("claude-haiku-4-5")).is_empty());
+    }
+}
