@@ -83,6 +83,17 @@ def test_anthropic_system_blocks_other_than_text_pass_through() -> None:
     assert msgnorm.to_provider(records, "anthropic")["system"] == SYSTEM
 
 
+def test_message_blocks_in_a_system_prompt_are_still_refused() -> None:
+    # the API refuses a message's blocks (media, tool results, ...) in `system`
+    messages = [{"role": "user", "content": "hi"}]
+    for block in (
+        {"type": "web_search_result", "url": "https://e.x", "title": "t"},
+        {"type": "image"},
+    ):
+        with pytest.raises(msgnorm.InvalidRecordError, match=r"system\[1\]"):
+            msgnorm.from_provider(messages, "anthropic", system=[SYSTEM[0], block])
+
+
 @pytest.mark.parametrize("target", ["openai-chat", "openai-responses", "gemini", "bedrock"])
 def test_other_targets_drop_the_blocks_they_cannot_carry_counted(target: str) -> None:
     messages = [{"role": "user", "content": "Ship it."}]

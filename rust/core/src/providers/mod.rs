@@ -686,18 +686,19 @@ fn check_prompts(records: &[Value]) -> Result<()> {
             None | Some(Value::Str(_)) => {}
             Some(Value::Arr(blocks)) => {
                 for (j, b) in blocks.iter().enumerate() {
-                    // text blocks with a string text; other blocks (Anthropic's
-                    // `tool_reference`, ...) go to the target that takes them
+                    // text blocks with a string text; other system blocks
+                    // (Anthropic's `tool_reference`, ...) go to the target
+                    // that takes them
                     let ok = b.as_obj().is_some_and(|b| match b.str("type") {
                         Some("text") => b.str("text").is_some(),
-                        Some(_) => true,
+                        Some(t) => system_block_ok(t),
                         None => false,
                     });
                     if !ok {
                         return Err(Error::invalid(
                             i,
                             format!("records[{i}].content[{j}]"),
-                            "a system prompt block must be an object with a string type (a text block with a string text)",
+                            "a system prompt block must be a text block with a string text (or a block the API takes in a system prompt, such as tool_reference)",
                         ));
                     }
                 }
@@ -712,6 +713,29 @@ fn check_prompts(records: &[Value]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether a block of type `t` may stand in a system prompt: text, and the
+/// types the API takes there beside it (`tool_reference`, `tool_addition`)
+/// or msgnorm does not know; not the blocks of messages (media, tool calls
+/// and results, thinking, server tool blocks and their results, search
+/// results, compaction), which the API refuses there.
+pub fn system_block_ok(t: &str) -> bool {
+    let message_block = matches!(
+        t,
+        "image"
+            | "document"
+            | "tool_use"
+            | "tool_result"
+            | "thinking"
+            | "redacted_thinking"
+            | "search_result"
+            | "container_upload"
+            | "compaction"
+            | "provider_part"
+    ) || server_tools::is_use(t)
+        || t.ends_with("_result");
+    !message_block
 }
 
 /// Whether a record is a `system`/`system_prompt` record.

@@ -9,11 +9,14 @@ pub(crate) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
             // text blocks, and the blocks the API takes beside them
             // (`tool_reference`, `tool_addition`, ...), kept as given
             for (j, blk) in a.iter().enumerate() {
-                let Some(o) = blk.as_obj().filter(|o| o.str("type").is_some()) else {
+                let Some(o) = blk
+                    .as_obj()
+                    .filter(|o| o.str("type").is_some_and(super::system_block_ok))
+                else {
                     return Err(Error::invalid(
                         0,
                         format!("system[{j}]"),
-                        "a system block must be an object with a string type",
+                        "a system block must be a text block (or a block the API takes in a system prompt, such as tool_reference)",
                     ));
                 };
                 if o.str("type") == Some("text") && o.str("text").is_none() {
