@@ -347,6 +347,34 @@ CASES: list[Case] = [
         {},
     ),
     ("anthropic/too-many-messages", TOO_MANY, {}, None, "messages", MANY, {}),
+    # model rules (tests/test_model_rules.py names their public sources)
+    (
+        "anthropic/assistant-prefill",
+        [U("q"), A("The answer is")],
+        {"model": "claude-sonnet-4-6"},
+        1,
+        "messages[1]",
+        [U("q"), A("The answer is")],
+        {"model": "claude-sonnet-4-5"},
+    ),
+    (
+        "anthropic/system-message",
+        [U("q"), A("a"), {"role": "system", "content": "Be brief."}, U("q2")],
+        {"model": "claude-sonnet-4-5-20250929"},
+        2,
+        "messages[2].role",
+        [U("q"), A("a"), {"role": "system", "content": "Be brief."}, U("q2")],
+        {"model": "claude-opus-4-8"},
+    ),
+    (
+        "anthropic/url-source",
+        [U([{"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}}])],
+        {"model": "us.anthropic.claude-sonnet-4-5-20250929-v1:0"},
+        0,
+        "messages[0].content[0].source",
+        [U([{"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}}])],
+        {"model": "claude-sonnet-4-5-20250929"},
+    ),
     # OpenAI Chat Completions
     ("openai-chat/empty-messages", [], {}, None, "messages", [OU()], {}),
     (
@@ -625,7 +653,7 @@ CASES: list[Case] = [
             GM(GFC()),
             GU(GFR()),
         ],
-        {},
+        {"model": "gemini-3-pro-preview"},
         3,
         "contents[3].parts[0]",
         [

@@ -44,6 +44,7 @@ def validate(
     system: Any = None,
     tools: Any = None,
     store: bool = True,
+    model: str | None = None,
 ) -> list[Violation]:
     """Every rule of ``provider`` that ``messages`` break, in message order.
 
@@ -57,20 +58,34 @@ def validate(
     ``tools`` is the ``toolConfig`` or its ``tools`` list). ``store`` is the
     OpenAI Responses ``store`` parameter: ``store=False`` (a stateless request)
     adds the rules of a replay the server keeps nothing of (no stored item may
-    be named; replayed items need their reasoning in the input). Nothing is
-    changed.
+    be named; replayed items need their reasoning in the input). ``model`` is
+    the model the request goes to (``claude-sonnet-4-5-20250929``, its Bedrock
+    form ``us.anthropic.claude-sonnet-4-5-20250929-v1:0`` or Vertex form
+    ``claude-sonnet-4-5@20250929``, ``gemini-2.5-flash``): the rules that only
+    some models enforce (an assistant prefill, a ``system`` message among the
+    messages, Gemini thought signatures; for a Bedrock or Vertex name, the
+    image source kinds of that endpoint) are checked for it. Without a model
+    (for msgnorm records: none in their ``message.model`` either) or with one
+    msgnorm does not know, those rules do not fire. Nothing is changed.
     """
     if not isinstance(store, bool):
         raise TypeError(f"store: expected a bool, not {type(store).__name__}")
-    rows = _native.validate(messages, provider, system, tools, store)
+    if model is not None and not isinstance(model, str):
+        raise TypeError(f"model: expected a str, not {type(model).__name__}")
+    rows = _native.validate(messages, provider, system, tools, store, model)
     return [Violation(*row) for row in rows]
 
 
 def repairable_violations(
-    messages: Any, provider: Provider | str = "anthropic", *, system: Any = None, store: bool = True
+    messages: Any,
+    provider: Provider | str = "anthropic",
+    *,
+    system: Any = None,
+    store: bool = True,
+    model: str | None = None,
 ) -> list[Violation]:
     """The violations msgnorm repairs (not those whose repair is "none: ...")."""
-    found = validate(messages, provider, system=system, store=store)
+    found = validate(messages, provider, system=system, store=store, model=model)
     return [v for v in found if not v.repair.startswith("none")]
 
 

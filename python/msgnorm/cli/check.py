@@ -16,9 +16,10 @@ from ..providers._source_map import messages_of
 from ._common import read_input
 
 
-def _request(data: bytes) -> tuple[Any, Any, Any]:
-    """``(messages, system, tools)`` of a file: a message list (JSON array or JSON
-    Lines), or a request body holding one (``messages``, ``input`` or ``contents``)."""
+def _request(data: bytes) -> tuple[Any, Any, Any, str | None]:
+    """``(messages, system, tools, model)`` of a file: a message list (JSON array or
+    JSON Lines), or a request body holding one (``messages``, ``input`` or
+    ``contents``) and its ``model`` (Bedrock: ``modelId``)."""
     if data.lstrip().startswith(b"{"):
         try:
             body = msgspec.json.decode(data)
@@ -26,14 +27,16 @@ def _request(data: bytes) -> tuple[Any, Any, Any]:
             body = None  # JSON Lines: the core reads it
         if isinstance(body, dict):
             tools = body.get("toolConfig", body.get("tools"))
+            model = body.get("model", body.get("modelId"))
+            model = model if isinstance(model, str) else None
             if "messages" in body:
-                return body["messages"], body.get("system"), tools
+                return body["messages"], body.get("system"), tools, model
             if "input" in body:
-                return body["input"], None, tools
+                return body["input"], None, tools, model
             if "contents" in body:
                 system = body.get("system_instruction", body.get("systemInstruction"))
-                return body["contents"], system, tools
-    return data, None, None
+                return body["contents"], system, tools, model
+    return data, None, None, None
 
 
 def _where(origin: tuple[str | None, int]) -> str:
@@ -61,7 +64,7 @@ def _check_session(args: argparse.Namespace) -> int:
     records = [loaded.records[i] for i in sent]
     tools = msgspec.json.decode(read_input(args.tools)) if args.tools is not None else None
     if args.provider == "anthropic":
-        found = provider_rules.validate(records, "anthropic", tools=tools)
+        found = provider_rules.validate(records, "anthropic", tools=tools, model=args.model)
         sources = [[i] for i in range(len(records))]
     else:
         # the thread written in the provider's shape as it is (no repair), each
@@ -75,7 +78,12 @@ def _check_session(args: argparse.Namespace) -> int:
             return 2
         system = out.get("system", out.get("system_instruction")) if isinstance(out, dict) else None
         found = provider_rules.validate(
-            messages_of(out), args.provider, system=system, tools=tools, store=not args.no_store
+            messages_of(out),
+            args.provider,
+            system=system,
+            tools=tools,
+            store=not args.no_store,
+            model=args.model,
         )
         sources = report["source_map"]
     out_ = sys.stdout
@@ -121,13 +129,18 @@ def _at(args: argparse.Namespace, loaded: Any) -> int:
 def _check(args: argparse.Namespace) -> int:
     if args.session:
         return _check_session(args)
-    messages, system, tools = _request(read_input(args.path))
+    messages, system, tools, model = _request(read_input(args.path))
     if args.tools is not None:
         tools = msgspec.json.decode(read_input(args.tools))
     if args.system is not None:
         system = msgspec.json.decode(read_input(args.system))
     found = provider_rules.validate(
-        messages, args.provider, system=system, tools=tools, store=not args.no_store
+        messages,
+        args.provider,
+        system=system,
+        tools=tools,
+        store=not args.no_store,
+        model=args.model or model,
     )
     out = sys.stdout
     for v in found:
@@ -152,6 +165,12 @@ def add_parser(sub: Any) -> None:
     k.add_argument("--provider", choices=provider_rules.PROVIDERS, default="anthropic")
     k.add_argument("--system", default=None, help="JSON file of the system parameter")
     k.add_argument("--tools", default=None, help="JSON file of the tools (Bedrock: the toolConfig)")
+    k.add_argument(
+        "--model",
+        default=None,
+        help="the model the request goes to: its rules are checked too (default: the request "
+        "body's model, if any)",
+    )
     k.add_argument(
         "--no-store",
         action="store_true",

@@ -11,7 +11,7 @@ from .._api import _is_structs, _max_media
 from ..errors import InvalidRecordError, MsgnormError, ProviderRuleError
 from ..model import _nesting_guard, to_builtins
 from ._registry import PROVIDERS, _plain, framework, is_framework
-from ._thinking import ForeignThinking, set_model, switch_model
+from ._thinking import ForeignThinking, same_model, set_model, switch_model
 
 __all__ = [
     "PROVIDERS",
@@ -57,12 +57,14 @@ def _from_framework(messages: Any, source: str, system: Any) -> tuple[Any, str, 
     return msgs, "anthropic", _bridge_system(prompts)
 
 
-def _refuse_repairs(messages: Any, provider: str, system: Any, store: bool = True) -> None:
-    """``strict=True``: the rules of ``provider`` that msgnorm would repair, raised
-    as :class:`ProviderRuleError` (as :func:`msgnorm.check` does) instead."""
+def _refuse_repairs(
+    messages: Any, provider: str, system: Any, store: bool = True, model: str | None = None
+) -> None:
+    """``strict=True``: the rules of ``provider`` (for ``model``) that msgnorm would
+    repair, raised as :class:`ProviderRuleError` (as :func:`msgnorm.check` does) instead."""
     from ..provider_rules import repairable_violations
 
-    found = repairable_violations(messages, provider, system=system, store=store)
+    found = repairable_violations(messages, provider, system=system, store=store, model=model)
     if found:
         raise ProviderRuleError(found)
 
@@ -255,7 +257,11 @@ def convert_report(
 ) -> tuple[Any, dict[str, int]]:
     """:func:`convert` and the counts of :func:`to_provider_report`."""
     _check_store(store, continuation, target)
-    if model is not None or source_model is not None:
+    if model is not None and (source_model is None or same_model(source_model, model)):
+        # no record names another model: nothing to switch, and the request
+        # as given is kept where the target's rules take it
+        switch_model([], model, foreign_thinking)  # the arguments' checks
+    elif model is not None or source_model is not None:
         # the model switch reads the records' models: through the records
         if strict:
             src_messages, src, src_system = _from_framework(messages, source, system)
@@ -283,7 +289,7 @@ def convert_report(
     if strict:
         # the stateless rules are the Responses target's own
         stateless = not store and target == "openai-responses"
-        _refuse_repairs(_messages(messages, source), source, system, not stateless)
+        _refuse_repairs(_messages(messages, source), source, system, not stateless, model)
     # a framework's objects are made from the Anthropic request shape
     shape = "anthropic" if is_framework(target) else target
     items = _messages(messages, source)
@@ -312,6 +318,8 @@ convert = _api._without_report(
     model that wrote the assistant messages of ``messages``
     (:func:`from_provider`'s ``model``). With ``model`` and ``source_model``
     naming different models, the source's thinking and reasoning is dropped
-    (or with ``foreign_thinking="text"`` kept as text).
+    (or with ``foreign_thinking="text"`` kept as text). Without a
+    ``source_model`` (or with the same one), ``model`` switches nothing: a
+    request the target's rules take comes back as it came, with or without it.
     """,
 )

@@ -9,6 +9,7 @@
 
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
+use crate::providers::models::{Facts, Model};
 use crate::providers::{anthropic, bedrock, gemini, openai_chat, openai_responses, Provider};
 use std::borrow::Cow;
 
@@ -46,6 +47,8 @@ pub const READ_KEYS: &[&str] = &[
     "functionDeclarations",
     "function_declarations",
     "approval_request_id",
+    "source",
+    "model",
 ];
 
 /// The keys whose presence (and kind) some rule reads, but not their value.
@@ -351,6 +354,11 @@ pub struct Ctx<'v, 'a> {
     /// The request is stateless (OpenAI Responses `store=false`): the server
     /// holds no item the input names.
     pub stateless: bool,
+    /// The model the request goes to, if the model tables know it.
+    pub model: Option<Model>,
+    /// What that model's API does where it depends on the model
+    /// ([`Facts::NONE`] without a model: no such rule fires).
+    pub facts: Facts,
 }
 
 impl<'v, 'a> Ctx<'v, 'a> {
@@ -482,6 +490,10 @@ pub struct Params<'v, 'a> {
     pub tools: Option<&'v Value<'a>>,
     /// OpenAI Responses `store=false`: the rules of a stateless replay apply.
     pub stateless: bool,
+    /// The model the request goes to ([`crate::providers::models::lookup`]):
+    /// its rules apply. `None`: for msgnorm records, the model of the last
+    /// assistant record (`message.model`) the tables know, if any.
+    pub model: Option<Model>,
 }
 
 /// Every violation of `p`'s rules in `items`, ordered by message index (rules
@@ -509,22 +521,71 @@ pub fn validate<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) ->
 /// Whether `items` break a rule of `p`'s that msgnorm repairs ([`Rule::repaired`]);
 /// stops at the first such rule that fires.
 pub fn needs_repair<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) -> bool {
+    let n = needs(p, items, params);
+    n.steps || n.edge
+}
+
+/// Rules whose repair is the reader's or the writer's alone (the item is
+/// left out as it is read): a request that breaks only these needs no SPEC
+/// §4 step, and gets none.
+pub const EDGE_REPAIRS: &[&str] = &["openai-responses/client-only-item"];
+
+/// Which repairs a request needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// A repaired rule that the SPEC §4 steps repair fires.
+    pub steps: bool,
+    /// A rule of [`EDGE_REPAIRS`] fires.
+    pub edge: bool,
+}
+
+/// [`Needs`] of `items`: stops at the first rule that needs the steps.
+pub fn needs<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) -> Needs {
     let ctx = prepare(p, items, params);
     let mut hits = Vec::new();
-    rules(p).iter().filter(|r| r.repaired()).any(|rule| {
+    let mut out = Needs::default();
+    for rule in rules(p).iter().filter(|r| r.repaired()) {
         (rule.check)(&ctx, &mut hits);
-        !hits.is_empty()
-    })
+        if hits.is_empty() {
+            continue;
+        }
+        hits.clear();
+        if EDGE_REPAIRS.contains(&rule.id) {
+            out.edge = true;
+        } else {
+            out.steps = true;
+            break;
+        }
+    }
+    out
 }
 
 fn prepare<'v, 'a>(p: Provider, items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v, 'a> {
-    match p {
+    let model = params.model.or_else(|| records_model(p, items));
+    let mut ctx = match p {
         Provider::Anthropic => anthropic::rules::prepare(items, params),
         Provider::OpenAIChat => prepare_plain(items, params, "messages", "content"),
         Provider::OpenAIResponses => prepare_plain(items, params, "input", "content"),
         Provider::Gemini => prepare_plain(items, params, "contents", "parts"),
         Provider::Bedrock => prepare_plain(items, params, "messages", "content"),
+    };
+    ctx.facts = model.map_or(Facts::NONE, |m| m.facts_for(p));
+    ctx.model = model;
+    ctx
+}
+
+/// The model of the last msgnorm assistant record whose `message.model` the
+/// model tables know (Anthropic: records are read as `to_anthropic` sends them).
+fn records_model(p: Provider, items: &[Value<'_>]) -> Option<Model> {
+    if p != Provider::Anthropic {
+        return None;
     }
+    items
+        .iter()
+        .rev()
+        .filter(|r| r.get("role").is_none() && r.type_() == Some("assistant"))
+        .filter_map(|r| r.get("message")?.str_at("model"))
+        .find_map(crate::providers::models::lookup)
 }
 
 /// [`validate`] on JSON text: `data` is a JSON array or JSON Lines; `system`
@@ -543,6 +604,7 @@ pub fn validate_json(
         system: system.as_ref(),
         tools: tools.as_ref(),
         stateless: false,
+        model: None,
     };
     Ok(validate(p, &items, params))
 }
@@ -623,7 +685,12 @@ fn prepare_plain<'v, 'a>(
             index,
             raw,
             role: raw.str_at("role"),
-            blocks: raw.list_at(blocks_key),
+            blocks: match raw.get(blocks_key) {
+                Some(Value::Array(a)) => a,
+                // Gemini: the API's JSON reader takes one part for the list
+                Some(one @ Value::Object(_)) if blocks_key == "parts" => std::slice::from_ref(one),
+                _ => &[],
+            },
             kinds: Msg::ANY,
             path: PathBase::Item(list_name),
         })
@@ -635,6 +702,8 @@ fn prepare_plain<'v, 'a>(
         len: items.len(),
         list_name,
         stateless: params.stateless,
+        model: None,
+        facts: Facts::NONE,
     }
 }
 
@@ -657,7 +726,8 @@ pub fn rules_markdown() -> String {
          \"none\" means the history must be fixed at its source. In the error texts, \
          `{i}` stands for the message index, `{p}` for the place in the provider's notation \
          (`messages.3.content.1`), `{t}` for a block type and `{x}` for the ids, role or \
-         count named.\n\n\
+         count named. Rules marked \"checked with a model\" fire only when \
+         `model=` names a model msgnorm knows (docs/PROVIDERS.md, Models).\n\n\
          This file is generated by `msgnorm rules --markdown`.\n",
     );
     for p in Provider::ALL {

@@ -135,7 +135,7 @@ fn rows<'py>(py: Python<'py>, vs: Vec<v::Violation>) -> PyResult<Bound<'py, PyLi
 
 /// `[(index, path, rule, message, repair), ...]`.
 #[pyfunction]
-#[pyo3(signature = (messages, provider, system=None, tools=None, store=true))]
+#[pyo3(signature = (messages, provider, system=None, tools=None, store=true, model=None))]
 pub fn validate<'py>(
     py: Python<'py>,
     messages: &Bound<'py, PyAny>,
@@ -143,6 +143,7 @@ pub fn validate<'py>(
     system: Option<&Bound<'py, PyAny>>,
     tools: Option<&Bound<'py, PyAny>>,
     store: bool,
+    model: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
     let p = v::provider(provider).map_err(|e| to_pyerr(py, Failure::Core(e)))?;
     let opt = |o: Option<&Bound<'py, PyAny>>| -> PyResult<Option<Value<'static>>> {
@@ -157,6 +158,7 @@ pub fn validate<'py>(
         system: system.as_ref(),
         tools: tools.as_ref(),
         stateless: !store,
+        model: model.and_then(msgnorm_core::providers::models::lookup),
     };
     let data: Option<&[u8]> = if let Ok(b) = messages.cast::<PyBytes>() {
         Some(b.as_bytes())

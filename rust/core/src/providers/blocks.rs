@@ -97,15 +97,21 @@ pub fn user_part_out(b: &Map, shape: &PartShape, counts: &mut Counts) -> Option<
     }
 }
 
-/// A system prompt's content with its text blocks as the target's text parts.
-pub fn system_content(content: &Value, text: fn(SmolStr) -> Value) -> Value {
+/// A system prompt's content with its text blocks as the target's text parts;
+/// other blocks (Anthropic's `tool_reference`, ...) have no shape in the
+/// target and are dropped, counted as `parts_dropped`.
+pub fn system_content(content: &Value, text: fn(SmolStr) -> Value, counts: &mut Counts) -> Value {
     match content {
-        Value::Arr(a) => Value::Arr(
-            a.iter()
-                .filter_map(Value::as_obj)
-                .map(|b| text(b.text("text").clone()))
-                .collect(),
-        ),
+        Value::Arr(a) => {
+            let mut out = Vec::with_capacity(a.len());
+            for b in a.iter().filter_map(Value::as_obj) {
+                match b.str("text").filter(|_| b.str("type") == Some("text")) {
+                    Some(_) => out.push(text(b.text("text").clone())),
+                    None => count(counts, "parts_dropped"),
+                }
+            }
+            Value::Arr(out)
+        }
         other => other.clone(),
     }
 }

@@ -21,6 +21,7 @@ pub mod builder;
 pub mod gemini;
 pub mod ids;
 pub mod input_items;
+pub mod models;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod rec;
@@ -508,8 +509,10 @@ pub fn convert(
 /// ([`FromProvider`]; `stable` as [`request`]'s).
 ///
 /// A repair runs only where the target's rules need it: a provider's own
-/// request that breaks none of the rules msgnorm repairs ([`replay::accepted`])
-/// is written as it came, not normalized; otherwise a first user turn goes
+/// request that breaks none of the rules msgnorm repairs ([`replay::needs`])
+/// is written as it came, not normalized (one that breaks only a rule the
+/// reader repairs, [`crate::validate::EDGE_REPAIRS`], is written from its
+/// records, that item left out); otherwise a first user turn goes
 /// before a leading assistant only where the target refuses one.
 ///
 /// Also says whether the output is the source's request as it came
@@ -530,13 +533,15 @@ pub fn convert_records(
         ..*target
     };
     let orphans = target.continuation == Some(false) && !any_results.continued(&records).is_empty();
+    let needs = replay::needs(p, source.messages, source.system, !target.store);
     let as_given = source.provider == p
         && !api.strict
         && !orphans
-        && replay::accepted(p, source.messages, source.system, !target.store)
+        && !needs.steps
         // a block the target cannot carry (a failed compaction) takes the steps' path
         && read_records(&records, p).is_ok_and(|r| !r.iter().any(|r| r.drops));
-    if as_given && target.store {
+    // (an item the reader left out: written from the records, without the steps)
+    if as_given && target.store && !needs.edge {
         if let Some(out) = verbatim(source) {
             // the records were only read for the checks: freed off this thread
             crate::parallel::drop_later(records);
@@ -668,8 +673,10 @@ pub fn leads(r: &Map) -> bool {
     prompt_of(r).is_some() && r.get("in_messages").is_none()
 }
 
-/// A system prompt's content is a string or a list of text blocks (what every
-/// provider's system parameter takes); anything else is refused, named.
+/// A system prompt's content is a string or a list of blocks with a string
+/// type, its text blocks with a string text (what every provider's system
+/// parameter takes; the writers of the targets that take no other block
+/// drop them, counted); anything else is refused, named.
 fn check_prompts(records: &[Value]) -> Result<()> {
     for (i, r) in records.iter().enumerate() {
         let Some(o) = r.as_obj().filter(|o| is_prompt(o)) else {
@@ -679,15 +686,19 @@ fn check_prompts(records: &[Value]) -> Result<()> {
             None | Some(Value::Str(_)) => {}
             Some(Value::Arr(blocks)) => {
                 for (j, b) in blocks.iter().enumerate() {
-                    let text = b
-                        .as_obj()
-                        .filter(|b| b.str("type") == Some("text"))
-                        .and_then(|b| b.str("text"));
-                    if text.is_none() {
+                    // text blocks with a string text; other system blocks
+                    // (Anthropic's `tool_reference`, ...) go to the target
+                    // that takes them
+                    let ok = b.as_obj().is_some_and(|b| match b.str("type") {
+                        Some("text") => b.str("text").is_some(),
+                        Some(t) => system_block_ok(t),
+                        None => false,
+                    });
+                    if !ok {
                         return Err(Error::invalid(
                             i,
                             format!("records[{i}].content[{j}]"),
-                            "a system prompt block must be a text block with a string text",
+                            "a system prompt block must be a text block with a string text (or a block the API takes in a system prompt, such as tool_reference)",
                         ));
                     }
                 }
@@ -702,6 +713,29 @@ fn check_prompts(records: &[Value]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether a block of type `t` may stand in a system prompt: text, and the
+/// types the API takes there beside it (`tool_reference`, `tool_addition`)
+/// or msgnorm does not know; not the blocks of messages (media, tool calls
+/// and results, thinking, server tool blocks and their results, search
+/// results, compaction), which the API refuses there.
+pub fn system_block_ok(t: &str) -> bool {
+    let message_block = matches!(
+        t,
+        "image"
+            | "document"
+            | "tool_use"
+            | "tool_result"
+            | "thinking"
+            | "redacted_thinking"
+            | "search_result"
+            | "container_upload"
+            | "compaction"
+            | "provider_part"
+    ) || server_tools::is_use(t)
+        || t.ends_with("_result");
+    !message_block
 }
 
 /// Whether a record is a `system`/`system_prompt` record.

@@ -49,12 +49,19 @@ fn kind(x: &Value) -> Kind {
 /// are, as far as the rules msgnorm repairs tell: none of them fires.
 /// `stateless`: a Responses request with `store=false`.
 pub fn accepted(p: Provider, messages: &[Value], system: Option<&Value>, stateless: bool) -> bool {
+    needs(p, messages, system, stateless) == v::Needs::default()
+}
+
+/// Which repairs `messages` need for `p` ([`v::Needs`]): none, only the
+/// reader's and writer's own (an item left out as it is read), or the steps'.
+pub fn needs(p: Provider, messages: &[Value], system: Option<&Value>, stateless: bool) -> v::Needs {
     let items: Vec<v::Value<'_>> = messages.iter().map(|m| view(m, 0)).collect();
     let system = system.map(|s| view(s, 0));
     let params = v::Params {
         system: system.as_ref(),
         tools: None,
         stateless,
+        model: None,
     };
-    !v::needs_repair(p, &items, params)
+    v::needs(p, &items, params)
 }

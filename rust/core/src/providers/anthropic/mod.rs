@@ -4,6 +4,8 @@
 //! `read.rs`: its messages → records; `write.rs`: records → its request;
 //! `rules.rs`: what its API refuses (`validate`).
 
+mod model_rules;
+pub mod models;
 mod read;
 pub mod rules;
 mod write;

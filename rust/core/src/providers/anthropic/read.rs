@@ -6,12 +6,24 @@ pub(crate) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
     match s {
         Value::Str(_) => b.system("system", s.clone()),
         Value::Arr(a) => {
+            // text blocks, and the blocks the API takes beside them
+            // (`tool_reference`, `tool_addition`, ...), kept as given
             for (j, blk) in a.iter().enumerate() {
-                if blk.as_obj().and_then(|o| o.str("type")) != Some("text") {
+                let Some(o) = blk
+                    .as_obj()
+                    .filter(|o| o.str("type").is_some_and(super::system_block_ok))
+                else {
                     return Err(Error::invalid(
                         0,
                         format!("system[{j}]"),
-                        "a system block must be a text block",
+                        "a system block must be a text block (or a block the API takes in a system prompt, such as tool_reference)",
+                    ));
+                };
+                if o.str("type") == Some("text") && o.str("text").is_none() {
+                    return Err(Error::invalid(
+                        0,
+                        format!("system[{j}].text"),
+                        "a text block's text must be a string",
                     ));
                 }
             }

@@ -53,7 +53,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic/whitespace-text",
         text: "messages: text content blocks must contain non-whitespace text",
-        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks (a blank user string becomes `(no content)`)",
+        repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks (a blank user string becomes `(no content)`); not checked in an assistant message with server tool blocks (a web search replay, as the API wrote it)",
         check: whitespace_text,
     },
     Rule {
@@ -116,6 +116,24 @@ pub static RULES: &[Rule] = &[
         repair: "none: shorten the history (`msgnorm.trim_to_budget` keeps each tool call with its result, `msgnorm.split_for_summary` gives the head to summarise)",
         check: too_many_messages,
     },
+    Rule {
+        id: "anthropic/assistant-prefill",
+        text: "This model does not support assistant message prefill. The conversation must end with a user message.",
+        repair: "none: checked with a model that refuses a prefill (Claude 4.6 on; docs/PROVIDERS.md, Models); end the history with a user message",
+        check: super::model_rules::assistant_prefill,
+    },
+    Rule {
+        id: "anthropic/system-message",
+        text: "messages.{i}: role 'system' is not supported on this model",
+        repair: "none: checked with a model that refuses a `system` message among the messages (before Claude Opus 4.8); move its text into the `system` parameter or a user message",
+        check: super::model_rules::system_message,
+    },
+    Rule {
+        id: "anthropic/url-source",
+        text: "{p}: URL sources are not supported",
+        repair: "none: checked for a Bedrock (`anthropic.…`) or Vertex AI (`…@date`) model name; send the image or document as base64",
+        check: super::model_rules::url_source,
+    },
 ];
 
 /// The API's limit on the number of messages in one request.
@@ -158,6 +176,8 @@ pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v
         len: items.len(),
         list_name: "messages",
         stateless: params.stateless,
+        model: None,
+        facts: crate::providers::models::Facts::NONE,
     }
 }
 
@@ -448,8 +468,11 @@ fn whitespace_text(c: &Ctx, out: &mut Vec<Hit>) {
                 out.push(Hit::at(m, ".content", ""));
             }
         }
+        // An assistant turn of server tool blocks (a web search replay) may
+        // hold a blank text block between them, as the API wrote it.
+        let server = m.role == Some("assistant") && m.blocks.iter().any(is_server_block);
         each_text(m, |path, t, top| {
-            if top && !t.is_empty() && blank(t) {
+            if top && !server && !t.is_empty() && blank(t) {
                 out.push(Hit::at(m, path, ""));
             }
         });

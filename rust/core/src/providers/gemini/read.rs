@@ -10,6 +10,8 @@ pub(crate) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
         }
         Value::Obj(c) => match c.get("parts") {
             Some(Value::Arr(p)) => p,
+            // the API's JSON reader takes one value for a repeated field
+            Some(one @ Value::Obj(_)) => std::slice::from_ref(one),
             _ => {
                 return Err(Error::invalid(
                     0,
@@ -62,13 +64,18 @@ pub(crate) fn from(
         let Some(c) = c.as_obj() else {
             return Err(bad(i, "", "a content must be an object"));
         };
-        let assistant = match c.str("role") {
-            Some("model") => true,
-            Some("user" | "function") => false,
+        // a content without a role is the user's (the API's default)
+        let assistant = match c.get("role") {
+            Some(Value::Str(r)) if r.as_str() == "model" => true,
+            Some(Value::Str(r)) if matches!(r.as_str(), "user" | "function") => false,
+            None | Some(Value::Null) => false,
             _ => return Err(bad(i, ".role", "must be 'user' or 'model'")),
         };
-        let Some(Value::Arr(parts)) = c.get("parts") else {
-            return Err(bad(i, ".parts", "missing required field (a list)"));
+        // the API's JSON reader takes one part for the list of parts
+        let parts: &[Value] = match c.get("parts") {
+            Some(Value::Arr(parts)) => parts,
+            Some(one @ Value::Obj(_)) => std::slice::from_ref(one),
+            _ => return Err(bad(i, ".parts", "missing required field (a list)")),
         };
         // adjacent model contents are one turn: their calls stay open together
         let joins = assistant && *model_last;

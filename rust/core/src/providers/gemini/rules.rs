@@ -7,7 +7,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "gemini/invalid-role",
         text: "Please use a valid role: user, model.",
-        repair: "none: from_provider refuses a content with another role (InvalidRecordError naming it); to_gemini writes assistant turns as `model` and system text as `system_instruction`",
+        repair: "none: from_provider refuses a content with another role (InvalidRecordError naming it; a content without a role is the user's, as the API reads it); to_gemini writes assistant turns as `model` and system text as `system_instruction`",
         check: invalid_role,
     },
     Rule {
@@ -37,7 +37,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "gemini/thought-signature",
         text: "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `{x}`",
-        repair: "none: a signature cannot be made up; to_gemini keeps the signatures it is given byte-identical and in place",
+        repair: "none: checked with a model that requires signatures (Gemini 3 on); a signature cannot be made up; to_gemini keeps the signatures it is given byte-identical and in place",
         check: thought_signature,
     },
     Rule {
@@ -63,12 +63,11 @@ fn responses(m: &Msg) -> usize {
 }
 
 fn invalid_role(c: &Ctx, out: &mut Vec<Hit>) {
-    // A single-turn request may leave the role out (it is the user's).
-    let single = c.msgs.len() == 1;
+    // A content may leave the role out (the API reads it as the user's).
     for m in &c.msgs {
         let ok = match m.role {
             Some(r) => matches!(r, "user" | "model"),
-            None => single && !m.raw.has("role"),
+            None => !m.raw.has("role"),
         };
         if !ok {
             out.push(Hit::at(m, ".role", m.role.unwrap_or("")));
@@ -161,9 +160,10 @@ fn signed(p: &Value) -> bool {
 }
 
 fn thought_signature(c: &Ctx, out: &mut Vec<Hit>) {
-    // Detectable only when the model signs its turns (a thinking model): some
-    // part of the history carries a signature.
-    if !c.msgs.iter().any(|m| m.blocks.iter().any(signed)) {
+    // Required from Gemini 3 on (docs/PROVIDERS.md, Models): a model
+    // before it takes calls without signatures, and without a model the rule
+    // does not fire.
+    if c.facts.thought_signatures != Some(true) {
         return;
     }
     // The current turn starts after the last user content that is not only

@@ -155,12 +155,15 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
         for s in system {
             match &s.content {
                 Value::Str(t) => parts.push(obj([("text", t.as_str().into())])),
-                Value::Arr(a) => parts.extend(
-                    a.iter()
-                        .filter_map(Value::as_obj)
-                        .filter_map(|b| b.str("text"))
-                        .map(|t| obj([("text", t.into())])),
-                ),
+                Value::Arr(a) => {
+                    for b in a.iter().filter_map(Value::as_obj) {
+                        // a block other than text has no shape in a system instruction
+                        match b.str("text").filter(|_| b.str("type") == Some("text")) {
+                            Some(t) => parts.push(obj([("text", t.into())])),
+                            None => count(counts, "parts_dropped"),
+                        }
+                    }
+                }
                 _ => {}
             }
         }

@@ -4,6 +4,7 @@
 //! `read.rs`: its messages → records; `write.rs`: records → its request;
 //! `rules.rs`: what its API refuses (`validate`).
 
+pub mod models;
 mod read;
 pub mod rules;
 mod write;

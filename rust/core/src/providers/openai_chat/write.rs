@@ -39,15 +39,15 @@ fn with_extras(mut m: Map, data: Option<&Map>) -> Value {
 
 /// A plain list of chat messages, system/developer messages first.
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let first = system.iter().map(system_message).collect();
+    let first = system.iter().map(|s| system_message(s, counts)).collect();
     Ok(Value::Arr(write_each(
         recs, ID_LIMIT, counts, first, record,
     )))
 }
 
 /// A system or developer message.
-fn system_message(s: &SystemPrompt) -> Value {
-    let content = system_content(&s.content, part_text);
+fn system_message(s: &SystemPrompt, counts: &mut Counts) -> Value {
+    let content = system_content(&s.content, part_text, counts);
     obj([("role", s.openai_role().into()), ("content", content)])
 }
 
@@ -55,7 +55,7 @@ fn system_message(s: &SystemPrompt) -> Value {
 /// tool messages of its results, or a system message between turns.
 fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {
     if let Some(s) = &r.prompt {
-        out.push(system_message(s));
+        out.push(system_message(s, counts));
         return;
     }
     if r.assistant {

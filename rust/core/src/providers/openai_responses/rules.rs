@@ -14,7 +14,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-responses/reasoning-without-following",
         text: "Item '{x}' of type 'reasoning' was provided without its required following item.",
-        repair: "to_openai_responses drops a reasoning item that no output item (a message, a call, an MCP request) or item_reference follows, counted as `reasoning_dropped`",
+        repair: "to_openai_responses drops a reasoning item with an id that no output item (a message, a call, an MCP request, an item type msgnorm does not know) or item_reference follows, counted as `reasoning_dropped`; a reasoning item without an id (a stateless replay of its `encrypted_content`) is not held to the rule, in any number",
         check: reasoning_without_following,
     },
     Rule {
@@ -179,14 +179,30 @@ fn id_of<'v>(m: &Msg<'v, '_>) -> &'v str {
     m.raw.str_at("id").unwrap_or("")
 }
 
+/// Whether an item of type `t` (and `role`, for messages) is the caller's
+/// input: a message of another role than `assistant`, a call's output, an
+/// approval response.
+pub fn is_input_item(t: &str, role: Option<&str>) -> bool {
+    match t {
+        "message" => role != Some("assistant"),
+        "mcp_approval_response" => true,
+        t => t.ends_with("_output"),
+    }
+}
+
 fn reasoning_without_following(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, m) in c.msgs.iter().enumerate() {
-        if item_type(m) != "reasoning" {
+        // The API names the item by its id: a reasoning item without one (a
+        // stateless replay of `encrypted_content`) is not held to the rule.
+        if item_type(m) != "reasoning" || id_of(m).is_empty() {
             continue;
         }
-        // (an item_reference may name the following item: the server has it)
+        // What follows is an item of the same response: any item but another
+        // reasoning item and the caller's input (new item types such as
+        // `program` included; an item_reference names one the server has).
         let ok = c.msgs.get(k + 1).is_some_and(|n| {
-            is_output(n) && item_type(n) != "reasoning" || item_type(n) == "item_reference"
+            let t = item_type(n);
+            t != "reasoning" && !t.is_empty() && !is_input_item(t, n.role)
         });
         if !ok {
             out.push(Hit::at(m, "", id_of(m)));

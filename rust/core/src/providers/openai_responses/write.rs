@@ -44,7 +44,7 @@ fn message(role: &str, content: Value, template: Option<&Map>) -> Value {
 
 /// A list of input items, system/developer messages first.
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {
-    let first = system.iter().map(system_message).collect();
+    let first = system.iter().map(|s| system_message(s, counts)).collect();
     let mut out = write_each(recs, ID_LIMIT, counts, first, record);
     drop_unsendable_ids(&mut out, counts);
     pair_tool_items(&mut out, counts);
@@ -53,10 +53,11 @@ pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts)
     Ok(Value::Arr(out))
 }
 
-/// A reasoning item must be followed by the item it reasoned toward (a
-/// message, a call, an MCP request: an output item; or an `item_reference`
-/// that may name one): one that is not ("provided without its required
-/// following item") is dropped, counted as `reasoning_dropped`.
+/// A reasoning item with an id must be followed by the item it reasoned
+/// toward (an item of its response: not another reasoning item, not the
+/// caller's input; an `item_reference` may name one): one that is not
+/// ("provided without its required following item") is dropped, counted as
+/// `reasoning_dropped`.
 pub(crate) fn drop_unfollowed_reasoning(items: &mut Vec<Value>, counts: &mut Counts) {
     let kind = |v: &Value| -> (String, Option<String>) {
         let m = v.as_obj();
@@ -68,13 +69,20 @@ pub(crate) fn drop_unfollowed_reasoning(items: &mut Vec<Value>, counts: &mut Cou
     if !items.iter().any(is_reasoning) {
         return;
     }
+    // (the API names the item by its id: one without, a stateless replay of
+    // its encrypted_content, is kept in any number)
+    let has_id = |v: &Value| {
+        v.as_obj()
+            .and_then(|m| m.str("id"))
+            .is_some_and(|id| !id.is_empty())
+    };
     let unfollowed: Vec<bool> = (0..items.len())
         .map(|k| {
             is_reasoning(&items[k])
+                && has_id(&items[k])
                 && !items.get(k + 1).is_some_and(|n| {
                     let (t, role) = kind(n);
-                    t == "item_reference"
-                        || t != "reasoning" && super::rules::is_output_item(&t, role.as_deref())
+                    t != "reasoning" && !super::rules::is_input_item(&t, role.as_deref())
                 })
         })
         .collect();
@@ -217,10 +225,10 @@ fn sendable(item: Option<&Value>, counts: &mut Counts) -> Option<Value> {
 }
 
 /// A system or developer message item.
-fn system_message(s: &SystemPrompt) -> Value {
+fn system_message(s: &SystemPrompt, counts: &mut Counts) -> Value {
     message(
         s.openai_role(),
-        system_content(&s.content, input_text),
+        system_content(&s.content, input_text, counts),
         None,
     )
 }
@@ -228,7 +236,7 @@ fn system_message(s: &SystemPrompt) -> Value {
 /// One record's input items (a system message between turns stays there).
 fn record(r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>) {
     if let Some(s) = &r.prompt {
-        out.push(system_message(s));
+        out.push(system_message(s, counts));
         return;
     }
     if r.assistant {

@@ -1,0 +1,122 @@
+//! Anthropic rules that depend on the model the request goes to
+//! ([`super::models`]) or on its endpoint (Bedrock, Vertex): without a model
+//! the tables know, none of them fires.
+
+use crate::providers::models::Endpoint;
+use crate::validate::{Ctx, Hit, Msg, Value};
+
+/// A final assistant message (a prefill), where the model refuses one.
+pub fn assistant_prefill(c: &Ctx, out: &mut Vec<Hit>) {
+    if c.facts.prefill != Some(false) {
+        return;
+    }
+    if let Some(m) = c.msgs.last().filter(|m| m.role == Some("assistant")) {
+        out.push(Hit::at(m, "", ""));
+    }
+}
+
+/// A `system` message among the messages, where the model refuses one.
+pub fn system_message(c: &Ctx, out: &mut Vec<Hit>) {
+    if c.facts.system_messages != Some(false) {
+        return;
+    }
+    for m in c.msgs.iter().filter(|m| m.role == Some("system")) {
+        out.push(Hit::at(m, ".role", ""));
+    }
+}
+
+/// An image or document with a `url` source, sent to Bedrock or Vertex AI
+/// (the Claude API takes URL sources; the cloud endpoints take base64 only).
+pub fn url_source(c: &Ctx, out: &mut Vec<Hit>) {
+    let cloud = c
+        .model
+        .is_some_and(|m| matches!(m.endpoint, Endpoint::Bedrock | Endpoint::Vertex));
+    if !cloud {
+        return;
+    }
+    let url = |b: &Value| {
+        matches!(b.type_(), Some("image" | "document"))
+            && b.get("source").and_then(Value::type_) == Some("url")
+    };
+    for m in &c.msgs {
+        for (j, b) in m.blocks.iter().enumerate() {
+            if url(b) {
+                out.push(Hit::at(m, format_args!(".content[{j}].source"), ""));
+            }
+            if m.may_have(Msg::TOOL_RESULT) && b.type_() == Some("tool_result") {
+                for (k, inner) in b.list_at("content").iter().enumerate() {
+                    if url(inner) {
+                        out.push(Hit::at(
+                            m,
+                            format_args!(".content[{j}].content[{k}].source"),
+                            "",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::providers::{models::lookup, Provider};
+    use crate::validate::{parse_items, validate, Params};
+
+    fn rules(json: &str, model: Option<&str>) -> Vec<&'static str> {
+        let items = parse_items(json).unwrap();
+        let params = Params {
+            model: model.and_then(lookup),
+            ..Params::default()
+        };
+        validate(Provider::Anthropic, &items, params)
+            .into_iter()
+            .map(|v| v.rule)
+            .collect()
+    }
+
+    const PREFILL: &str = r#"[{"role":"user","content":"q"},{"role":"assistant","content":"The"}]"#;
+    const SYSTEM: &str = r#"[{"role":"user","content":"q"},{"role":"system","content":"s"},{"role":"user","content":"q"}]"#;
+    const URL: &str = r#"[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x.test/a.png"}}]}]"#;
+
+    #[test]
+    fn prefill_by_model() {
+        assert_eq!(
+            rules(PREFILL, Some("claude-opus-4-6")),
+            ["anthropic/assistant-prefill"]
+        );
+        assert!(rules(PREFILL, Some("claude-sonnet-4-5-20250929")).is_empty());
+        assert!(rules(PREFILL, None).is_empty());
+    }
+
+    #[test]
+    fn system_messages_by_model() {
+        assert_eq!(
+            rules(SYSTEM, Some("claude-sonnet-4-5")),
+            ["anthropic/system-message"]
+        );
+        assert!(rules(SYSTEM, Some("claude-opus-4-8")).is_empty());
+        assert!(rules(SYSTEM, Some("claude-sonnet-5")).is_empty());
+        assert!(rules(SYSTEM, None).is_empty());
+    }
+
+    #[test]
+    fn url_sources_by_endpoint() {
+        for m in [
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "claude-sonnet-4-5@20250929",
+        ] {
+            assert_eq!(rules(URL, Some(m)), ["anthropic/url-source"], "{m}");
+        }
+        assert!(rules(URL, Some("claude-sonnet-4-5")).is_empty());
+        assert!(rules(URL, None).is_empty());
+    }
+
+    #[test]
+    fn records_name_their_model() {
+        let records = r#"[{"type":"user","message":{"role":"user","content":"q"}},
+            {"type":"assistant","message":{"role":"assistant","model":"claude-opus-4-6","content":[{"type":"text","text":"The"}]}}]"#;
+        assert_eq!(rules(records, None), ["anthropic/assistant-prefill"]);
+        assert!(rules(records, Some("claude-haiku-4-5")).is_empty());
+    }
+}
