@@ -157,10 +157,12 @@ pub(crate) fn py_tool_info<'py>(
                 info.name = s.into_owned();
             }
             Err(_) => {
-                info.name_chars = read::j_of(ctx, &name).map_err(|e| match e {
-                    ReadError::Invalid(e) => e.named("name"),
-                    ReadError::Source(e) => pyerr(e),
-                })?
+                info.name_chars = read::j_of(ctx, &name)
+                    .map_err(|e| match e {
+                        ReadError::Invalid(e) => e.named("name"),
+                        ReadError::Source(e) => pyerr(e),
+                    })?
+                    .n
             }
         }
     }
