@@ -96,12 +96,16 @@ impl BlockKind {
 /// calibrated estimate reads. Counts saturate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Classes {
-    /// ASCII letters, and the runs of them (words).
+    /// Letters (ASCII, and the 2-byte UTF-8 scripts: accented Latin, Greek,
+    /// Cyrillic, Hebrew, Arabic), and the runs of them (words).
     pub letters: u32,
     pub words: u32,
+    /// Digits, and the runs of them (numbers).
     pub digits: u32,
-    /// ASCII punctuation and symbols (JSON syntax included).
+    pub numbers: u32,
+    /// ASCII punctuation and symbols (JSON syntax included), and the runs of them.
     pub punct: u32,
+    pub puncts: u32,
     /// Runs of spaces and tabs, and newlines.
     pub spaces: u32,
     pub newlines: u32,
@@ -120,14 +124,14 @@ impl Classes {
         macro_rules! each {
             ($($f:ident),*) => { $(self.$f = self.$f.saturating_add(o.$f);)* };
         }
-        each!(letters, words, digits, punct, spaces, newlines, cjk, other, leaves, scalars);
+        each!(letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves, scalars);
     }
     #[inline]
     pub fn sub(&mut self, o: &Classes) {
         macro_rules! each {
             ($($f:ident),*) => { $(self.$f = self.$f.saturating_sub(o.$f);)* };
         }
-        each!(letters, words, digits, punct, spaces, newlines, cjk, other, leaves, scalars);
+        each!(letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves, scalars);
     }
 }
 

@@ -56,8 +56,18 @@ impl Tallier<'_> {
                     c.words = c.words.saturating_add(1);
                 }
             }
-            DIGIT => c.digits = c.digits.saturating_add(1),
-            PUNCT => c.punct = c.punct.saturating_add(1),
+            DIGIT => {
+                c.digits = c.digits.saturating_add(1);
+                if self.prev != DIGIT {
+                    c.numbers = c.numbers.saturating_add(1);
+                }
+            }
+            PUNCT => {
+                c.punct = c.punct.saturating_add(1);
+                if self.prev != PUNCT {
+                    c.puncts = c.puncts.saturating_add(1);
+                }
+            }
             SPACE => {
                 if self.prev != SPACE {
                     c.spaces = c.spaces.saturating_add(1);
@@ -71,6 +81,16 @@ impl Tallier<'_> {
     fn code_point(&mut self, cp: u32) {
         if cp < 128 {
             return self.ascii(cp as u8);
+        }
+        if (0xC0..0x800).contains(&cp) && cp != 0xD7 && cp != 0xF7 {
+            // a letter of a 2-byte script: part of a word
+            let c = &mut *self.c;
+            c.letters = c.letters.saturating_add(1);
+            if self.prev != LETTER {
+                c.words = c.words.saturating_add(1);
+            }
+            self.prev = LETTER;
+            return;
         }
         if is_cjk(cp) {
             self.c.cjk = self.c.cjk.saturating_add(1);
@@ -185,11 +205,11 @@ mod tests {
 
     #[test]
     fn classes_of_a_mixed_text() {
-        let c = of("Hello, world 42!\n  日本語 é");
-        assert_eq!((c.letters, c.words), (10, 2));
-        assert_eq!(c.digits, 2);
-        assert_eq!(c.punct, 2);
-        assert_eq!(c.spaces, 4);
+        let c = of("Hello, world 42!\n  日本語 é → x1.5");
+        assert_eq!((c.letters, c.words), (12, 4));
+        assert_eq!((c.digits, c.numbers), (4, 3));
+        assert_eq!((c.punct, c.puncts), (3, 3));
+        assert_eq!(c.spaces, 6);
         assert_eq!(c.newlines, 1);
         assert_eq!(c.cjk, 3);
         assert_eq!(c.other, 1);
