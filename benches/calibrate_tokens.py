@@ -47,7 +47,6 @@ from typing import Any
 
 import msgspec
 import numpy as np
-
 from msgnorm import _native
 
 #: The feature names, in ``_token_features``' order.

@@ -124,14 +124,20 @@ impl Classes {
         macro_rules! each {
             ($($f:ident),*) => { $(self.$f = self.$f.saturating_add(o.$f);)* };
         }
-        each!(letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves, scalars);
+        each!(
+            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves,
+            scalars
+        );
     }
     #[inline]
     pub fn sub(&mut self, o: &Classes) {
         macro_rules! each {
             ($($f:ident),*) => { $(self.$f = self.$f.saturating_sub(o.$f);)* };
         }
-        each!(letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves, scalars);
+        each!(
+            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves,
+            scalars
+        );
     }
 }
 

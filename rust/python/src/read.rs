@@ -12,8 +12,7 @@ use crate::view::{Ctx, Obj, View};
 use msgnorm_core::model::{AttValue, Cost, Record, Str};
 use msgnorm_core::read::{
     j_leaf, msg, read_record, Invalid, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, Tally,
-    ValueKind,
-    KEY_SETS, MAX_VALUE_DEPTH,
+    ValueKind, KEY_SETS, MAX_VALUE_DEPTH,
 };
 use msgnorm_core::tokens::{classes, Family, Tokenizer};
 use msgnorm_core::{cutoff, tokens, CountParams};

@@ -6,11 +6,11 @@
 use super::value::{Map, Value};
 use crate::error::{Error, Result};
 use crate::json::parse::count_chars;
-use crate::tokens::classes;
 use crate::model::{AttValue, Block, BlockKind, Content, Meta, Record, Str};
 use crate::read::{
     j_leaf, read_record, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, Tally, ValueKind,
 };
+use crate::tokens::classes;
 use std::borrow::Cow;
 
 /// Reading record values: strings are borrowed from the tree, handles are the
@@ -83,7 +83,11 @@ impl<'a> Source<'a> for ValueSource {
         Ok(match v {
             Value::Str(s) => Some((
                 Cow::Borrowed(s.as_str()),
-                if chars { str_tally(s) } else { Tally::default() },
+                if chars {
+                    str_tally(s)
+                } else {
+                    Tally::default()
+                },
             )),
             _ => None,
         })

@@ -153,7 +153,9 @@ pub fn tally_raw(c: &mut Classes, raw: &str) {
                     let hi = hex(b, i + 2);
                     if (0xD800..0xDC00).contains(&hi) && b.get(i + 6) == Some(&b'\\') {
                         let lo = hex(b, i + 8);
-                        t.code_point(0x10000 + ((hi - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF));
+                        t.code_point(
+                            0x10000 + ((hi - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF),
+                        );
                         i += 12;
                     } else {
                         t.code_point(hi);

@@ -86,10 +86,7 @@ pub fn estimate(c: &Cost, w: &Weights) -> u64 {
         k.letters, k.words, k.digits, k.numbers, k.punct, k.puncts, k.spaces, k.newlines, k.cjk,
         k.other, k.leaves, k.scalars,
     ];
-    let mut t = 0.0;
-    for i in 0..12 {
-        t += w.cls[i] * x[i] as f64;
-    }
+    let mut t: f64 = w.cls.iter().zip(x).map(|(w, n)| w * n as f64).sum();
     t += w.block * c.blocks as f64 + w.call * c.calls as f64 + w.result * c.results as f64;
     (t.ceil().max(0.0) as u64)
         .saturating_add(c.images.saturating_mul(w.image))
