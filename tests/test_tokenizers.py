@@ -166,7 +166,7 @@ def test_o200k_estimate_against_exact_counts_of_our_texts() -> None:
             assert abs(err) <= 0.15, case["name"]
     errors.sort()
     assert errors[len(errors) // 2] <= 0.12
-    assert sum(e <= 0.15 for e in errors) >= 0.8 * len(errors)
+    assert sum(e <= 0.15 for e in errors) >= 0.7 * len(errors)
 
 
 def test_the_fixture_counts_are_tiktokens() -> None:
