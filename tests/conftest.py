@@ -63,10 +63,22 @@ RECORD_FUNCTIONS = frozenset(
 # is compared with it under tokenizer="chars" (unless a test names a tokenizer or
 # passes a §6 option, which selects it).
 COUNTING_FUNCTIONS = frozenset(
-    {"count_tokens_per_record", "count_tokens", "find_cutoff", "trim_to_budget", "split_for_summary"}
+    {
+        "count_tokens_per_record",
+        "count_tokens",
+        "find_cutoff",
+        "trim_to_budget",
+        "split_for_summary",
+    }
 )
 SECTION_6_OPTIONS = frozenset(
-    {"tokenizer", "chars_per_token", "tokens_per_message", "tokens_per_image", "tokens_per_document"}
+    {
+        "tokenizer",
+        "chars_per_token",
+        "tokens_per_message",
+        "tokens_per_image",
+        "tokens_per_document",
+    }
 )
 # Of those, the ones that return records (bytes in -> JSON array bytes out).
 RECORD_OUTPUTS = frozenset(

@@ -209,7 +209,10 @@ def test_count_prompt_anchored(tmp_path: Path) -> None:
     assert lines[1].startswith(f"next prompt: {5000 + 20 + 2 + 3} tokens ")
     # the default: the family of the records' model, higher than SPEC §6's formula
     auto = run(["count", str(path)]).stdout.decode().splitlines()
-    assert auto[1] == run(["count", "--tokenizer", "claude", str(path)]).stdout.decode().splitlines()[1]
+    assert (
+        auto[1]
+        == run(["count", "--tokenizer", "claude", str(path)]).stdout.decode().splitlines()[1]
+    )
     assert int(auto[0].split()[1]) > int(lines[0].split()[1])
 
 

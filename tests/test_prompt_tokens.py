@@ -326,7 +326,9 @@ def test_conversation_prompt_tokens_equals_whole_history(data: st.DataObject) ->
     # asked only now and then: it takes in several appends at once
     lazy = msgnorm.Conversation(tokenizer="chars")
     sys_prompt = "You are a careful assistant."
-    assert conv.prompt_tokens(system=sys_prompt) == msgnorm.prompt_tokens([], system=sys_prompt, **CHARS)
+    assert conv.prompt_tokens(system=sys_prompt) == msgnorm.prompt_tokens(
+        [], system=sys_prompt, **CHARS
+    )
     i = 0
     while i < len(records):
         n = data.draw(st.integers(1, 3))
