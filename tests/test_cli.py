@@ -203,10 +203,17 @@ def test_count_prompt_anchored(tmp_path: Path) -> None:
     ]
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"\n".join(json.dumps(r).encode() for r in recs))
-    proc = run(["count", str(path)])
+    proc = run(["count", "--tokenizer", "chars", str(path)])
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().splitlines()
     assert lines[1].startswith(f"next prompt: {5000 + 20 + 2 + 3} tokens ")
+    # the default: the family of the records' model, higher than SPEC §6's formula
+    auto = run(["count", str(path)]).stdout.decode().splitlines()
+    assert (
+        auto[1]
+        == run(["count", "--tokenizer", "claude", str(path)]).stdout.decode().splitlines()[1]
+    )
+    assert int(auto[0].split()[1]) > int(lines[0].split()[1])
 
 
 @pytest.mark.parametrize(

@@ -495,13 +495,14 @@ def _lc_state(msgs: list[Any]) -> tuple[set[str], set[str]]:
 
 
 def _saves(content: Any) -> bool:
-    """Replacing a tool_result's content by the placeholder lowers its §6 count."""
+    """Replacing a tool_result's content by the placeholder lowers its count (the
+    default tokenizer's: the histories here name Claude models)."""
     if content == P:
         return True  # already cleared: the same in both
     a = user("x", [{"type": "tool_result", "tool_use_id": "t", "content": content}])
     b = user("x", [{"type": "tool_result", "tool_use_id": "t", "content": P}])
-    # block-level: fewer characters, or media gone (chars_per_token=1 counts characters)
-    cost = msgnorm.count_tokens_per_record([a, b], chars_per_token=1.0)
+    # a record of that one block each: the block's estimate and the same per-message tokens
+    cost = msgnorm.count_tokens_per_record([a, b], tokenizer="claude")
     return cost[0] > cost[1]
 
 

@@ -253,7 +253,8 @@ PROMPT = {"type": "user", "uuid": "u0", "message": {"role": "user", "content": "
 
 
 def test_fires_only_when_the_trigger_is_crossed() -> None:
-    conv = msgnorm.Conversation(clear_tool_results={"trigger": 1_000, "keep": 2})
+    # SPEC §6's formula: the numbers below are its
+    conv = msgnorm.Conversation(clear_tool_results={"trigger": 1_000, "keep": 2}, tokenizer="chars")
     conv.append([PROMPT])
     fired_at = []
     for i in range(30):

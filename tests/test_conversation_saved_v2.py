@@ -16,6 +16,8 @@ SAVED = Path(__file__).parent / "data" / "conversation" / "saved-v2.bin"
 OPTIONS: dict[str, Any] = {
     "max_media": 2,
     "clear_tool_results": {"trigger": 400, "keep": 2},
+    # saved with SPEC §6's formula, the counting of every earlier version
+    "tokenizer": "chars",
 }
 #: the history was appended in these slices (``records[previous:stop]``)
 CHUNKS = [9, 30, 47, 60, 61, 90]

@@ -72,17 +72,18 @@ def test_three_input_kinds_agree(records: list[Any]) -> None:
 
 def test_split_count_and_trim_agree_with_the_reference(records: list[Any]) -> None:
     assert msgnorm.normalize_messages(records) == reference.normalize_messages(records)
-    counts = msgnorm.count_tokens_per_record(records)
+    # the reference is SPEC §6's formula: tokenizer="chars"
+    counts = msgnorm.count_tokens_per_record(records, tokenizer="chars")
     assert counts == reference.count_tokens_per_record(records)
     out = msgnorm.normalize_for_api(records)
-    budget = sum(msgnorm.count_tokens_per_record(out)) // 2
+    budget = sum(msgnorm.count_tokens_per_record(out, tokenizer="chars")) // 2
     try:
         expected = reference.trim_to_budget(out, budget, pin=1)
     except ValueError:
         with pytest.raises(msgnorm.BudgetError):
-            msgnorm.trim_to_budget(out, budget, pin=1)
+            msgnorm.trim_to_budget(out, budget, pin=1, tokenizer="chars")
         return
-    assert msgnorm.trim_to_budget(out, budget, pin=1) == expected
+    assert msgnorm.trim_to_budget(out, budget, pin=1, tokenizer="chars") == expected
 
 
 def test_whole_files_as_json_lines_bytes() -> None:

@@ -321,7 +321,7 @@ def test_a_broken_line_in_the_middle_is_named(data: bytes, line: int, column: in
 
 def test_crlf_json_lines_are_read() -> None:
     data = GOOD_LINE + b"\r\n" + json.dumps(user("u2", "x")).encode() + b"\r\n"
-    assert msgnorm.count_tokens_per_record(data) == [5, 4]
+    assert msgnorm.count_tokens_per_record(data, tokenizer="chars") == [5, 4]
     assert json.loads(msgnorm.normalize_messages(data)) == msgnorm.normalize_messages(
         [user("u0", "héllo"), user("u2", "x")]
     )
@@ -341,7 +341,7 @@ def test_json_white_space_is_space_tab_lf_cr_only(ws: bytes) -> None:
     with pytest.raises(JSONDecodeError):
         msgnorm.Conversation().append(ws)
     blank_lines = GOOD_LINE + b"\n \t\r\n\n\t"
-    assert msgnorm.count_tokens_per_record(blank_lines) == [5]
+    assert msgnorm.count_tokens_per_record(blank_lines, tokenizer="chars") == [5]
     assert msgnorm.Conversation().append(b" \t\r\n") == 0
 
 
@@ -508,7 +508,7 @@ def _big_string_checks(n_chars: int) -> None:
     out = msgnorm.normalize_for_api(records)
     assert out[0]["message"]["content"][0] is records[0]["message"]["content"][0]
     expected = math.ceil(n_chars / 4) + 3
-    assert msgnorm.count_tokens(records) == expected
+    assert msgnorm.count_tokens(records, tokenizer="chars") == expected
     data = json.dumps(records, ensure_ascii=False).encode()
     del text, records
     gc.collect()
@@ -516,8 +516,8 @@ def _big_string_checks(n_chars: int) -> None:
     assert len(raw) >= len(data) - 100
     assert raw.count(b"\xc3\xa9" * 1024) >= n_chars // 1024 - 1
     del raw
-    assert msgnorm.count_tokens(data) == expected
-    head, tail = msgnorm.split_for_summary(data, expected)
+    assert msgnorm.count_tokens(data, tokenizer="chars") == expected
+    head, tail = msgnorm.split_for_summary(data, expected, tokenizer="chars")
     assert head == b"[]" and len(tail) >= len(data) - 100
 
 

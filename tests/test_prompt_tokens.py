@@ -40,15 +40,24 @@ def kinds(records: list[Rec]) -> list[Any]:
     return [records, data, data.decode(), from_builtins(records)]
 
 
+#: The numbers below are SPEC §6's formula's ("chars"); the families are tested in
+#: test_tokenizers.py.
+CHARS = {"tokenizer": "chars"}
+
+
+def _chars(kw: dict[str, Any]) -> dict[str, Any]:
+    return kw if kw.keys() - {"system", "tools"} else {**CHARS, **kw}
+
+
 def prompt(records: list[Rec], **kw: Any) -> int:
     """prompt_tokens of every input kind, which must agree."""
-    sizes = {msgnorm.prompt_tokens(r, **kw) for r in kinds(records)}
+    sizes = {msgnorm.prompt_tokens(r, **_chars(kw)) for r in kinds(records)}
     assert len(sizes) == 1, sizes
     return sizes.pop()
 
 
 def est(records: list[Rec], **kw: Any) -> int:
-    return msgnorm.count_tokens(records, **kw)
+    return msgnorm.count_tokens(records, **_chars(kw))
 
 
 Q = user("u1", "what is in the directory?")
@@ -195,7 +204,7 @@ def test_bad_input_is_named() -> None:
     with pytest.raises(msgnorm.MsgnormError, match=r"tools\[0\]"):
         msgnorm.prompt_tokens([Q], tools=[{"name": object()}])
     with pytest.raises(TypeError):
-        msgnorm.prompt_tokens([Q], tokenizer="claude")
+        msgnorm.prompt_tokens([Q], tokenizer="claude", chars_per_token=4)
     with pytest.raises(ValueError, match="chars_per_token"):
         msgnorm.prompt_tokens([Q], chars_per_token=0)
     # records are checked as count_tokens checks them, on every input kind
@@ -212,7 +221,7 @@ def test_bad_input_is_named() -> None:
 def test_conversation_record_usage() -> None:
     # §6.1 "Conversation.record_usage(usage) ... the assistant records at the end of
     # the history are its reply, or ... the next assistant record appended is"
-    conv = msgnorm.Conversation()
+    conv = msgnorm.Conversation(tokenizer="chars")
     conv.append([Q])
     assert conv.prompt_tokens(system="abcd") == est([Q]) + 1
     conv.record_usage({"input_tokens": 100, "cache_read_input_tokens": 900, "output_tokens": 60})
@@ -249,7 +258,7 @@ def test_conversation_record_usage_applies_where_it_was_given() -> None:
     # it (and never asked about) come before it, records appended after it after it
     a = asst("a1", CALL, mid="msg_1")
     usage = {"input_tokens": 100, "cache_read_input_tokens": 900, "output_tokens": 2}
-    lazy, eager = msgnorm.Conversation(), msgnorm.Conversation()
+    lazy, eager = msgnorm.Conversation(tokenizer="chars"), msgnorm.Conversation(tokenizer="chars")
     for conv, ask in ((lazy, False), (eager, True)):
         conv.append([Q])
         if ask:
@@ -259,7 +268,7 @@ def test_conversation_record_usage_applies_where_it_was_given() -> None:
         conv.append([RESULT])
     assert lazy.prompt_tokens() == eager.prompt_tokens() == 1_000 + est([a]) + est([RESULT])
     # given before its reply is appended: the next assistant record is the reply
-    pending = msgnorm.Conversation()
+    pending = msgnorm.Conversation(tokenizer="chars")
     pending.append([Q])
     pending.append([RESULT])
     pending.record_usage(usage)
@@ -269,7 +278,7 @@ def test_conversation_record_usage_applies_where_it_was_given() -> None:
 
 def test_conversation_saved_reads_the_anchor_again() -> None:
     # §6.1 "a loaded one reads the anchor again from its records"
-    conv = msgnorm.Conversation()
+    conv = msgnorm.Conversation(tokenizer="chars")
     conv.append([Q, reply("a1", CALL, "msg_1", anth(4_000, 50)), RESULT])
     # saved before it was ever asked, and after
     never = msgnorm.Conversation.from_bytes(conv.to_bytes())
@@ -313,11 +322,13 @@ def _with_usage(records: list[Rec], draw: Any) -> list[Rec]:
 def test_conversation_prompt_tokens_equals_whole_history(data: st.DataObject) -> None:
     # §6.1 "Conversation.prompt_tokens() is the same over the records appended so far"
     records = _with_usage(data.draw(S.histories(max_events=12)), data.draw)
-    conv = msgnorm.Conversation()
+    conv = msgnorm.Conversation(tokenizer="chars")
     # asked only now and then: it takes in several appends at once
-    lazy = msgnorm.Conversation()
+    lazy = msgnorm.Conversation(tokenizer="chars")
     sys_prompt = "You are a careful assistant."
-    assert conv.prompt_tokens(system=sys_prompt) == msgnorm.prompt_tokens([], system=sys_prompt)
+    assert conv.prompt_tokens(system=sys_prompt) == msgnorm.prompt_tokens(
+        [], system=sys_prompt, **CHARS
+    )
     i = 0
     while i < len(records):
         n = data.draw(st.integers(1, 3))
@@ -325,9 +336,9 @@ def test_conversation_prompt_tokens_equals_whole_history(data: st.DataObject) ->
         lazy.append(records[i : i + n])
         i += n
         history = records[:i]
-        assert conv.prompt_tokens() == msgnorm.prompt_tokens(history)
+        assert conv.prompt_tokens() == msgnorm.prompt_tokens(history, **CHARS)
         assert conv.prompt_tokens(system=sys_prompt) == msgnorm.prompt_tokens(
-            msgspec.json.encode(history), system=sys_prompt
+            msgspec.json.encode(history), system=sys_prompt, **CHARS
         )
         if i == len(records) or data.draw(st.integers(0, 3)) == 0:
-            assert lazy.prompt_tokens() == msgnorm.prompt_tokens(history)
+            assert lazy.prompt_tokens() == msgnorm.prompt_tokens(history, **CHARS)

@@ -17,9 +17,24 @@ import msgnorm.arrow
 import pytest
 from msgnorm import _native
 
-COUNTING = ("chars_per_token", "tokens_per_message", "tokens_per_image", "tokens_per_document")
-#: SPEC §6's defaults.
+COUNTING = (
+    "tokenizer",
+    "chars_per_token",
+    "tokens_per_message",
+    "tokens_per_image",
+    "tokens_per_document",
+)
+#: SPEC §6's defaults: the tokenizer family of the records' model; the "chars"
+#: formula's options unset (given, they select it).
 SPEC_COUNTING = {
+    "tokenizer": "auto",
+    "chars_per_token": None,
+    "tokens_per_message": None,
+    "tokens_per_image": None,
+    "tokens_per_document": None,
+}
+#: The "chars" formula's defaults (SPEC §6).
+SPEC_CHARS = {
     "chars_per_token": 4.0,
     "tokens_per_message": 3,
     "tokens_per_image": 1600,
@@ -110,8 +125,13 @@ def test_the_max_media_default_is_the_one_applied() -> None:
 
 def test_the_counting_defaults_are_the_ones_applied() -> None:
     recs = _history(1)
-    assert msgnorm.count_tokens(recs) == msgnorm.count_tokens(recs, **SPEC_COUNTING)
-    assert msgnorm.count_tokens(recs) != msgnorm.count_tokens(recs, tokens_per_image=1)
+    assert msgnorm.count_tokens(recs) == msgnorm.count_tokens(recs, tokenizer="auto")
+    assert msgnorm.count_tokens(recs) == msgnorm.count_tokens(recs, tokenizer="claude")
+    chars = msgnorm.count_tokens(recs, tokenizer="chars")
+    assert chars == msgnorm.count_tokens(recs, **SPEC_CHARS)
+    for k, v in SPEC_CHARS.items():
+        assert chars == msgnorm.count_tokens(recs, **{k: v})
+    assert chars != msgnorm.count_tokens(recs, tokens_per_image=1)
 
 
 CALLS: list[tuple[str, Callable[..., Any]]] = [
@@ -126,7 +146,7 @@ CALLS: list[tuple[str, Callable[..., Any]]] = [
 
 @pytest.mark.parametrize("call", CALLS, ids=lambda c: c[0])
 @pytest.mark.parametrize("name", ["tokens_per_message", "tokens_per_image", "tokens_per_document"])
-@pytest.mark.parametrize("bad", [-1, True, "3", 2.0, None])
+@pytest.mark.parametrize("bad", [-1, True, "3", 2.0])
 def test_a_bad_count_option_names_itself(
     call: tuple[str, Callable[..., Any]], name: str, bad: object
 ) -> None:
@@ -135,7 +155,7 @@ def test_a_bad_count_option_names_itself(
 
 
 @pytest.mark.parametrize("call", CALLS, ids=lambda c: c[0])
-@pytest.mark.parametrize("bad", [True, "4", None, [4]])
+@pytest.mark.parametrize("bad", [True, "4", [4]])
 def test_a_bad_chars_per_token_names_itself(
     call: tuple[str, Callable[..., Any]], bad: object
 ) -> None:

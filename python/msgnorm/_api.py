@@ -110,10 +110,16 @@ def _defaults(f: Callable[..., Any]) -> dict[str, Any]:
 # The defaults of the functions of other modules that take the same options,
 # read from the native signatures (SPEC §4, §6).
 _API_DEFAULTS = _defaults(_native.normalize_for_api)
-_COUNTING_DEFAULTS = _defaults(_native.count_tokens)
+_COUNTING_DEFAULTS = {k: v for k, v in _defaults(_native.count_tokens).items() if k != "exact"}
 _STRICT: bool = _API_DEFAULTS["strict"]
 _MAX_MEDIA: int | None = _API_DEFAULTS["max_media"]
-_CHARS_PER_TOKEN: float = _COUNTING_DEFAULTS["chars_per_token"]
+
+
+def _counting_options(tokenizer: str, chars_per_token: float | None) -> dict[str, Any]:
+    """The counting keywords of a command line: ``chars_per_token`` only when given."""
+    if chars_per_token is None:
+        return {"tokenizer": tokenizer}
+    return {"tokenizer": tokenizer, "chars_per_token": chars_per_token}
 
 
 def _api_of(options: Mapping[str, Any]) -> tuple[bool, int | None, bool, bool, Any]:
@@ -130,7 +136,7 @@ def _api_of(options: Mapping[str, Any]) -> tuple[bool, int | None, bool, bool, A
     )
 
 
-def _costs_of(options: Mapping[str, Any]) -> tuple[float, int, int, int]:
+def _costs_of(options: Mapping[str, Any]) -> tuple[float, int, int, int, str]:
     """The checked §6 token costs in ``options`` (the native defaults for the rest)."""
     return _counting(**{k: options.get(k, d) for k, d in _COUNTING_DEFAULTS.items()})
 

@@ -9,7 +9,7 @@ native functions themselves: their keyword defaults and checks exist once, here.
 """
 
 from collections.abc import Mapping
-from typing import Any, TypedDict, final
+from typing import Any, Literal, TypedDict, final
 
 from typing_extensions import Unpack, disjoint_base
 
@@ -24,6 +24,7 @@ __all__ = [
     "_counting",
     "_force_panic",
     "_max_media",
+    "_token_features",
     "arrow_kernel",
     "batch_kernel",
     "clear_context",
@@ -77,12 +78,18 @@ class _ApiOptions(TypedDict, total=False):
 _ApiArgs = tuple[bool, int | None, bool, bool, dict[str, str | None] | None]
 
 class _Costs(TypedDict, total=False):
-    """The token cost options (SPEC §6) every counting function takes."""
+    """The token counting options (SPEC §6) every counting function takes: the
+    tokenizer family, or the §6 formula's four options (which select "chars")."""
 
-    chars_per_token: float
-    tokens_per_message: int
-    tokens_per_image: int
-    tokens_per_document: int
+    tokenizer: Literal["auto", "claude", "o200k_base", "gemini", "chars"]
+    chars_per_token: float | None
+    tokens_per_message: int | None
+    tokens_per_image: int | None
+    tokens_per_document: int | None
+
+#: ``(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document,
+#: tokenizer)``, as ``_counting`` checked them.
+_Counting = tuple[float, int, int, int, str]
 
 def normalize_for_api(
     records: Any,
@@ -96,19 +103,37 @@ def normalize_for_api_report(
 ) -> tuple[Any, dict[str, Any]]: ...
 def normalize_messages(records: Any) -> Any: ...
 def _counting(
-    chars_per_token: float, tokens_per_message: int, tokens_per_image: int, tokens_per_document: int
-) -> tuple[float, int, int, int]: ...
+    tokenizer: str = "auto",
+    chars_per_token: float | None = None,
+    tokens_per_message: int | None = None,
+    tokens_per_image: int | None = None,
+    tokens_per_document: int | None = None,
+) -> _Counting: ...
 def _max_media(value: int | None) -> int | None: ...
 def _count(name: str, value: int, records: bool) -> int: ...
 def count_tokens_per_record(
     records: Any,
-    **costs: Unpack[_Costs],
+    *,
+    exact: bool = False,
+    tokenizer: Literal["auto", "claude", "o200k_base", "gemini", "chars", "cl100k_base"] = "auto",
+    chars_per_token: float | None = None,
+    tokens_per_message: int | None = None,
+    tokens_per_image: int | None = None,
+    tokens_per_document: int | None = None,
 ) -> list[int]: ...
 def count_tokens(
     records: Any,
-    **costs: Unpack[_Costs],
+    *,
+    exact: bool = False,
+    tokenizer: Literal["auto", "claude", "o200k_base", "gemini", "chars", "cl100k_base"] = "auto",
+    chars_per_token: float | None = None,
+    tokens_per_message: int | None = None,
+    tokens_per_image: int | None = None,
+    tokens_per_document: int | None = None,
 ) -> int: ...
-def prompt_tokens(records: Any, extra: list[str], counting: tuple[float, int, int, int]) -> int: ...
+def prompt_tokens(records: Any, extra: list[str], counting: _Counting) -> int: ...
+def content_texts(records: Any) -> list[str | None]: ...
+def _token_features(data: bytes) -> list[list[int]]: ...
 def find_cutoff(
     records: Any,
     max_tokens: int,
@@ -199,7 +224,7 @@ def batch_kernel(
     session: bool,
     num_threads: int | None,
     api: _ApiArgs | None,
-    counting: tuple[float, int, int, int] | None,
+    counting: _Counting | None,
 ) -> list[Any]: ...
 def default_num_threads() -> int: ...
 
@@ -225,7 +250,7 @@ def arrow_kernel(
     num_threads: int | None,
     raise_first: bool,
     api: _ApiArgs | None,
-    counting: tuple[float, int, int, int] | None,
+    counting: _Counting | None,
 ) -> ArrowArray | ArrowStream: ...
 def _force_panic(message: str) -> None: ...
 def content_texts(data: bytes) -> list[str | None]: ...
@@ -244,7 +269,7 @@ class Conversation:
     def __new__(
         cls,
         api: _ApiArgs,
-        counting: tuple[float, int, int, int],
+        counting: _Counting,
     ) -> Conversation: ...
     def append(self, data: bytes | str) -> int: ...
     def for_api(self) -> bytes: ...

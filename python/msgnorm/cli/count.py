@@ -22,6 +22,7 @@ def _count_tree(args: argparse.Namespace) -> int:
         pattern=args.glob,
         top=args.top,
         chars_per_token=args.chars_per_token,
+        tokenizer=args.tokenizer,
     )
     lines = [
         f"total: {summary.tokens} tokens in {summary.written} {summary.unit} "
@@ -39,14 +40,15 @@ def _count(args: argparse.Namespace) -> int:
     if args.path != "-" and Path(args.path).is_dir():
         return _count_tree(args)
     data = read_input(args.path)
-    per = _api.count_tokens_per_record(data, chars_per_token=args.chars_per_token)
+    options = _api._counting_options(args.tokenizer, args.chars_per_token)
+    per = _api.count_tokens_per_record(data, **options)
     records: list[Any] = records_of(data)
     by_type: dict[str, int] = {}
     for rec, n in zip(records, per, strict=True):
         t = rec.get("type") if isinstance(rec, dict) else None
         by_type[str(t)] = by_type.get(str(t), 0) + n
     total = sum(per)
-    prompt = _api.prompt_tokens(data, chars_per_token=args.chars_per_token)
+    prompt = _api.prompt_tokens(data, **options)
     lines = [
         f"total: {total} tokens in {len(per)} records",
         f"next prompt: {prompt} tokens (anchored on the latest reported usage, SPEC §6.1)",
@@ -68,7 +70,18 @@ def add_parser(sub: Any) -> None:
         "count", help="approximate tokens (SPEC §6): total, next prompt (§6.1), per type, biggest"
     )
     c.add_argument("path", help="transcript file, directory tree, or - for standard input")
-    c.add_argument("--chars-per-token", type=float, default=_api._CHARS_PER_TOKEN)
+    c.add_argument(
+        "--tokenizer",
+        default="auto",
+        choices=("auto", "claude", "o200k_base", "gemini", "chars"),
+        help="whose tokens to estimate (SPEC §6; auto: the records' model, else claude)",
+    )
+    c.add_argument(
+        "--chars-per-token",
+        type=float,
+        default=None,
+        help="the SPEC §6 formula's characters per token (selects --tokenizer chars)",
+    )
     c.add_argument("--top", type=int, default=5, help="how many of the biggest records (sessions)")
     g = c.add_argument_group(
         "directory (each session, a *.jsonl file with its subagent files: its main thread)"

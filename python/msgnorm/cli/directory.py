@@ -492,7 +492,8 @@ def count_tree(
     progress: bool | None = None,
     pattern: str = "*.jsonl",
     top: int = 5,
-    chars_per_token: float = _api._CHARS_PER_TOKEN,
+    chars_per_token: float | None = None,
+    tokenizer: str = "auto",
 ) -> tuple[Summary, list[tuple[int, str]]]:
     """Tokens of every item of the tree: the summary and the ``top`` biggest items."""
     units = tree_units(root, pattern, session)
@@ -513,7 +514,7 @@ def count_tree(
                     num_threads=jobs,
                     session=kernel_loads,
                     per_record=True,
-                    chars_per_token=chars_per_token,
+                    **_api._counting_options(tokenizer, chars_per_token),
                 )
                 for i, n in zip(at, counts, strict=True):
                     results[i] = n

@@ -11,7 +11,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::{BlockKind, Content, Cost, Kind, Record};
-use crate::tokens::{per_record, CountParams};
+use crate::tokens::{classes_of, cost_tokens, per_record, CountParams, Tokenizer};
 use ahash::{AHashMap, AHashSet};
 use std::borrow::Cow;
 
@@ -134,6 +134,7 @@ pub fn edit<'a, H: Clone>(
     mut touched: Option<&mut Touched>,
 ) -> Result<EditReport> {
     let mut report = EditReport::default();
+    let p = &p.resolved(recs);
     let before = per_record(recs, p)?;
     report.tokens_before = before.iter().fold(0u64, |a, &b| a.saturating_add(b));
     let (loop_at, answer_at) = current_loop(recs);
@@ -155,6 +156,13 @@ pub fn edit<'a, H: Clone>(
             // The cost of each touched record after the changes.
             let mut costs: AHashMap<usize, Cost> = AHashMap::new();
             let placeholder_chars = t.placeholder.chars().count() as u64;
+            let placeholder_cost = Cost {
+                chars: placeholder_chars,
+                cls: classes_of(&t.placeholder),
+                blocks: 1,
+                results: 1,
+                ..Cost::default()
+            };
             for c in &changes {
                 let (ri, bi) = match *c {
                     Change::Result(r, b) | Change::Input(r, b) => (r, b),
@@ -162,18 +170,11 @@ pub fn edit<'a, H: Clone>(
                 let rc = costs.entry(ri).or_insert(recs[ri].cost);
                 let b = &recs[ri].content.blocks()[bi];
                 let new = match c {
-                    Change::Result(..) => Cost {
-                        chars: placeholder_chars,
-                        ..Cost::default()
-                    },
-                    Change::Input(..) => Cost {
-                        chars: tool_info(b, info)?.name_chars,
-                        ..Cost::default()
-                    },
+                    Change::Result(..) => placeholder_cost,
+                    Change::Input(..) => name_cost(&tool_info(b, info)?),
                 };
-                rc.chars = rc.chars.saturating_sub(b.cost.chars) + new.chars;
-                rc.images = rc.images.saturating_sub(b.cost.images);
-                rc.documents = rc.documents.saturating_sub(b.cost.documents);
+                rc.sub(b.cost);
+                rc.add(new);
             }
             let mut saved = 0u64;
             for (&ri, &c) in &costs {
@@ -193,10 +194,7 @@ pub fn edit<'a, H: Clone>(
                             }
                             b.inner = Some(Content::Str(Cow::Owned(t.placeholder.clone())));
                             b.dirty = true;
-                            b.cost = Cost {
-                                chars: placeholder_chars,
-                                ..Cost::default()
-                            };
+                            b.cost = placeholder_cost;
                             report.results_cleared += 1;
                             note(ri);
                         }
@@ -208,10 +206,7 @@ pub fn edit<'a, H: Clone>(
                                 t.inputs.push(b.id.as_deref().unwrap_or("").to_owned());
                             }
                             b.dirty = true;
-                            b.cost = Cost {
-                                chars: name_chars.name_chars,
-                                ..Cost::default()
-                            };
+                            b.cost = name_cost(&name_chars);
                             report.inputs_cleared += 1;
                             note(ri);
                         }
@@ -266,7 +261,7 @@ pub fn edit<'a, H: Clone>(
                     true
                 }
             });
-            r.cost.chars = r.cost.chars.saturating_sub(gone.chars);
+            r.cost.sub(gone);
             report.thinking_cleared += n as u64;
             if let Some(t) = touched.as_mut() {
                 t.thinking.push(i);
@@ -358,15 +353,18 @@ pub fn apply_sticky<'a, H: Clone>(
                     if !named || matches!(&b.inner, Some(Content::Str(s)) if *s == placeholder) {
                         continue;
                     }
-                    cost.chars = cost.chars.saturating_sub(b.cost.chars) + placeholder_chars;
-                    cost.images = cost.images.saturating_sub(b.cost.images);
-                    cost.documents = cost.documents.saturating_sub(b.cost.documents);
-                    b.inner = Some(Content::Str(Cow::Owned(placeholder.to_owned())));
-                    b.dirty = true;
-                    b.cost = Cost {
+                    let new = Cost {
                         chars: placeholder_chars,
+                        cls: classes_of(placeholder),
+                        blocks: 1,
+                        results: 1,
                         ..Cost::default()
                     };
+                    cost.sub(b.cost);
+                    cost.add(new);
+                    b.inner = Some(Content::Str(Cow::Owned(placeholder.to_owned())));
+                    b.dirty = true;
+                    b.cost = new;
                 }
                 r.cost = cost;
                 any = true;
@@ -398,19 +396,18 @@ pub fn apply_sticky<'a, H: Clone>(
                         if ti.input_empty {
                             continue;
                         }
-                        cost.chars = cost.chars.saturating_sub(b.cost.chars) + ti.name_chars;
+                        let new = name_cost(&ti);
+                        cost.sub(b.cost);
+                        cost.add(new);
                         b.dirty = true;
-                        b.cost = Cost {
-                            chars: ti.name_chars,
-                            ..Cost::default()
-                        };
+                        b.cost = new;
                         changed = true;
                     }
                 }
                 if strip {
                     r.blocks_mut().retain(|b| {
                         if is_thinking(b.kind) {
-                            cost.chars = cost.chars.saturating_sub(b.cost.chars);
+                            cost.sub(b.cost);
                             false
                         } else {
                             true
@@ -467,7 +464,13 @@ fn plan_tools<H>(
         return Ok(Vec::new());
     }
     let clearable = uses.saturating_sub(t.keep);
-    let placeholder_chars = t.placeholder.chars().count() as u64;
+    let placeholder = Cost {
+        chars: t.placeholder.chars().count() as u64,
+        cls: classes_of(&t.placeholder),
+        blocks: 1,
+        results: 1,
+        ..Cost::default()
+    };
     let exclude: AHashSet<&str> = t.exclude_tools.iter().map(String::as_str).collect();
     let inputs_of: Option<AHashSet<&str>> = match &t.clear_inputs {
         ClearInputs::Tools(v) => Some(v.iter().map(String::as_str).collect()),
@@ -527,7 +530,7 @@ fn plan_tools<H>(
                         continue;
                     }
                     let done = matches!(&b.inner, Some(Content::Str(s)) if *s == t.placeholder);
-                    if !done && saves(b.cost, placeholder_chars, p) {
+                    if !done && saves(b.cost, &placeholder, p) {
                         changes.push(Change::Result(ri, bi));
                     }
                 }
@@ -541,7 +544,25 @@ fn plan_tools<H>(
 /// Whether replacing content of cost `c` by a placeholder of `chars` code
 /// points lowers the §6 count of any record holding it (so clearing never
 /// raises the count: a result no bigger than the placeholder stays).
-fn saves(c: Cost, chars: u64, p: &CountParams) -> bool {
+/// The cost of a tool call whose input was cleared: its name (and `{}`).
+fn name_cost(ti: &ToolUseInfo) -> Cost {
+    let mut cls = classes_of(&ti.name);
+    cls.leaves = cls.leaves.saturating_add(1);
+    Cost {
+        chars: ti.name_chars,
+        cls,
+        blocks: 1,
+        calls: 1,
+        ..Cost::default()
+    }
+}
+
+/// Whether a tool result of cost `c` costs more than the placeholder `ph`.
+fn saves(c: Cost, ph: &Cost, p: &CountParams) -> bool {
+    if p.tokenizer != Tokenizer::Chars {
+        return cost_tokens(&c, p) > cost_tokens(ph, p);
+    }
+    let chars = ph.chars;
     let fixed = c
         .images
         .saturating_mul(p.tokens_per_image)

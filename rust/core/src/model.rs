@@ -92,6 +92,55 @@ impl BlockKind {
     }
 }
 
+/// The characters of a text by class (SPEC §6, tokenizer families): what a
+/// calibrated estimate reads. Counts saturate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Classes {
+    /// Letters (ASCII, and the 2-byte UTF-8 scripts: accented Latin, Greek,
+    /// Cyrillic, Hebrew, Arabic), and the runs of them (words).
+    pub letters: u32,
+    pub words: u32,
+    /// Digits, and the runs of them (numbers).
+    pub digits: u32,
+    pub numbers: u32,
+    /// ASCII punctuation and symbols (JSON syntax included), and the runs of them.
+    pub punct: u32,
+    pub puncts: u32,
+    /// Runs of spaces and tabs, and newlines.
+    pub spaces: u32,
+    pub newlines: u32,
+    /// CJK characters (Han, kana, Hangul, full-width forms), and other non-ASCII ones.
+    pub cjk: u32,
+    pub other: u32,
+    /// Leaves of structured values (a tool call's input): strings and scalars,
+    /// and the scalars alone.
+    pub leaves: u32,
+    pub scalars: u32,
+}
+
+impl Classes {
+    #[inline]
+    pub fn add(&mut self, o: &Classes) {
+        macro_rules! each {
+            ($($f:ident),*) => { $(self.$f = self.$f.saturating_add(o.$f);)* };
+        }
+        each!(
+            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves,
+            scalars
+        );
+    }
+    #[inline]
+    pub fn sub(&mut self, o: &Classes) {
+        macro_rules! each {
+            ($($f:ident),*) => { $(self.$f = self.$f.saturating_sub(o.$f);)* };
+        }
+        each!(
+            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves,
+            scalars
+        );
+    }
+}
+
 /// Token-count ingredients of a block or record (SPEC §6), filled by a backend
 /// only when counting was asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,6 +149,12 @@ pub struct Cost {
     pub chars: u64,
     pub images: u64,
     pub documents: u64,
+    /// The same characters by class (a calibrated estimate's input).
+    pub cls: Classes,
+    /// Blocks, and among them tool calls and tool results (the wrapping an API adds).
+    pub blocks: u32,
+    pub calls: u32,
+    pub results: u32,
 }
 
 impl Cost {
@@ -107,6 +162,20 @@ impl Cost {
         self.chars += o.chars;
         self.images += o.images;
         self.documents += o.documents;
+        self.cls.add(&o.cls);
+        self.blocks = self.blocks.saturating_add(o.blocks);
+        self.calls = self.calls.saturating_add(o.calls);
+        self.results = self.results.saturating_add(o.results);
+    }
+    /// Takes off what `o` (a part of this cost) added.
+    pub fn sub(&mut self, o: Cost) {
+        self.chars = self.chars.saturating_sub(o.chars);
+        self.images = self.images.saturating_sub(o.images);
+        self.documents = self.documents.saturating_sub(o.documents);
+        self.cls.sub(&o.cls);
+        self.blocks = self.blocks.saturating_sub(o.blocks);
+        self.calls = self.calls.saturating_sub(o.calls);
+        self.results = self.results.saturating_sub(o.results);
     }
 }
 
@@ -294,6 +363,8 @@ pub struct Record<'a, H> {
     pub content_dirty: bool,
     /// Token-count ingredients of the content (filled when counting).
     pub cost: Cost,
+    /// The tokenizer family of `message.model` (filled when counting).
+    pub family: Option<crate::tokens::Family>,
     /// The session-tree fields (filled by the JSON reader when asked, for [`crate::session`]).
     pub links: Option<Box<Links<'a>>>,
 }
@@ -343,6 +414,7 @@ impl<'a, H> Record<'a, H> {
             content: Content::Str(Cow::Borrowed("")),
             content_dirty: false,
             cost: Cost::default(),
+            family: None,
             links: None,
         }
     }

@@ -314,7 +314,7 @@ pub fn extra_tokens(texts: &[&str], p: &CountParams) -> Result<u64> {
     p.check()?;
     Ok(texts
         .iter()
-        .map(|t| (t.chars().count() as f64 / p.chars_per_token).ceil() as u64)
+        .map(|t| crate::tokens::text_tokens(t, p))
         .fold(0u64, u64::saturating_add))
 }
 
@@ -328,6 +328,7 @@ pub fn prompt_json(src: &str, p: &CountParams, extra: u64) -> Result<u64> {
 /// [`Prompt`] over records read from JSON.
 pub fn prompt_of<'a>(recs: &[Record<'a, Raw<'a>>], p: &CountParams) -> Result<Prompt> {
     let mut s = Prompt::default();
+    let p = &p.resolved(recs);
     for r in recs {
         let raw = r.orig.map_or("{}", |o| o.text);
         s.push(record_tokens(r, p), &facts_of_raw(r, raw)?);

@@ -4,7 +4,9 @@
 //! argument.
 
 use crate::errors::{to_pyerr, Failure};
+use msgnorm_core::tokens::Tokenizer;
 use msgnorm_core::{ApiOptions, CountParams, Error, Templates};
+use pyo3::exceptions::PyTypeError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
@@ -90,22 +92,102 @@ pub fn flag(ob: &Bound<'_, PyAny>) -> PyResult<bool> {
     ob.is_truthy()
 }
 
-/// The four SPEC §6 counting options, checked, as the core takes them (for
-/// the Python functions that pass them on: batch, Arrow, Conversation).
+/// `tokenizer`: one of the names [`Tokenizer::parse`] knows.
+pub fn tokenizer(s: &str) -> PyResult<Tokenizer> {
+    Tokenizer::parse(s).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "tokenizer must be one of 'auto', 'claude', 'o200k_base', 'gemini', 'chars' \
+             (or 'cl100k_base' with exact=True), not {s:?}"
+        ))
+    })
+}
+
+/// Defines `fn $f(ob) -> PyResult<Option<$t>>`: `None`, or what `$check` accepts.
+macro_rules! optional_arg {
+    ($f:ident, $check:ident, $t:ty) => {
+        pub fn $f(ob: &Bound<'_, PyAny>) -> PyResult<Option<$t>> {
+            if ob.is_none() {
+                return Ok(None);
+            }
+            $check(ob).map(Some)
+        }
+    };
+}
+
+optional_arg!(opt_chars_per_token, chars_per_token, f64);
+optional_arg!(opt_tokens_per_message, tokens_per_message, u64);
+optional_arg!(opt_tokens_per_image, tokens_per_image, u64);
+optional_arg!(opt_tokens_per_document, tokens_per_document, u64);
+
+/// SPEC §6: the counting parameters of `tokenizer` and the four §6 options.
+/// Any §6 option selects `"chars"` (the §6 formula); one passed with a
+/// tokenizer family is a `TypeError`. The options left `None` take §6's
+/// defaults.
+pub fn count_params(
+    tokenizer: Tokenizer,
+    chars_per_token: Option<f64>,
+    tokens_per_message: Option<u64>,
+    tokens_per_image: Option<u64>,
+    tokens_per_document: Option<u64>,
+) -> PyResult<CountParams> {
+    let given = [
+        ("chars_per_token", chars_per_token.is_some()),
+        ("tokens_per_message", tokens_per_message.is_some()),
+        ("tokens_per_image", tokens_per_image.is_some()),
+        ("tokens_per_document", tokens_per_document.is_some()),
+    ];
+    let tokenizer = match given.iter().find(|g| g.1) {
+        None => tokenizer,
+        Some(_) if matches!(tokenizer, Tokenizer::Auto | Tokenizer::Chars) => Tokenizer::Chars,
+        Some((name, _)) => {
+            return Err(PyTypeError::new_err(format!(
+                "{name} is an option of tokenizer='chars' (the SPEC §6 formula), \
+                 not of tokenizer={:?}",
+                tokenizer.name()
+            )))
+        }
+    };
+    let d = CountParams::default();
+    Ok(CountParams {
+        chars_per_token: chars_per_token.unwrap_or(d.chars_per_token),
+        tokens_per_message: tokens_per_message.unwrap_or(d.tokens_per_message),
+        tokens_per_image: tokens_per_image.unwrap_or(d.tokens_per_image),
+        tokens_per_document: tokens_per_document.unwrap_or(d.tokens_per_document),
+        tokenizer,
+    })
+}
+
+/// The SPEC §6 counting options, checked, as the core takes them (for the
+/// Python functions that pass them on: batch, Arrow, Conversation).
 #[pyfunction]
 #[pyo3(name = "_counting")]
+#[pyo3(signature = (
+    tokenizer="auto", chars_per_token=None, tokens_per_message=None,
+    tokens_per_image=None, tokens_per_document=None,
+))]
 pub fn counting(
-    #[pyo3(from_py_with = chars_per_token)] chars_per_token: f64,
-    #[pyo3(from_py_with = tokens_per_message)] tokens_per_message: u64,
-    #[pyo3(from_py_with = tokens_per_image)] tokens_per_image: u64,
-    #[pyo3(from_py_with = tokens_per_document)] tokens_per_document: u64,
-) -> (f64, u64, u64, u64) {
-    (
+    py: Python<'_>,
+    tokenizer: &str,
+    #[pyo3(from_py_with = opt_chars_per_token)] chars_per_token: Option<f64>,
+    #[pyo3(from_py_with = opt_tokens_per_message)] tokens_per_message: Option<u64>,
+    #[pyo3(from_py_with = opt_tokens_per_image)] tokens_per_image: Option<u64>,
+    #[pyo3(from_py_with = opt_tokens_per_document)] tokens_per_document: Option<u64>,
+) -> PyResult<Counting> {
+    let p = count_params(
+        self::tokenizer(tokenizer)?,
         chars_per_token,
         tokens_per_message,
         tokens_per_image,
         tokens_per_document,
-    )
+    )?;
+    p.check().map_err(|e| to_pyerr(py, Failure::Core(e)))?;
+    Ok((
+        p.chars_per_token,
+        p.tokens_per_message,
+        p.tokens_per_image,
+        p.tokens_per_document,
+        p.tokenizer.name().to_owned(),
+    ))
 }
 
 /// `max_media`, checked, as the core takes it.
@@ -213,16 +295,18 @@ pub(crate) fn templates_dict<'py>(
     }
 }
 
-/// `(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document)`.
-pub(crate) type Counting = (f64, u64, u64, u64);
+/// `(chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document,
+/// tokenizer)`, as [`counting`] checked them.
+pub(crate) type Counting = (f64, u64, u64, u64, String);
 
 pub(crate) fn params(
-    (chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document): Counting,
+    (chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document, tokenizer): Counting,
 ) -> CountParams {
     CountParams {
         chars_per_token,
         tokens_per_message,
         tokens_per_image,
         tokens_per_document,
+        tokenizer: Tokenizer::parse(&tokenizer).unwrap_or(Tokenizer::Auto),
     }
 }

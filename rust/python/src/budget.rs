@@ -10,6 +10,7 @@ use crate::write;
 use msgnorm_core::model::Kind;
 use msgnorm_core::prompt::{Facts, Prompt};
 use msgnorm_core::read::ReadOpts;
+use msgnorm_core::tokens::Tokenizer;
 use msgnorm_core::CountParams;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
@@ -29,8 +30,8 @@ macro_rules! counting_fn {
         $(#[$doc])*
         #[pyfunction]
         #[pyo3(signature = (
-            $records, $($arg,)* * $(, $kw=$kdef)?, chars_per_token=4.0, tokens_per_message=3,
-            tokens_per_image=1600, tokens_per_document=3000,
+            $records, $($arg,)* * $(, $kw=$kdef)?, tokenizer="auto", chars_per_token=None,
+            tokens_per_message=None, tokens_per_image=None, tokens_per_document=None,
         ))]
         #[allow(clippy::too_many_arguments)]
         pub(crate) fn $name<$py>(
@@ -38,12 +39,16 @@ macro_rules! counting_fn {
             $records: &Bound<$py, PyAny>,
             $(#[pyo3(from_py_with = $from)] $arg: $ty,)*
             $(#[pyo3(from_py_with = $kfrom)] $kw: $kty,)?
-            #[pyo3(from_py_with = args::chars_per_token)] chars_per_token: f64,
-            #[pyo3(from_py_with = args::tokens_per_message)] tokens_per_message: u64,
-            #[pyo3(from_py_with = args::tokens_per_image)] tokens_per_image: u64,
-            #[pyo3(from_py_with = args::tokens_per_document)] tokens_per_document: u64,
+            tokenizer: &str,
+            #[pyo3(from_py_with = args::opt_chars_per_token)] chars_per_token: Option<f64>,
+            #[pyo3(from_py_with = args::opt_tokens_per_message)] tokens_per_message: Option<u64>,
+            #[pyo3(from_py_with = args::opt_tokens_per_image)] tokens_per_image: Option<u64>,
+            #[pyo3(from_py_with = args::opt_tokens_per_document)] tokens_per_document: Option<u64>,
         ) -> $ret {
-            let $p = params((chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document));
+            let tokenizer = args::tokenizer(tokenizer)?;
+            let $p = args::count_params(
+                tokenizer, chars_per_token, tokens_per_message, tokens_per_image, tokens_per_document,
+            )?;
             $body
         }
     };
@@ -94,16 +99,49 @@ pub(crate) fn list_cutoff_only<'py>(
 
 counting_fn! {
     /// Approximate tokens of each record (SPEC §6); 0 for records that are not messages.
-    fn count_tokens_per_record<'py>(py, records; params p) -> PyResult<Vec<u64>> {
+    fn count_tokens_per_record<'py>(py, records; keyword exact: bool = args::flag => false; params p)
+        -> PyResult<Vec<u64>> {
+        if exact {
+            return exact_counts(py, records, p.tokenizer);
+        }
         per_record(py, records, &p)
     }
 }
 
 counting_fn! {
     /// Approximate tokens of the whole history (SPEC §6).
-    fn count_tokens<'py>(py, records; params p) -> PyResult<u64> {
-        Ok(per_record(py, records, &p)?.iter().fold(0u64, |a, &c| a.saturating_add(c)))
+    fn count_tokens<'py>(py, records; keyword exact: bool = args::flag => false; params p)
+        -> PyResult<u64> {
+        let per = if exact {
+            exact_counts(py, records, p.tokenizer)?
+        } else {
+            per_record(py, records, &p)?
+        };
+        Ok(per.iter().fold(0u64, |a, &c| a.saturating_add(c)))
     }
+}
+
+/// SPEC §6 `exact=True`: the BPE counts of `msgnorm._exact` (an optional
+/// part, imported on use), for the public encodings only.
+#[cold]
+fn exact_counts(
+    py: Python<'_>,
+    records: &Bound<'_, PyAny>,
+    tokenizer: Tokenizer,
+) -> PyResult<Vec<u64>> {
+    let encoding = match tokenizer {
+        Tokenizer::Family(msgnorm_core::tokens::Family::O200k) => "o200k_base",
+        Tokenizer::Cl100k => "cl100k_base",
+        t => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "exact=True needs tokenizer='o200k_base' or 'cl100k_base', not {:?}",
+                t.name()
+            )))
+        }
+    };
+    py.import("msgnorm._exact")?
+        .call_method1("exact_counts", (records, encoding))?
+        .extract()
 }
 
 pub(crate) fn per_record(
@@ -289,4 +327,65 @@ pub(crate) fn prompt_tokens(
         state.push(cost, &dict_facts(&item)?);
     }
     Ok(state.tokens(extra))
+}
+
+/// SPEC §6: each record's content as the "o200k_base" family reads it (its
+/// text blocks; a tool call as its name and its input as compact JSON; a tool
+/// result's text; joined by newlines); `None` for a record that is not a
+/// message. Records given as objects are read as the JSON msgspec writes.
+#[pyfunction]
+pub(crate) fn content_texts(
+    py: Python<'_>,
+    records: &Bound<'_, PyAny>,
+) -> PyResult<Vec<Option<String>>> {
+    let data: Vec<u8> = match input(records)?.json()? {
+        Some((data, _)) => data.to_vec(),
+        None => py
+            .import("msgspec.json")?
+            .call_method1("encode", (records,))?
+            .extract()?,
+    };
+    py.detach(move || {
+        guard(|| {
+            let src = msgnorm_core::json::utf8(&data).map_err(Failure::Core)?;
+            msgnorm_core::tokens::content::content_texts(src).map_err(Failure::Core)
+        })
+    })
+    .map_err(|e| to_pyerr(py, e))
+}
+
+/// The ingredients of each record's calibrated estimate (SPEC §6), for the
+/// fitting script (`benches/calibrate_tokens.py`): the character classes
+/// (letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk,
+/// other, leaves, scalars), then blocks, tool calls, tool results, images, documents and
+/// 1 for a message (0 otherwise). JSON text only.
+#[pyfunction]
+pub(crate) fn _token_features(py: Python<'_>, data: &[u8]) -> PyResult<Vec<[u64; 18]>> {
+    let data = data.to_vec();
+    py.detach(move || {
+        guard(|| {
+            let src = msgnorm_core::json::utf8(&data).map_err(Failure::Core)?;
+            let recs = msgnorm_core::json::read::read_records(src, ReadOpts::COUNT)
+                .map_err(Failure::Core)?;
+            Ok(recs
+                .iter()
+                .map(|r| {
+                    let c = &r.cost;
+                    let k = &c.cls;
+                    [
+                        k.letters, k.words, k.digits, k.numbers, k.punct, k.puncts, k.spaces,
+                        k.newlines, k.cjk, k.other, k.leaves, k.scalars, c.blocks, c.calls,
+                        c.results,
+                    ]
+                    .map(u64::from)
+                    .into_iter()
+                    .chain([c.images, c.documents, u64::from(r.kind.is_message())])
+                    .collect::<Vec<u64>>()
+                    .try_into()
+                    .unwrap_or([0; 18])
+                })
+                .collect())
+        })
+    })
+    .map_err(|e| to_pyerr(py, e))
 }

@@ -23,7 +23,11 @@ pub(crate) fn clear_context<'py>(
     // The options are checked before the records are read.
     t.check().map_err(|e| to_pyerr(py, Failure::Core(e)))?;
     let (tools, thinking) = (args.tools.then_some(&t), th);
-    let p = CountParams::default();
+    // The trigger counts as `count_tokens` does by default (SPEC §6: "auto").
+    let p = CountParams {
+        tokenizer: msgnorm_core::tokens::Tokenizer::Auto,
+        ..CountParams::default()
+    };
     let (out, rep) = with_records!(
         py,
         records,
@@ -157,10 +161,12 @@ pub(crate) fn py_tool_info<'py>(
                 info.name = s.into_owned();
             }
             Err(_) => {
-                info.name_chars = read::j_of(ctx, &name).map_err(|e| match e {
-                    ReadError::Invalid(e) => e.named("name"),
-                    ReadError::Source(e) => pyerr(e),
-                })?
+                info.name_chars = read::j_of(ctx, &name)
+                    .map_err(|e| match e {
+                        ReadError::Invalid(e) => e.named("name"),
+                        ReadError::Source(e) => pyerr(e),
+                    })?
+                    .n
             }
         }
     }

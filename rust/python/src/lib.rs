@@ -59,6 +59,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::normalize_for_api_report, m)?)?;
     m.add_function(wrap_pyfunction!(budget::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(budget::prompt_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(budget::content_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(budget::_token_features, m)?)?;
     m.add_function(wrap_pyfunction!(args::counting, m)?)?;
     m.add_function(wrap_pyfunction!(args::max_media_arg, m)?)?;
     m.add_function(wrap_pyfunction!(args::count_arg, m)?)?;

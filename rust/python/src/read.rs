@@ -9,11 +9,12 @@
 
 use crate::errors::Failure;
 use crate::view::{Ctx, Obj, View};
-use msgnorm_core::model::{AttValue, Record, Str};
+use msgnorm_core::model::{AttValue, Cost, Record, Str};
 use msgnorm_core::read::{
-    j_leaf, msg, read_record, Invalid, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, ValueKind,
-    KEY_SETS, MAX_VALUE_DEPTH,
+    j_leaf, msg, read_record, Invalid, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, Tally,
+    ValueKind, KEY_SETS, MAX_VALUE_DEPTH,
 };
+use msgnorm_core::tokens::{classes, Family, Tokenizer};
 use msgnorm_core::{cutoff, tokens, CountParams};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -64,6 +65,20 @@ fn str_len(s: &Bound<'_, PyString>) -> PyResult<u64> {
     Ok(s.code_point_len()? as u64)
 }
 
+/// Code points of a str and its characters by class (a str that is not
+/// UTF-8, a lone surrogate's, counts as other characters).
+fn str_tally(s: &Bound<'_, PyString>) -> PyResult<Tally> {
+    let mut t = Tally {
+        n: str_len(s)?,
+        ..Tally::default()
+    };
+    match s.to_str() {
+        Ok(text) => classes::tally_str(&mut t.cls, text),
+        Err(_) => t.cls.other = u32::try_from(t.n).unwrap_or(u32::MAX),
+    }
+    Ok(t)
+}
+
 /// The JSON keys the reader looks up, as Python strs made once per process
 /// (one table per [`KeySet`]).
 fn key_str<'py, K: KeySet>(py: Python<'py>, k: K) -> &'py Bound<'py, PyString> {
@@ -100,11 +115,28 @@ pub fn read_costs<'py>(
 ) -> Result<(Vec<u64>, Vec<bool>), Failure> {
     let mut costs = Vec::with_capacity(list.len());
     let mut turns = Vec::with_capacity(list.len());
+    // `Auto`: the family is known after the last record; the costs wait.
+    let auto = p.tokenizer == Tokenizer::Auto;
+    let mut waiting: Vec<Option<Cost>> = Vec::new();
+    let mut family = None;
     for (i, item) in list.iter().enumerate() {
         let strs = Strs(Arena::with_capacity(4));
         let rec = record(ctx, &strs, item, i, ReadOpts::COUNT)?;
-        costs.push(tokens::record_tokens(&rec, p));
+        if auto {
+            family = rec.family.or(family);
+            waiting.push(rec.kind.is_message().then_some(rec.cost));
+        } else {
+            costs.push(tokens::record_tokens(&rec, p));
+        }
         turns.push(cutoff::is_turn_start(&rec));
+    }
+    if auto {
+        let p = p.resolved_to(family.unwrap_or(Family::Claude));
+        costs.extend(
+            waiting
+                .iter()
+                .map(|c| c.as_ref().map_or(0, |c| tokens::cost_tokens(c, &p))),
+        );
     }
     Ok((costs, turns))
 }
@@ -201,10 +233,10 @@ impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
         Ok(())
     }
     #[inline]
-    fn string(&mut self, v: Obj<'py>, chars: bool) -> R<Option<(Str<'a>, u64)>> {
+    fn string(&mut self, v: Obj<'py>, chars: bool) -> R<Option<(Str<'a>, Tally)>> {
         let n = match v.cast::<PyString>() {
-            Ok(s) if chars => str_len(s)?,
-            _ => 0,
+            Ok(s) if chars => str_tally(s)?,
+            _ => Tally::default(),
         };
         Ok(str_of(self.strs, &v)?.map(|s| (Cow::Borrowed(s), n)))
     }
@@ -227,9 +259,9 @@ impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
         }
     }
     #[inline]
-    fn str_chars(&mut self, v: Obj<'py>) -> R<Option<u64>> {
+    fn str_chars(&mut self, v: Obj<'py>) -> R<Option<Tally>> {
         match v.cast::<PyString>() {
-            Ok(s) => Ok(Some(str_len(s)?)),
+            Ok(s) => Ok(Some(str_tally(s)?)),
             Err(_) => Ok(None),
         }
     }
@@ -241,10 +273,10 @@ impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
     fn skip(&mut self, _v: Obj<'py>) -> R<()> {
         Ok(())
     }
-    fn j(&mut self, v: Obj<'py>) -> R<u64> {
+    fn j(&mut self, v: Obj<'py>) -> R<Tally> {
         j_of(self.ctx, &v)
     }
-    fn j_whole(&mut self, w: &Obj<'py>) -> R<u64> {
+    fn j_whole(&mut self, w: &Obj<'py>) -> R<Tally> {
         j_of(self.ctx, w)
     }
     #[inline]
@@ -293,35 +325,42 @@ pub fn attachment_fields<'a, 'py>(
 
 /// §6 J(value), iteratively (deep values cost heap, not stack); errors are
 /// located at the value.
-pub fn j_of<'py>(ctx: &Ctx<'py>, v: &Obj<'py>) -> R<u64> {
-    let str_j = |s: &Bound<'py, PyString>| -> PyResult<u64> { Ok(j_leaf(Leaf::Str(str_len(s)?))) };
+pub fn j_of<'py>(ctx: &Ctx<'py>, v: &Obj<'py>) -> R<Tally> {
+    let mut total = Tally::default();
+    let str_j = |total: &mut Tally, s: &Bound<'py, PyString>| -> PyResult<()> {
+        let mut t = str_tally(s)?;
+        t.n = j_leaf(Leaf::Str(t.n));
+        t.cls.leaves = t.cls.leaves.saturating_add(1);
+        total.add(t);
+        Ok(())
+    };
     // The common leaves first, without a stack.
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(str_j(s)?);
+        str_j(&mut total, s)?;
+        return Ok(total);
     }
-    let mut total = 0u64;
     let mut stack: Vec<(Obj<'py>, usize)> = vec![(v.clone(), 0)];
     while let Some((v, depth)) = stack.pop() {
         if depth > MAX_VALUE_DEPTH {
             return Invalid::new(msg::VALUE_TOO_DEEP).err();
         }
         if let Ok(s) = v.cast::<PyString>() {
-            total += str_j(s)?;
+            str_j(&mut total, s)?;
         } else if let Ok(d) = v.cast::<PyDict>() {
             for (k, x) in d.iter() {
-                total += match k.cast::<PyString>() {
-                    Ok(k) => str_j(k)?,
-                    Err(_) => str_j(&k.str()?)?,
+                match k.cast::<PyString>() {
+                    Ok(k) => str_j(&mut total, k)?,
+                    Err(_) => str_j(&mut total, &k.str()?)?,
                 };
                 match x.cast::<PyString>() {
-                    Ok(s) if depth < MAX_VALUE_DEPTH => total += str_j(s)?,
+                    Ok(s) if depth < MAX_VALUE_DEPTH => str_j(&mut total, s)?,
                     _ => stack.push((x, depth + 1)),
                 }
             }
         } else if let Ok(l) = v.cast::<PyList>() {
             for x in l.iter() {
                 match x.cast::<PyString>() {
-                    Ok(s) if depth < MAX_VALUE_DEPTH => total += str_j(s)?,
+                    Ok(s) if depth < MAX_VALUE_DEPTH => str_j(&mut total, s)?,
                     _ => stack.push((x, depth + 1)),
                 }
             }
@@ -332,12 +371,14 @@ pub fn j_of<'py>(ctx: &Ctx<'py>, v: &Obj<'py>) -> R<u64> {
         } else if let Some(fields) = ctx.struct_fields(&v)? {
             // A Struct counts as the JSON object it encodes to.
             for (k, x) in fields {
-                total += j_leaf(Leaf::Str(k.chars().count() as u64));
+                total.n += j_leaf(Leaf::Str(k.chars().count() as u64));
+                classes::leaf_str(&mut total.cls, &k);
                 stack.push((x, depth + 1));
             }
         } else {
             // numbers, booleans, null (and any other scalar object)
-            total += j_leaf(Leaf::Scalar);
+            total.n += j_leaf(Leaf::Scalar);
+            classes::leaf_scalar(&mut total.cls);
         }
     }
     Ok(total)

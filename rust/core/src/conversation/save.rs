@@ -11,6 +11,7 @@
 
 use super::{policy, Conversation, Settings, Texts};
 use crate::error::{Error, Result};
+use crate::tokens::{Family, Tokenizer};
 use crate::CountParams;
 
 const MAGIC: &[u8] = b"msgnorm-conversation/3\n";
@@ -190,7 +191,9 @@ impl Conversation {
             None => w.u64(0),
         }
         w.u64(u64::from(s.short_ids));
-        w.u64(u64::from(s.ensure_user_first));
+        // The tokenizer rides in the bits above this flag (0: the §6
+        // formula, as every earlier save counted).
+        w.u64(u64::from(s.ensure_user_first) | tokenizer_code(s.count.tokenizer) << 8);
         w.usize(s.templates.len());
         for (k, v) in &s.templates {
             w.bytes(k.as_bytes());
@@ -258,7 +261,14 @@ impl Conversation {
         let strict = r.flag()?;
         let max_media = if r.flag()? { Some(r.usize()?) } else { None };
         let short_ids = r.flag()?;
-        let ensure_user_first = r.flag()?;
+        let (ensure_user_first, tokenizer) = {
+            let v = r.u64()?;
+            let t = tokenizer_of_code(v >> 8);
+            match (v & 0xff, t) {
+                (0 | 1, Some(t)) => (v & 1 == 1, t),
+                _ => return Err(corrupt("a flag")),
+            }
+        };
         let nt = r.count(16)?;
         let mut templates = Vec::with_capacity(nt);
         for _ in 0..nt {
@@ -269,6 +279,7 @@ impl Conversation {
             tokens_per_message: r.u64()?,
             tokens_per_image: r.u64()?,
             tokens_per_document: r.u64()?,
+            tokenizer,
         };
         let settings = Settings {
             strict,
@@ -325,4 +336,28 @@ impl Conversation {
         }
         Ok(c)
     }
+}
+
+/// The code of a tokenizer in a save.
+fn tokenizer_code(t: Tokenizer) -> u64 {
+    match t {
+        Tokenizer::Chars => 0,
+        Tokenizer::Auto => 1,
+        Tokenizer::Family(Family::Claude) => 2,
+        Tokenizer::Family(Family::O200k) => 3,
+        Tokenizer::Family(Family::Gemini) => 4,
+        Tokenizer::Cl100k => 5,
+    }
+}
+
+fn tokenizer_of_code(c: u64) -> Option<Tokenizer> {
+    [
+        Tokenizer::Chars,
+        Tokenizer::Auto,
+        Tokenizer::Family(Family::Claude),
+        Tokenizer::Family(Family::O200k),
+        Tokenizer::Family(Family::Gemini),
+    ]
+    .into_iter()
+    .find(|&t| tokenizer_code(t) == c)
 }

@@ -7,7 +7,8 @@ use super::parse::{count_chars, error_at, raw_string_len, Parser, Peek, Token};
 use crate::error::{Error, Result};
 use crate::model::{AttValue, Record, Str};
 pub use crate::read::ReadOpts;
-use crate::read::{self, j_leaf, KeySet, Leaf, Mask, ReadError, Source, ValueKind};
+use crate::read::{self, j_leaf, KeySet, Leaf, Mask, ReadError, Source, Tally, ValueKind};
+use crate::tokens::classes;
 use std::borrow::Cow;
 use std::cell::Cell;
 
@@ -282,12 +283,16 @@ impl<'a> Source<'a> for JsonSource<'a, '_> {
         Ok(())
     }
     #[inline]
-    fn string(&mut self, v: usize, chars: bool) -> JR<Option<(Str<'a>, u64)>> {
+    fn string(&mut self, v: usize, chars: bool) -> JR<Option<(Str<'a>, Tally)>> {
         self.p.pos = v;
         if self.p.peek()? == Peek::String {
             let s = self.p.string()?;
-            let n = if chars { count_chars(&s) } else { 0 };
-            Ok(Some((s, n)))
+            let mut t = Tally::default();
+            if chars {
+                t.n = count_chars(&s);
+                classes::tally_str(&mut t.cls, &s);
+            }
+            Ok(Some((s, t)))
         } else {
             self.p.skip_value()?;
             Ok(None)
@@ -311,11 +316,18 @@ impl<'a> Source<'a> for JsonSource<'a, '_> {
         Ok(is)
     }
     #[inline]
-    fn str_chars(&mut self, v: usize) -> JR<Option<u64>> {
+    fn str_chars(&mut self, v: usize) -> JR<Option<Tally>> {
         self.p.pos = v;
         let is = self.p.peek()? == Peek::String;
         let raw = self.p.skip_value()?;
-        Ok(is.then(|| raw_string_len(raw)))
+        Ok(is.then(|| {
+            let mut t = Tally {
+                n: raw_string_len(raw),
+                ..Tally::default()
+            };
+            classes::tally_raw(&mut t.cls, raw);
+            t
+        }))
     }
     #[inline]
     fn is_true(&mut self, v: usize) -> JR<bool> {
@@ -328,20 +340,20 @@ impl<'a> Source<'a> for JsonSource<'a, '_> {
         self.p.skip_value()?;
         Ok(())
     }
-    fn j(&mut self, v: usize) -> JR<u64> {
+    fn j(&mut self, v: usize) -> JR<Tally> {
         self.p.pos = v;
         if self.dedup {
             // J() of the value as Python's json reads it (SPEC §1, A27).
             let raw = self.p.skip_value()?;
             return Ok(j_dedup(raw)?);
         }
-        Ok(j_of(&mut self.p)?)
+        Ok(j_tally(&mut self.p)?)
     }
-    fn j_whole(&mut self, w: &(usize, usize)) -> JR<u64> {
+    fn j_whole(&mut self, w: &(usize, usize)) -> JR<Tally> {
         if self.dedup {
             return Ok(j_dedup(&self.p.src[w.0..w.1])?);
         }
-        Ok(j_of(&mut Parser::at(self.p.src, w.0))?)
+        Ok(j_tally(&mut Parser::at(self.p.src, w.0))?)
     }
     #[inline]
     fn span(&self, v: &usize) -> (usize, usize) {
@@ -458,13 +470,31 @@ pub fn j_of(p: &mut Parser<'_>) -> Result<u64> {
     Ok(j)
 }
 
+/// §6 J() of the value at the parser's position and its characters by
+/// class (one walk), skipping it.
+pub fn j_tally(p: &mut Parser<'_>) -> Result<Tally> {
+    let mut t = Tally::default();
+    p.walk_value(&mut |tok| match tok {
+        Token::Str(raw) => {
+            t.n += j_leaf(Leaf::Str(raw_string_len(raw)));
+            classes::tally_raw(&mut t.cls, raw);
+            t.cls.leaves = t.cls.leaves.saturating_add(1);
+        }
+        Token::Scalar => {
+            t.n += j_leaf(Leaf::Scalar);
+            classes::leaf_scalar(&mut t.cls);
+        }
+    })?;
+    Ok(t)
+}
+
 /// §6 J() of a value of a record that repeats a key: of the value each key
 /// once, with its last value.
-fn j_dedup(raw: &str) -> Result<u64> {
+fn j_dedup(raw: &str) -> Result<Tally> {
     let mut once = Vec::with_capacity(raw.len());
     super::write::write_dedup(&mut once, raw)?;
     let once = std::str::from_utf8(&once).map_err(|_| Error::value("internal error: not UTF-8"))?;
-    j_of(&mut Parser::new(once))
+    j_tally(&mut Parser::new(once))
 }
 
 /// A tool_use block's `name` (its §6 length) and whether its `input` is `{}`,

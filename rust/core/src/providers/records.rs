@@ -8,8 +8,9 @@ use crate::error::{Error, Result};
 use crate::json::parse::count_chars;
 use crate::model::{AttValue, Block, BlockKind, Content, Meta, Record, Str};
 use crate::read::{
-    j_leaf, read_record, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, ValueKind,
+    j_leaf, read_record, KeySet, Leaf, Mask, ReadError, ReadOpts, Source, Tally, ValueKind,
 };
+use crate::tokens::classes;
 use std::borrow::Cow;
 
 /// Reading record values: strings are borrowed from the tree, handles are the
@@ -78,11 +79,15 @@ impl<'a> Source<'a> for ValueSource {
         Ok(())
     }
     #[inline]
-    fn string(&mut self, v: &'a Value, chars: bool) -> VR<Option<(Str<'a>, u64)>> {
+    fn string(&mut self, v: &'a Value, chars: bool) -> VR<Option<(Str<'a>, Tally)>> {
         Ok(match v {
             Value::Str(s) => Some((
                 Cow::Borrowed(s.as_str()),
-                if chars { count_chars(s) } else { 0 },
+                if chars {
+                    str_tally(s)
+                } else {
+                    Tally::default()
+                },
             )),
             _ => None,
         })
@@ -96,8 +101,8 @@ impl<'a> Source<'a> for ValueSource {
         Ok(matches!(v, Value::Str(_)))
     }
     #[inline]
-    fn str_chars(&mut self, v: &'a Value) -> VR<Option<u64>> {
-        Ok(v.as_str().map(count_chars))
+    fn str_chars(&mut self, v: &'a Value) -> VR<Option<Tally>> {
+        Ok(v.as_str().map(str_tally))
     }
     #[inline]
     fn is_true(&mut self, v: &'a Value) -> VR<bool> {
@@ -107,11 +112,13 @@ impl<'a> Source<'a> for ValueSource {
     fn skip(&mut self, _v: &'a Value) -> VR<()> {
         Ok(())
     }
-    fn j(&mut self, v: &'a Value) -> VR<u64> {
-        Ok(j_of(v))
+    fn j(&mut self, v: &'a Value) -> VR<Tally> {
+        let mut t = Tally::default();
+        j_of(v, &mut t);
+        Ok(t)
     }
-    fn j_whole(&mut self, w: &&'a Value) -> VR<u64> {
-        Ok(j_of(w))
+    fn j_whole(&mut self, w: &&'a Value) -> VR<Tally> {
+        self.j(w)
     }
     #[inline]
     fn span(&self, _v: &&'a Value) {}
@@ -152,22 +159,43 @@ fn is_integer_text(n: &str) -> bool {
     !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// §6 J(v): code points of every string (keys too), one per other scalar.
-fn j_of(v: &Value) -> u64 {
+/// Code points and classes of a text.
+fn str_tally(s: &str) -> Tally {
+    let mut t = Tally {
+        n: count_chars(s),
+        ..Tally::default()
+    };
+    classes::tally_str(&mut t.cls, s);
+    t
+}
+
+/// §6 J(v): code points of every string (keys too), one per other scalar;
+/// and the characters by class, added to `t`.
+fn j_of(v: &Value, t: &mut Tally) {
     match v {
-        Value::Str(s) => j_leaf(Leaf::Str(count_chars(s))),
+        Value::Str(s) => leaf(t, s),
         // written to JSON as base64 text
-        Value::Bytes(b) => j_leaf(Leaf::Str(b.len().div_ceil(3) as u64 * 4)),
-        Value::Arr(a) => a.iter().map(j_of).sum(),
-        Value::Obj(m) => j_map(m),
-        _ => j_leaf(Leaf::Scalar),
+        Value::Bytes(b) => {
+            let n = b.len().div_ceil(3) as u64 * 4;
+            t.n += j_leaf(Leaf::Str(n));
+            t.cls.other = t.cls.other.saturating_add(n.min(u32::MAX as u64) as u32);
+            t.cls.leaves = t.cls.leaves.saturating_add(1);
+        }
+        Value::Arr(a) => a.iter().for_each(|x| j_of(x, t)),
+        Value::Obj(m) => m.0.iter().for_each(|(k, v)| {
+            leaf(t, k);
+            j_of(v, t)
+        }),
+        _ => {
+            t.n += j_leaf(Leaf::Scalar);
+            classes::leaf_scalar(&mut t.cls);
+        }
     }
 }
 
-fn j_map(m: &Map) -> u64 {
-    m.0.iter()
-        .map(|(k, v)| j_leaf(Leaf::Str(count_chars(k))) + j_of(v))
-        .sum()
+fn leaf(t: &mut Tally, s: &str) {
+    t.n += j_leaf(Leaf::Str(count_chars(s)));
+    classes::leaf_str(&mut t.cls, s);
 }
 
 /// A record read from values: its handles are the input values.

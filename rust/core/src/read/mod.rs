@@ -12,7 +12,7 @@ pub mod error;
 pub mod record;
 pub mod source;
 
-pub use cost::{block_cost, j_leaf, BlockCostFields, Leaf, SCALAR_J};
+pub use cost::{block_cost, j_leaf, BlockCostFields, Leaf, Tally, SCALAR_J};
 pub use error::{Invalid, ReadError, Within};
 pub use record::{read_record, ReadOpts};
 pub use source::{

@@ -3,7 +3,7 @@
 //! once the object is read, in one order (type, uuid, message, then the
 //! kind's own fields), so every source reports the same first error.
 
-use super::cost::{block_cost, BlockCostFields};
+use super::cost::{block_cost, BlockCostFields, Tally};
 use super::error::{Invalid, ReadError, Within};
 use super::source::{BlockKey, KeySet, Mask, MessageKey, RecordKey, Source, SourceKey, ValueKind};
 use super::MAX_BLOCK_DEPTH;
@@ -11,6 +11,7 @@ use super::{bad_message, check_block, has_message, msg, pick_id, uuid_required, 
 use crate::model::{
     AttValue, Block, BlockKind, Content, Cost, Kind, Links, MessageId, Record, Str,
 };
+use crate::tokens::Family;
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
@@ -344,7 +345,7 @@ fn read_message<'a, S: Source<'a>>(
         MessageKey::Uuid.bit()
     } else {
         let m = bits(&[MessageKey::Role, MessageKey::Content, MessageKey::Id]);
-        if model {
+        if model || opts.count {
             m | MessageKey::Model.bit()
         } else {
             m
@@ -383,8 +384,14 @@ fn read_message<'a, S: Source<'a>>(
                 }
             }
             (false, MessageKey::Model) => {
-                if let Some(synth) = src.peek_str(v, |m| m == "<synthetic>").key("model")? {
+                if let Some((synth, family)) = src
+                    .peek_str(v, |m| (m == "<synthetic>", Family::of_model(m)))
+                    .key("model")?
+                {
                     synthetic_model = synth;
+                    if opts.count {
+                        rec.family = family;
+                    }
                 }
             }
             (false, MessageKey::Uuid) => {}
@@ -411,9 +418,10 @@ fn read_content<'a, S: Source<'a>>(
 ) -> RR<Option<(Content<'a, S::Handle>, Cost)>, S::Error> {
     match src.kind(&v)? {
         ValueKind::Str => {
-            let (s, chars) = src.string(v, opts.count)?.unwrap_or_default();
+            let (s, t) = src.string(v, opts.count)?.unwrap_or_default();
             let cost = Cost {
-                chars,
+                chars: t.n,
+                cls: t.cls,
                 ..Cost::default()
             };
             Ok(Some((Content::Str(s), cost)))
@@ -498,7 +506,7 @@ fn read_block<'a, S: Source<'a>>(
     let (mut id, mut id_seen) = (None::<Str<'a>>, Seen::Absent);
     let (mut tuid, mut tuid_seen) = (None::<Str<'a>>, Seen::Absent);
     let (mut text, mut text_seen) = (None::<Str<'a>>, Seen::Absent);
-    let mut text_chars = 0u64;
+    let mut text_chars = Tally::default();
     let mut is_error = false;
     let mut inner: Option<Content<'a, S::Handle>> = None;
     let mut inner_cost = Cost::default();
@@ -506,8 +514,8 @@ fn read_block<'a, S: Source<'a>>(
     let mut deferred: Option<S::Value> = None;
     let mut text_span = None;
     let mut content_span = None;
-    let (mut name, mut input, mut thinking, mut data) = (0u64, 0u64, 0u64, 0u64);
-    let mut source_text: Option<u64> = None;
+    let (mut name, mut input, mut thinking, mut data) = Default::default();
+    let mut source_text: Option<Tally> = None;
     // Raised after the block's id is checked (A2).
     let mut content_err: Option<ReadError<S::Error>> = None;
     let mut mask = BlockKey::Type.bit();
@@ -647,39 +655,39 @@ struct Parts<'a, 's, 'w, S: Source<'a>> {
     src: &'s mut S,
     whole: &'w S::Whole,
     _strs: PhantomData<&'a ()>,
-    text_chars: u64,
+    text_chars: Tally,
     /// J() of `name`, `input`, `thinking`, `data`.
-    name: u64,
-    input: u64,
-    thinking: u64,
-    data: u64,
-    source_text: Option<u64>,
+    name: Tally,
+    input: Tally,
+    thinking: Tally,
+    data: Tally,
+    source_text: Option<Tally>,
 }
 
 impl<'a, S: Source<'a>> BlockCostFields for Parts<'a, '_, '_, S> {
     type Error = ReadError<S::Error>;
-    fn text_chars(&mut self) -> Result<u64, Self::Error> {
+    fn text_chars(&mut self) -> Result<Tally, Self::Error> {
         Ok(self.text_chars)
     }
-    fn field_j(&mut self, key: &'static str) -> Result<u64, Self::Error> {
+    fn field_j(&mut self, key: &'static str) -> Result<Tally, Self::Error> {
         Ok(match key {
             "name" => self.name,
             "input" => self.input,
             "thinking" => self.thinking,
             "data" => self.data,
-            _ => 0,
+            _ => Tally::default(),
         })
     }
-    fn text_document_chars(&mut self) -> Result<Option<u64>, Self::Error> {
+    fn text_document_chars(&mut self) -> Result<Option<Tally>, Self::Error> {
         Ok(self.source_text)
     }
-    fn block_j(&mut self) -> Result<u64, Self::Error> {
+    fn block_j(&mut self) -> Result<Tally, Self::Error> {
         self.src.j_whole(self.whole)
     }
 }
 
 /// A document's `source`: the code points of `data` when `type == "text"`.
-fn read_source<'a, S: Source<'a>>(src: &mut S, v: S::Value) -> RR<Option<u64>, S::Error> {
+fn read_source<'a, S: Source<'a>>(src: &mut S, v: S::Value) -> RR<Option<Tally>, S::Error> {
     let Some(o) = src.object(&v)? else {
         src.skip(v)?;
         return Ok(None);

@@ -6,6 +6,7 @@
 //! and walks their fields, iterates arrays, borrows strings and measures J();
 //! the source never decides what a field means.
 
+use super::cost::Tally;
 use super::error::ReadError;
 use crate::model::{AttValue, Str};
 
@@ -85,12 +86,12 @@ pub trait Source<'a>: Sized {
     fn array<F>(&mut self, v: Self::Value, f: F) -> Result<(), ReadError<Self::Error>>
     where
         F: FnMut(&mut Self, usize, Self::Value) -> Result<(), ReadError<Self::Error>>;
-    /// A string's text and (when `chars`) its code points; `None` for any other value.
+    /// A string's text and (when `chars`) its code points and classes; `None` for any other value.
     fn string(
         &mut self,
         v: Self::Value,
         chars: bool,
-    ) -> Result<Option<(Str<'a>, u64)>, ReadError<Self::Error>>;
+    ) -> Result<Option<(Str<'a>, Tally)>, ReadError<Self::Error>>;
     /// `f` of a string's text, looked at but not kept; `None` for any other value.
     fn peek_str<T>(
         &mut self,
@@ -99,16 +100,16 @@ pub trait Source<'a>: Sized {
     ) -> Result<Option<T>, ReadError<Self::Error>>;
     /// Whether `v` is a string (checked, not kept).
     fn is_str(&mut self, v: Self::Value) -> Result<bool, ReadError<Self::Error>>;
-    /// A string's code points, without keeping its text; `None` for any other value.
-    fn str_chars(&mut self, v: Self::Value) -> Result<Option<u64>, ReadError<Self::Error>>;
+    /// A string's code points and classes, without keeping its text; `None` for any other value.
+    fn str_chars(&mut self, v: Self::Value) -> Result<Option<Tally>, ReadError<Self::Error>>;
     /// Whether `v` is `true`.
     fn is_true(&mut self, v: Self::Value) -> Result<bool, ReadError<Self::Error>>;
     /// Passes over `v` (a streaming source still checks it).
     fn skip(&mut self, v: Self::Value) -> Result<(), ReadError<Self::Error>>;
-    /// §6 J(v).
-    fn j(&mut self, v: Self::Value) -> Result<u64, ReadError<Self::Error>>;
-    /// §6 J() of a whole object.
-    fn j_whole(&mut self, w: &Self::Whole) -> Result<u64, ReadError<Self::Error>>;
+    /// §6 J(v), and its characters by class.
+    fn j(&mut self, v: Self::Value) -> Result<Tally, ReadError<Self::Error>>;
+    /// §6 J() of a whole object, and its characters by class.
+    fn j_whole(&mut self, w: &Self::Whole) -> Result<Tally, ReadError<Self::Error>>;
     /// Where `v` lay, just after it was read.
     fn span(&self, v: &Self::Value) -> Self::Span;
     /// The handle of a value kept as it is (`timestamp`).

@@ -1,0 +1,246 @@
+"""Fit the weights of the calibrated token estimates (SPEC §6, tokenizer families).
+
+    python benches/calibrate_tokens.py o200k DIR [DIR ...]
+    python benches/calibrate_tokens.py claude DIR [DIR ...]
+
+Reads every ``*.jsonl`` transcript under the folders given (nothing is copied into
+the repository) and prints the weights to paste into
+``rust/core/src/tokens/weights.rs``, then the fit's errors on the files it held out
+(every fourth file, by the order of its path: the fit never sees them).
+
+The features of a record are what the core gathers in its reading pass
+(``msgnorm._native._token_features``): characters by class, blocks, tool calls and
+tool results, images and documents.
+
+- ``o200k``: the target of each message is the exact count of OpenAI's o200k_base
+  encoding (tiktoken; set ``TIKTOKEN_CACHE_DIR`` to a folder holding its BPE file
+  to run offline) of the record's content text (``msgnorm._native.content_texts``)
+  plus 3. Fitted on the relative error of messages of at least 50 tokens.
+- ``claude``: Claude's tokenizer is not public; the target is what Claude billed.
+  Between two consecutive requests of one model in a transcript, the prompt grew
+  by ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` of
+  the second minus the first; the records from the first request's reply to the
+  second's are what was added. The fit is on the ratio of estimate to growth; the
+  weights are then scaled so that the median ratio on the fitted files is 1.05
+  (an undercount sends a prompt that is too long, an overcount trims a little early).
+
+The transcripts read to set the shipped weights, all public repositories:
+
+- marot/spotter, ``test/fixtures/transcripts/`` at 8cc42b0 (26 sessions and
+  subagent files of real Claude Code work, with ``message.usage``): claude, o200k;
+- d-kimuson/claude-code-viewer, ``mock-global-claude-dir/projects/`` at 9367cf0;
+  daaain/claude-code-log, ``test/test_data/`` at a641071;
+  moredip/session-share, ``samples/claude-code-projects/`` at c822452
+  (the files of ``$MSGNORM_CORPUS``): o200k, and claude where they carry usage.
+
+Needs numpy and tiktoken (not dependencies of msgnorm).
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+from msgnorm import _native
+
+#: The feature names, in ``_token_features``' order.
+FEATURES = (
+    "letters words digits numbers punct puncts spaces newlines cjk other leaves scalars "
+    "blocks calls results images documents message"
+).split()
+#: The features each family's weights cover (media and the per-message tokens are
+#: set from the providers' published rules, not fitted).
+FITTED = FEATURES[:15]
+IMAGES, DOCUMENTS, MESSAGE = 15, 16, 17
+#: A billed prompt below this is hand-written test data, not a bill.
+REAL = 1_000
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    """The file's main-thread records: JSON objects with a str ``type``."""
+    out: list[dict[str, Any]] = []
+    for line in path.read_bytes().splitlines():
+        try:
+            r = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            continue
+        if isinstance(r, dict) and isinstance(r.get("type"), str) and not r.get("isSidechain"):
+            out.append(r)
+    return out
+
+
+def _files(dirs: list[str]) -> tuple[list[Path], list[Path]]:
+    """(fitted, held out): every fourth file by a hash of its name is held out."""
+    paths = sorted({p for d in dirs for p in Path(d).rglob("*.jsonl")})
+    held = [p for p in paths if zlib.crc32(p.name.encode()) % 4 == 0]
+    return [p for p in paths if p not in held], held
+
+
+def _features(recs: list[dict[str, Any]]) -> np.ndarray | None:
+    try:
+        return np.array(_native._token_features(msgspec.json.encode(recs)), dtype=float)
+    except ValueError:
+        return None  # a record SPEC §1 refuses (a deliberately broken test file)
+
+
+def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Least squares with weights >= 0 (features with a negative weight dropped, refit)."""
+    keep = np.ones(a.shape[1], dtype=bool)
+    while True:
+        w = np.zeros(a.shape[1])
+        sol, *_ = np.linalg.lstsq(a[:, keep], b, rcond=None)
+        w[keep] = sol
+        if (w >= 0).all():
+            return w
+        keep &= w > 0
+
+
+def _print_weights(w: np.ndarray) -> None:
+    cls = ", ".join(f"{x:.4f}" for x in w[:12])
+    print(f"    cls: [{cls}],")
+    for name, x in zip(("block", "call", "result"), w[12:15], strict=True):
+        print(f"    {name}: {x:.4f},")
+
+
+def o200k(dirs: list[str]) -> None:
+    import tiktoken
+
+    enc = tiktoken.get_encoding("o200k_base")
+
+    def rows(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
+        xs, ys = [], []
+        for p in paths:
+            recs = _records(p)
+            f = _features(recs) if recs else None
+            if f is None:
+                continue
+            texts = _native.content_texts(msgspec.json.encode(recs))
+            for feat, text in zip(f, texts, strict=True):
+                if text is None:
+                    continue
+                xs.append(feat)
+                ys.append(len(enc.encode(text, disallowed_special=())) + 3)
+        return np.array(xs), np.array(ys, dtype=float)
+
+    fit, held = _files(dirs)
+    x, y = rows(fit)
+    big = y >= 50
+    # relative error: each row divided by its target; the 3 per message is fixed
+    a = x[big][:, : len(FITTED)] / y[big][:, None]
+    b = (y[big] - 3) / y[big]
+    w = _nnls(a, b)
+    print(f"o200k: {int(big.sum())} messages fitted")
+    _print_weights(w)
+    for name, (xs, ys) in (("fitted", (x, y)), ("held out", rows(held))):
+        m = ys >= 50
+        est = np.ceil(xs[m][:, : len(FITTED)] @ w) + 3
+        err = np.abs(est / ys[m] - 1)
+        print(
+            f"  {name}: {int(m.sum())} messages of 50+ tokens, median error "
+            f"{np.median(err):.3f}, within 10%: {(err <= 0.1).mean():.1%}, "
+            f"summed ratio {est.sum() / ys[m].sum():.3f}"
+        )
+
+
+def _growth(paths: list[Path]) -> tuple[list[np.ndarray], list[int], list[tuple[np.ndarray, int]]]:
+    """Per pair of consecutive requests: the features summed over the records added
+    and the billed growth; per session: the same from its first request to its last."""
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    sessions: list[tuple[np.ndarray, int]] = []
+    for p in paths:
+        recs = _records(p)
+        f = _features(recs) if recs else None
+        if f is None:
+            continue
+        reqs = _requests(recs)
+        msg = f[:, MESSAGE : MESSAGE + 1] > 0
+        for (i1, m1, p1), (i2, m2, p2) in itertools.pairwise(reqs):
+            if m1 == m2 and p2 > p1:
+                xs.append((f[i1:i2] * msg[i1:i2]).sum(axis=0))
+                ys.append(p2 - p1)
+        if len(reqs) >= 2 and reqs[-1][2] > reqs[0][2]:
+            i1, i2 = reqs[0][0], reqs[-1][0]
+            sessions.append(((f[i1:i2] * msg[i1:i2]).sum(axis=0), reqs[-1][2] - reqs[0][2]))
+    return xs, ys, sessions
+
+
+def _requests(recs: list[dict[str, Any]]) -> list[tuple[int, str, int]]:
+    """(first record index, model, billed prompt) of each request, in order."""
+    seen: set[str] = set()
+    out: list[tuple[int, str, int]] = []
+    for i, r in enumerate(recs):
+        m = r.get("message")
+        if r["type"] != "assistant" or not isinstance(m, dict):
+            continue
+        u = m.get("usage")
+        if not isinstance(u, dict) or m.get("model") == "<synthetic>":
+            continue
+        keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        prompt = sum(int(u.get(k) or 0) for k in keys)
+        key = str(m.get("id") or f"#{i}")
+        if prompt < REAL or key in seen:
+            continue
+        seen.add(key)
+        out.append((i, str(m.get("model")), prompt))
+    return out
+
+
+def claude(dirs: list[str], media: tuple[float, float, float]) -> None:
+    fit, held = _files(dirs)
+    xs, ys, _ = _growth(fit)
+    x, y = np.array(xs), np.array(ys, dtype=float)
+    # media and the per-message tokens at their set values; the rest fitted
+    fixed = x[:, IMAGES] * media[0] + x[:, DOCUMENTS] * media[1] + x[:, MESSAGE] * media[2]
+    a = x[:, : len(FITTED)] / y[:, None]
+    b = (y - fixed) / y
+    w = _nnls(a, b)
+    ratio = (x[:, : len(FITTED)] @ w + fixed) / y
+    scale = 1.05 / float(np.median(ratio))
+    w = w * scale
+    print(f"claude: {len(y)} request pairs fitted (scaled by {scale:.3f})")
+    _print_weights(w)
+    for name, paths in (("fitted", fit), ("held out", held)):
+        gx, gy, sessions = _growth(paths)
+        if not gy:
+            print(f"  {name}: no request pairs")
+            continue
+
+        def est(v: np.ndarray) -> float:
+            return float(v[: len(FITTED)] @ w + v[IMAGES] * media[0] + v[DOCUMENTS] * media[1])
+
+        def est_msgs(v: np.ndarray) -> float:
+            return est(v) + v[MESSAGE] * media[2]
+
+        r = [est_msgs(v) / g for v, g in zip(gx, gy, strict=True)]
+        summed = sum(est_msgs(v) for v in gx) / sum(gy)
+        s = [est_msgs(v) / g for v, g in sessions]
+        print(
+            f"  {name}: {len(r)} pairs, median ratio {statistics.median(r):.3f} "
+            f"(10th {np.percentile(r, 10):.3f}, 90th {np.percentile(r, 90):.3f}), "
+            f"summed {summed:.3f}; {len(s)} sessions, median "
+            f"{statistics.median(s) if s else float('nan'):.3f}"
+        )
+
+
+def main() -> int:
+    if len(sys.argv) < 3 or sys.argv[1] not in ("o200k", "claude"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    if sys.argv[1] == "o200k":
+        o200k(sys.argv[2:])
+    else:
+        # Anthropic: an image of at most 1.15 megapixels costs w*h/750 (1,568 at
+        # 1092x1092); a PDF page ~1,500-3,000; 4 tokens of role wrapping a message.
+        claude(sys.argv[2:], (1600.0, 3000.0, 4.0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
