@@ -536,7 +536,7 @@ class Report:
         thawed()
 
     def exact_tokens(self) -> None:
-        """Exact o200k_base counts (SPEC §6.2) against tiktoken's encode_ordinary of the
+        """Exact o200k_base counts (SPEC §6.3) against tiktoken's encode_ordinary of the
         same content texts, one thread each."""
         n = self.plan.size
         mn = self.mn

@@ -1,4 +1,4 @@
-"""Exact o200k_base counts (SPEC §6.2) side by side with tiktoken, one thread.
+"""Exact o200k_base counts (SPEC §6.3) side by side with tiktoken, one thread.
 
 * ``exact o200k n=N``: ``msgnorm._exact.exact_counts`` of the normalized history
   (checks, content text and merge) and the merge alone on the content texts

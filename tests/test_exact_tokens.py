@@ -1,4 +1,4 @@
-"""SPEC §6.2: exact o200k_base / cl100k_base counts, against tiktoken.
+"""SPEC §6.3: exact o200k_base / cl100k_base counts, against tiktoken.
 
 The fixtures (tests/support/exact_fixtures.py) are texts and records we wrote;
 their tiktoken counts are stored in tests/data/exact_tokens.json. msgnorm is

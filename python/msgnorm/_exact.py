@@ -1,4 +1,4 @@
-"""Exact token counts of OpenAI's public encodings (SPEC §6.2).
+"""Exact token counts of OpenAI's public encodings (SPEC §6.3).
 
 The BPE merge runs in the core; its rank tables are not in the wheel. They are
 read at run time from the encoding's ``.tiktoken`` file: from the directory named

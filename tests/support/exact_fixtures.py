@@ -1,5 +1,5 @@
 """The exact-count fixtures: texts and records we wrote, and the content text
-(SPEC §6.2) as a plain reference reads it.
+(SPEC §6.3) as a plain reference reads it.
 
 ``cd tests && python -m support.exact_fixtures`` (tiktoken installed, the rank files
 reachable as tests/support/bpe_files.py finds them) writes their tiktoken counts
@@ -170,7 +170,7 @@ def _content_parts(content: Any) -> list[str]:
 
 
 def reference_content(record: dict[str, Any]) -> str | None:
-    """SPEC §6.2's content text of ``record``, read plainly (``None``: not a message)."""
+    """SPEC §6.3's content text of ``record``, read plainly (``None``: not a message)."""
     if record.get("type") not in ("user", "assistant"):
         return None
     return "\n".join(_content_parts(record.get("message", {}).get("content")))

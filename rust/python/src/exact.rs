@@ -1,4 +1,4 @@
-//! Exact BPE counts (SPEC §6.2): a rank table built once from its file, and
+//! Exact BPE counts (SPEC §6.3): a rank table built once from its file, and
 //! the counts of texts and of records' content texts, the GIL released.
 
 use crate::errors::released;

@@ -1,4 +1,4 @@
-//! The content text that exact counts are taken of (SPEC §6.2): a message's
+//! The content text that exact counts are taken of (SPEC §6.3): a message's
 //! text blocks; a tool call as its name followed by its input as compact
 //! JSON; a tool result's text; joined by newlines.
 

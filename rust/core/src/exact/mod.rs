@@ -1,4 +1,4 @@
-//! Exact token counts of OpenAI's public encodings (SPEC §6.2): the BPE merge
+//! Exact token counts of OpenAI's public encodings (SPEC §6.3): the BPE merge
 //! over rank files read at run time ([`bpe`]), of each record's content text
 //! ([`content`]).
 
