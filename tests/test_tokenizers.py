@@ -196,7 +196,7 @@ def test_content_texts() -> None:
     want = [
         None,
         "Please read the file and tell me what the function on line 1234 does.",
-        'Let me look at it.\nRead\n{"file_path":"/src/app/main.py","limit":200}',
+        'Let me look at it.\nRead{"file_path":"/src/app/main.py","limit":200}',
         "def main():\n    return 42\n",
         "It returns 42.",
     ]

@@ -348,7 +348,7 @@ pub(crate) fn content_texts(
     py.detach(move || {
         guard(|| {
             let src = msgnorm_core::json::utf8(&data).map_err(Failure::Core)?;
-            msgnorm_core::tokens::content::content_texts(src).map_err(Failure::Core)
+            msgnorm_core::exact::content_texts(src).map_err(Failure::Core)
         })
     })
     .map_err(|e| to_pyerr(py, e))

@@ -54,10 +54,3 @@ impl Bpe {
         released(py, || exact::record_counts(&self.inner, json::utf8(data)?))
     }
 }
-
-/// The content text of each record of a JSON array or JSON Lines (`None` for a record that
-/// is not a message): what [`Bpe::count_records`] counts.
-#[pyfunction]
-pub(crate) fn content_texts(py: Python<'_>, data: &[u8]) -> PyResult<Vec<Option<String>>> {
-    released(py, || exact::content_texts(json::utf8(data)?))
-}

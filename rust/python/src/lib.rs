@@ -88,7 +88,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::default_num_threads, m)?)?;
     m.add_class::<conversation::Conversation>()?;
     m.add_class::<exact::Bpe>()?;
-    m.add_function(wrap_pyfunction!(exact::content_texts, m)?)?;
     m.add_class::<arrow_ffi::ArrowArray>()?;
     m.add_class::<arrow_ffi::ArrowStream>()?;
     m.add_function(wrap_pyfunction!(arrow::arrow_kernel, m)?)?;

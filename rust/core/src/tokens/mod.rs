@@ -2,7 +2,6 @@
 //! formula ("chars") or an estimate calibrated to a tokenizer family.
 
 pub mod classes;
-pub mod content;
 mod weights;
 
 use crate::error::{Error, Result};
@@ -21,7 +20,15 @@ impl Family {
     /// and `gemini-*`, with or without a date suffix, and in their Bedrock
     /// (`anthropic.claude-...`, `us.anthropic.claude-...`, `openai.gpt-...`) and
     /// Vertex (`claude-...@date`, `publishers/google/models/gemini-...`) forms.
+    /// A model the providers' model tables list takes its row's family
+    /// ([`crate::providers::models::token_family`]); others, by these names.
     pub fn of_model(model: &str) -> Option<Family> {
+        match crate::providers::models::token_family(model) {
+            Some("claude") => return Some(Family::Claude),
+            Some("o200k_base") => return Some(Family::O200k),
+            Some("gemini") => return Some(Family::Gemini),
+            _ => {}
+        }
         let base = model.rsplit('/').next().unwrap_or(model);
         let base = base.to_ascii_lowercase();
         if base.contains("claude") {
@@ -205,4 +212,30 @@ pub fn classes_of(s: &str) -> Classes {
     let mut c = Classes::default();
     classes::tally_str(&mut c, s);
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Family;
+
+    #[test]
+    fn the_family_of_a_listed_model_is_its_table_row() {
+        for (model, want) in [
+            ("claude-sonnet-4-5-20250929", Family::Claude),
+            (
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                Family::Claude,
+            ),
+            ("gemini-2.5-flash", Family::Gemini),
+            ("gpt-4o-2024-08-06", Family::O200k),
+        ] {
+            let row = crate::providers::models::token_family(model);
+            assert!(row.is_some(), "{model} is not in the model tables");
+            assert_eq!(Family::of_model(model), Some(want), "{model}");
+        }
+        // names the tables do not list fall back on the family's names
+        assert_eq!(Family::of_model("claude-future-9"), Some(Family::Claude));
+        assert_eq!(Family::of_model("o9-mini"), Some(Family::O200k));
+        assert_eq!(Family::of_model("llama-3"), None);
+    }
 }
