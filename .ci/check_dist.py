@@ -47,7 +47,7 @@ INTERPRETERS = {
     "cp312": "cp312",
     "cp313": "cp313",
     "cp314": "cp314",
-    "cp314t": "cp314t",
+    "cp314t": "cp314",
 }
 WHEEL_RE = re.compile(
     rf"{NAME}-(?P<version>[^-]+)-(?P<python>[^-]+)-(?P<abi>[^-]+)-(?P<platform>[^-]+)\.whl"
