@@ -1,16 +1,18 @@
 r"""Checks what a release ships, wheel by wheel and the sdist.
 
-    python .ci/check_dist.py dist/msgnorm-0.1.0-cp310-abi3-manylinux2014_x86_64....whl
+    python .ci/check_dist.py dist/msgnorm-0.1.0-cp313-cp313-manylinux2014_x86_64....whl
     python .ci/check_dist.py --expect-platform 'macosx_\d+_\d+_arm64' dist
+    python .ci/check_dist.py --expect-python cp310,cp313 dist   # exactly these CPythons
     python .ci/check_dist.py --complete dist      # a release's full set of files
 
-A wheel: named ``msgnorm-<version>-cp310-abi3-<platform>.whl`` (one abi3 wheel
-per platform); holds the package (``__main__``, ``py.typed``, the stub, one
+A wheel: named ``msgnorm-<version>-<cpXY>-<cpXY>-<platform>.whl``, one per CPython
+version (``INTERPRETERS``: the version-specific ABI, free-threaded 3.14 as
+``cp314-cp314t``; no abi3 wheel); holds the package (``__main__``, ``py.typed``, the stub, one
 native extension), the LICENSE under ``.dist-info/licenses/``, METADATA with
 ``License-Expression: MIT``; an ELF extension is stripped (no ``.symtab``).
 The sdist: the LICENSE, ``Cargo.lock``, both crates, the tests and the example
 they read, no build leftovers. ``--complete``: exactly the platforms the
-release workflow builds, plus the sdist, all of one version (pyproject's).
+release workflow builds, each with one wheel per interpreter, plus the sdist, all of one version (pyproject's).
 Standard library only: runs on every runner and on the oldest Python.
 """
 
@@ -36,6 +38,16 @@ PLATFORMS = {
     "macos-x86_64": r"macosx_\d+_\d+_x86_64",
     "macos-arm64": r"macosx_\d+_\d+_arm64",
     "windows-x64": r"win_amd64",
+}
+# The CPythons the release workflow builds a wheel for on every platform: the
+# wheel's Python tag and ABI tag (pyproject's classifiers, and 3.14t).
+INTERPRETERS = {
+    "cp310": "cp310",
+    "cp311": "cp311",
+    "cp312": "cp312",
+    "cp313": "cp313",
+    "cp314": "cp314",
+    "cp314t": "cp314",
 }
 WHEEL_RE = re.compile(
     rf"{NAME}-(?P<version>[^-]+)-(?P<python>[^-]+)-(?P<abi>[^-]+)-(?P<platform>[^-]+)\.whl"
@@ -83,6 +95,11 @@ def elf_is_stripped(data: bytes) -> bool:
     return True
 
 
+def interpreter(wheel: Path) -> str:
+    """The wheel's interpreter as INTERPRETERS names it: its ABI tag (``cp314t``)."""
+    return wheel.name.removesuffix(".whl").split("-")[-2]
+
+
 def check_wheel(path: Path, version: str, expect_platform: str | None) -> list[str]:
     problems = []
     m = WHEEL_RE.fullmatch(path.name)
@@ -90,9 +107,10 @@ def check_wheel(path: Path, version: str, expect_platform: str | None) -> list[s
         return [f"{path.name}: not a {NAME} wheel name"]
     if m["version"] != version:
         problems.append(f"version {m['version']}, pyproject says {version}")
-    if (m["python"], m["abi"]) != ("cp310", "abi3"):
+    if INTERPRETERS.get(m["abi"]) != m["python"]:
         problems.append(
-            f"tag {m['python']}-{m['abi']}, expected cp310-abi3 (one wheel per platform)"
+            f"tag {m['python']}-{m['abi']}, expected one of "
+            f"{', '.join(f'{p}-{a}' for a, p in INTERPRETERS.items())} (a wheel per CPython)"
         )
     platforms = m["platform"].split(".")
     if expect_platform and not any(re.fullmatch(expect_platform, t) for t in platforms):
@@ -187,7 +205,13 @@ def main(argv: list[str]) -> int:
         "--expect-platform", help="a platform tag (a regular expression) every wheel must carry"
     )
     ap.add_argument(
-        "--complete", action="store_true", help="exactly one wheel per release platform + sdist"
+        "--expect-python",
+        help="comma-separated ABI tags (cp310,cp314t): exactly one wheel for each, and no other",
+    )
+    ap.add_argument(
+        "--complete",
+        action="store_true",
+        help="exactly one wheel per release platform and interpreter + sdist",
     )
     args = ap.parse_args(argv)
     version = project_version()
@@ -204,6 +228,11 @@ def main(argv: list[str]) -> int:
         problems += check_wheel(w, version, args.expect_platform)
     if args.expect_platform and not wheels:
         problems.append(f"no wheel to check for {args.expect_platform}")
+    if args.expect_python:
+        expected = sorted(args.expect_python.split(","))
+        found = sorted(interpreter(w) for w in wheels)
+        if found != expected:
+            problems.append(f"wheels for {found}, expected one each for {expected}")
     for s in sdists:
         problems += check_sdist(s, version)
     if args.complete:
@@ -211,10 +240,15 @@ def main(argv: list[str]) -> int:
             problems.append(f"expected one sdist, found {len(sdists)}")
         for platform, tag in PLATFORMS.items():
             having = [w for w in wheels if any(re.fullmatch(tag, t) for t in platform_tags(w))]
-            if len(having) != 1:
-                problems.append(f"{platform}: expected one wheel tagged {tag}, found {len(having)}")
-        if len(wheels) != len(PLATFORMS):
-            problems.append(f"expected {len(PLATFORMS)} wheels, found {len(wheels)}")
+            for abi in INTERPRETERS:
+                n = sum(interpreter(w) == abi for w in having)
+                if n != 1:
+                    problems.append(f"{platform}: expected one {abi} wheel tagged {tag}, found {n}")
+        if len(wheels) != len(PLATFORMS) * len(INTERPRETERS):
+            problems.append(
+                f"expected {len(PLATFORMS) * len(INTERPRETERS)} wheels "
+                f"({len(PLATFORMS)} platforms x {len(INTERPRETERS)} CPythons), found {len(wheels)}"
+            )
     for p in problems:
         print(f"check_dist: {p}", file=sys.stderr)
     if problems:

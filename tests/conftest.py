@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, reject, settings
 from hypothesis.control import currently_in_test_context
-from support import reference
+from support import extra_deps, reference
 
 # --------------------------------------------------------------------------
 # hypothesis profiles: HYPOTHESIS_PROFILE, else "ci" when CI=true, else "dev"
@@ -232,3 +232,32 @@ def impl(request: pytest.FixtureRequest) -> Impl:
 def ref() -> Impl:
     """The reference implementation (the oracle of the differential tests)."""
     return Impl("reference", "dicts", reference)
+
+
+# --------------------------------------------------------------------------
+# the test extra's missing dependencies (a free-threaded CPython lacks those
+# without a free-threaded wheel): listed with the tests that skipped for them
+# --------------------------------------------------------------------------
+
+_skipped: dict[str, list[str]] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2]).removeprefix("Skipped: ")
+        _skipped.setdefault(reason, []).append(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    missing = extra_deps.missing()
+    if not missing:
+        return
+    tr = terminalreporter
+    tr.section("test dependencies not installed")
+    tr.write_line(f"{extra_deps.interpreter()}: not installed: {', '.join(missing)}")
+    needles = {m.lower().replace("-", "_").split("[")[0] for m in missing}
+    needles |= {n.split("_")[0] for n in needles if "_" in n}
+    for reason, ids in sorted(_skipped.items()):
+        text = reason.lower().replace("-", "_")
+        if any(n in text for n in needles):
+            tr.write_line(f"{len(ids):5d} skipped: {reason}")

@@ -9,9 +9,9 @@
   ``bedrock``) that record each request and check it with ``msgnorm.check`` against
   that provider's rules, so a page's request is one the provider would accept; a
   page that names a client must have called it. A block that imports an optional
-  engine or framework (Ray, Daft, pydantic-ai) runs where the test extra installs
-  it; where it is not installable (pydantic-ai before CPython 3.11, no wheel for
-  the platform) that block alone is left out and the test reports it as skipped,
+  engine or framework (Ray, Daft, pydantic-ai, LangChain, polars) runs where the
+  test extra installs it; where it is not installable (pydantic-ai before CPython
+  3.11, no wheel for the platform or for a free-threaded CPython) that block alone is left out and the test reports it as skipped,
   after the page's other blocks ran. A page that starts Ray shuts it down.
 - In both, the ``# ...`` comment lines right after a ``print(`` line are what it
   prints, checked in order (a line ending in `` ...`` is checked up to the dots).
@@ -217,7 +217,15 @@ def test_the_fake_clients_refuse_what_the_provider_refuses() -> None:
 _PAGES = [p for p in _pages() if python_blocks(p)]
 
 # top-level modules of optional extras that some platforms or Pythons cannot install
-_OPTIONAL = {"ray": "ray", "daft": "daft", "pydantic_ai": "pydantic-ai"}
+# an optional module a block imports -> what installs it
+_OPTIONAL = {
+    "ray": "msgnorm[ray]",
+    "daft": "msgnorm[daft]",
+    "pydantic_ai": "msgnorm[pydantic-ai]",
+    "langchain": "msgnorm[langchain] and langchain",
+    "langchain_core": "msgnorm[langchain]",
+    "polars": "polars",
+}
 
 
 def optional_imports(code: str) -> set[str]:
@@ -258,7 +266,7 @@ def ray_sandbox(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def test_optional_imports_are_found() -> None:
     code = "import ray\nimport msgnorm.ray\nfrom pydantic_ai.messages import X\nimport polars\n"
-    assert optional_imports(code) == {"ray", "pydantic_ai"}
+    assert optional_imports(code) == {"ray", "pydantic_ai", "polars"}
     assert optional_imports("from msgnorm.frameworks import pydantic_ai\n") == set()
 
 
@@ -278,13 +286,19 @@ def test_docs_page_blocks_run(
         where = f"{page.relative_to(ROOT)}:{line}"
         missing = sorted(m for m in optional_imports(code) if _missing(m))
         if missing:
-            extras = ", ".join(f"msgnorm[{_OPTIONAL[m]}]" for m in missing)
+            extras = ", ".join(_OPTIONAL[m] for m in missing)
             left_out.append(f"{where} ({extras} is not installed for this Python)")
             continue
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out):
                 exec(compile(code, where, "exec"), namespace)
+        except NameError as e:
+            if not left_out:
+                raise AssertionError(f"{where}: {type(e).__name__}: {e}\n{code}") from e
+            # a name a block left out above defines
+            left_out.append(f"{where} (needs {e.name}, from a block left out)")
+            continue
         except Exception as e:
             raise AssertionError(f"{where}: {type(e).__name__}: {e}\n{code}") from e
         assert_shown(where, code, out.getvalue())

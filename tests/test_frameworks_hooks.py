@@ -338,6 +338,7 @@ def _lc_run(history: list[Any], middleware: list[Any]) -> tuple[dict[str, Any], 
 
 @pytest.mark.parametrize("case", sorted(LC_CASES))
 def test_langchain_middleware_on_the_request_body(case: str) -> None:
+    pytest.importorskip("langchain.agents", reason="langchain is not installed")
     from msgnorm.frameworks.langchain import MsgnormMiddleware
 
     history = _lc_history(case)
@@ -350,6 +351,7 @@ def test_langchain_middleware_on_the_request_body(case: str) -> None:
 
 
 def test_langchain_model_switch_drops_the_other_models_signed_thinking() -> None:
+    pytest.importorskip("langchain.agents", reason="langchain is not installed")
     from msgnorm.frameworks.langchain import MsgnormMiddleware
 
     history = _lc_history("model switch after signed thinking")

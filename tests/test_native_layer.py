@@ -15,6 +15,7 @@ import gc
 import json
 import re
 import sys
+import sysconfig
 import threading
 import time
 import weakref
@@ -189,7 +190,10 @@ def test_a_call_leaves_the_interpreter_as_it_was(
     assert out is not None
     assert _state() == before
     counts = gc.get_count()
-    assert len(counts) == 3 and all(c >= 0 for c in counts)
+    assert len(counts) == 3
+    if not sysconfig.get_config_var("Py_GIL_DISABLED"):
+        # (the free-threaded collector counts allocations less frees: it may go below 0)
+        assert all(c >= 0 for c in counts)
     if not enabled:
         # a collector turned off stays idle: no collection was run for the call
         assert [s["collections"] for s in gc.get_stats()] == collected

@@ -117,7 +117,9 @@ class Conversation:
         nothing is appended, and the error names it by its index in the whole
         history (SPEC §1)."""
         if self._kind is None:
-            self._kind = _kind_of(records)
+            with self._lock:  # the first append's kind, whichever thread wins
+                if self._kind is None:
+                    self._kind = _kind_of(records)
         if isinstance(records, (bytearray, memoryview)):
             records = bytes(records)
         if isinstance(records, (bytes, str)):

@@ -47,13 +47,14 @@ fn _force_panic(py: Python<'_>, message: &str) -> PyResult<()> {
         .map_err(|e| to_pyerr(py, e))
 }
 
-// The module does not claim free-threading support (`gil_used = true`): on a
-// free-threaded CPython, importing it re-enables the GIL. The claim needs a
-// multi-threaded test under a free-threaded interpreter, and none can run here:
-// PyO3 0.30 supports free-threaded CPython from 3.14 only, msgspec (the runtime
-// dependency) from 3.14 only, and no 3.14t interpreter is installable on the
-// build machine (see CHANGELOG.md, issue 16).
-#[pymodule(gil_used = true)]
+// The module runs without the GIL on a free-threaded CPython (3.14t): it keeps
+// no state of its own outside a call but `PyOnceLock` tables (made once,
+// thread-safe); a call reads its input through PyO3's API (on a free-threaded
+// build, a list's items and a dict's entries come as strong references, under
+// the object's own lock); the `#[pyclass]`es are `frozen`, their state behind a
+// `Mutex` (a `Conversation` used from two threads runs one call at a time);
+// the core's shared structures are `OnceLock`s and `Mutex`es.
+#[pymodule(gil_used = false)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(api::normalize_for_api, m)?)?;
     m.add_function(wrap_pyfunction!(api::normalize_for_api_report, m)?)?;
