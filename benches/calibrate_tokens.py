@@ -48,6 +48,7 @@ from typing import Any
 import msgspec
 import numpy as np
 from msgnorm import _native
+from prompt_eval import REAL, _records  # the same bills and records (benches/)
 
 #: The feature names, in ``_token_features``' order.
 FEATURES = (
@@ -58,21 +59,6 @@ FEATURES = (
 #: set from the providers' published rules, not fitted).
 FITTED = FEATURES[:15]
 IMAGES, DOCUMENTS, MESSAGE = 15, 16, 17
-#: A billed prompt below this is hand-written test data, not a bill.
-REAL = 1_000
-
-
-def _records(path: Path) -> list[dict[str, Any]]:
-    """The file's main-thread records: JSON objects with a str ``type``."""
-    out: list[dict[str, Any]] = []
-    for line in path.read_bytes().splitlines():
-        try:
-            r = msgspec.json.decode(line)
-        except msgspec.DecodeError:
-            continue
-        if isinstance(r, dict) and isinstance(r.get("type"), str) and not r.get("isSidechain"):
-            out.append(r)
-    return out
 
 
 def _files(dirs: list[str]) -> tuple[list[Path], list[Path]]:
