@@ -209,13 +209,18 @@ pub mod on_json {
 
     pub fn count_tokens_per_record(data: &[u8], p: &CountParams) -> Result<Vec<u64>> {
         let src = utf8(data)?;
-        let recs = read_records(src, ReadOpts::COUNT)?;
+        let recs = read_records(src, ReadOpts::counting(p))?;
         tokens::per_record(&recs, p)
     }
 
     pub fn find_cutoff(data: &[u8], max_tokens: u64, pin: usize, p: &CountParams) -> Result<usize> {
         let src = utf8(data)?;
-        cutoff_of(&read_records(src, ReadOpts::COUNT)?, max_tokens, pin, p)
+        cutoff_of(
+            &read_records(src, ReadOpts::counting(p))?,
+            max_tokens,
+            pin,
+            p,
+        )
     }
 
     /// `(k, records[..pin] + records[k..])`.
@@ -226,7 +231,7 @@ pub mod on_json {
         p: &CountParams,
     ) -> Result<(usize, Vec<u8>)> {
         let src = utf8(data)?;
-        let recs = read_records(src, ReadOpts::COUNT)?;
+        let recs = read_records(src, ReadOpts::counting(p))?;
         let (k, out) = super::trim_to_budget(recs, max_tokens, pin, p)?;
         Ok((k, write_records(&out)?))
     }
@@ -301,7 +306,7 @@ pub mod on_json {
         p: &CountParams,
     ) -> Result<(Vec<u8>, Vec<u8>)> {
         let src = utf8(data)?;
-        let recs = read_records(src, ReadOpts::COUNT)?;
+        let recs = read_records(src, ReadOpts::counting(p))?;
         let (head, tail) = super::split_for_summary(recs, keep_tokens, pin, p)?;
         Ok((write_records(&head)?, write_records(&tail)?))
     }

@@ -321,7 +321,7 @@ pub fn extra_tokens(texts: &[&str], p: &CountParams) -> Result<u64> {
 /// [`Prompt`] over records read from JSON (an array or JSON Lines).
 pub fn prompt_json(src: &str, p: &CountParams, extra: u64) -> Result<u64> {
     p.check()?;
-    let recs = read_records(src, ReadOpts::COUNT)?;
+    let recs = read_records(src, ReadOpts::counting(p))?;
     prompt_of(&recs, p).map(|s| s.tokens(extra))
 }
 

@@ -63,7 +63,7 @@ pub(crate) fn list_costs<'a, 'py>(
 ) -> PyResult<(Vec<read::Rec<'a, 'py>>, Vec<u64>, Vec<bool>)> {
     let py = ctx.py();
     guard(|| {
-        let recs = read::read(ctx, strs, l, ReadOpts::COUNT)?;
+        let recs = read::read(ctx, strs, l, ReadOpts::counting(p))?;
         let (costs, turns) = msgnorm_core::costs_and_turns(&recs, p)?;
         Ok((recs, costs, turns))
     })
@@ -150,7 +150,7 @@ pub(crate) fn per_record(
     p: &CountParams,
 ) -> PyResult<Vec<u64>> {
     Ok(with_records!(
-        py, records, ReadOpts::COUNT,
+        py, records, ReadOpts::counting(p),
         lists: |l| list_costs_only(&Ctx::for_list(l)?, l, p)?.0,
         |_src, recs| msgnorm_core::tokens::per_record(&recs, p),
         |_w, costs| costs,
@@ -162,7 +162,7 @@ counting_fn! {
     fn find_cutoff<'py>(py, records, max_tokens: u64 = args::max_tokens; keyword pin: usize = args::pin => 0; params p)
         -> PyResult<usize> {
         Ok(with_records!(
-            py, records, ReadOpts::COUNT,
+            py, records, ReadOpts::counting(&p),
             lists: |l| list_cutoff_only(&Ctx::for_list(l)?, l, max_tokens, pin, &p)?,
             |_src, recs| msgnorm_core::cutoff_of(&recs, max_tokens, pin, &p),
             |_w, k| k,
@@ -177,7 +177,7 @@ counting_fn! {
     fn trim_to_budget<'py>(py, records, max_tokens: u64 = args::max_tokens; keyword pin: usize = args::pin => 0; params p)
         -> PyResult<Bound<'py, PyAny>> {
         Ok(with_records!(
-            py, records, ReadOpts::COUNT,
+            py, records, ReadOpts::counting(&p),
             lists: |l| trim_list(l, max_tokens, pin, &p)?,
             |_src, recs| msgnorm_core::trim_to_budget(recs, max_tokens, pin, &p),
             |w, out| w.records(&out.1)?,
@@ -224,7 +224,7 @@ counting_fn! {
     fn split_for_summary<'py>(py, records, keep_tokens: u64 = args::keep_tokens; keyword pin: usize = args::pin => 0; params p)
         -> PyResult<Bound<'py, PyTuple>> {
         with_records!(
-            py, records, ReadOpts::COUNT,
+            py, records, ReadOpts::counting(&p),
             lists: |l| {
                 // slices of the list, the costs read one record at a time
                 let k = list_cutoff_only(&Ctx::for_list(l)?, l, keep_tokens, pin, &p)?;

@@ -161,7 +161,7 @@ pub(crate) fn py_tool_info<'py>(
                 info.name = s.into_owned();
             }
             Err(_) => {
-                info.name_chars = read::j_of(ctx, &name)
+                info.name_chars = read::j_of(ctx, &name, false)
                     .map_err(|e| match e {
                         ReadError::Invalid(e) => e.named("name"),
                         ReadError::Source(e) => pyerr(e),

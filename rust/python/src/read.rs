@@ -44,6 +44,8 @@ pub type R<T> = Result<T, ReadError<PyErr>>;
 pub struct PySource<'a, 'c, 'py> {
     pub ctx: &'c Ctx<'py>,
     strs: &'a Strs<'py>,
+    /// Count characters by class too ([`ReadOpts::classes`]).
+    classes: bool,
 }
 
 /// A str's text, borrowed for the call; `None` for any other object.
@@ -65,13 +67,16 @@ fn str_len(s: &Bound<'_, PyString>) -> PyResult<u64> {
     Ok(s.code_point_len()? as u64)
 }
 
-/// Code points of a str and its characters by class (a str that is not
-/// UTF-8, a lone surrogate's, counts as other characters).
-fn str_tally(s: &Bound<'_, PyString>) -> PyResult<Tally> {
+/// Code points of a str and, with `by_class`, its characters by class (a str
+/// that is not UTF-8, a lone surrogate's, counts as other characters).
+fn str_tally(s: &Bound<'_, PyString>, by_class: bool) -> PyResult<Tally> {
     let mut t = Tally {
         n: str_len(s)?,
         ..Tally::default()
     };
+    if !by_class {
+        return Ok(t);
+    }
     match s.to_str() {
         Ok(text) => classes::tally_str(&mut t.cls, text),
         Err(_) => t.cls.other = u32::try_from(t.n).unwrap_or(u32::MAX),
@@ -101,7 +106,11 @@ fn record<'a, 'py>(
     index: usize,
     opts: ReadOpts,
 ) -> Result<Rec<'a, 'py>, Failure> {
-    let mut src = PySource { ctx, strs };
+    let mut src = PySource {
+        ctx,
+        strs,
+        classes: opts.classes,
+    };
     read_record(&mut src, item, index, opts).map_err(|e| e.record(index, None))
 }
 
@@ -121,7 +130,7 @@ pub fn read_costs<'py>(
     let mut family = None;
     for (i, item) in list.iter().enumerate() {
         let strs = Strs(Arena::with_capacity(4));
-        let rec = record(ctx, &strs, item, i, ReadOpts::COUNT)?;
+        let rec = record(ctx, &strs, item, i, ReadOpts::counting(p))?;
         if auto {
             family = rec.family.or(family);
             waiting.push(rec.kind.is_message().then_some(rec.cost));
@@ -158,7 +167,11 @@ pub fn read<'a, 'py>(
     list: &Bound<'py, PyList>,
     opts: ReadOpts,
 ) -> Result<Vec<Rec<'a, 'py>>, Failure> {
-    let mut src = PySource { ctx, strs };
+    let mut src = PySource {
+        ctx,
+        strs,
+        classes: opts.classes,
+    };
     let mut out = Vec::with_capacity(list.len());
     for (i, item) in list.iter().enumerate() {
         match read_record(&mut src, item, i, opts) {
@@ -235,7 +248,7 @@ impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
     #[inline]
     fn string(&mut self, v: Obj<'py>, chars: bool) -> R<Option<(Str<'a>, Tally)>> {
         let n = match v.cast::<PyString>() {
-            Ok(s) if chars => str_tally(s)?,
+            Ok(s) if chars => str_tally(s, self.classes)?,
             _ => Tally::default(),
         };
         Ok(str_of(self.strs, &v)?.map(|s| (Cow::Borrowed(s), n)))
@@ -261,7 +274,7 @@ impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
     #[inline]
     fn str_chars(&mut self, v: Obj<'py>) -> R<Option<Tally>> {
         match v.cast::<PyString>() {
-            Ok(s) => Ok(Some(str_tally(s)?)),
+            Ok(s) => Ok(Some(str_tally(s, self.classes)?)),
             Err(_) => Ok(None),
         }
     }
@@ -274,10 +287,10 @@ impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
         Ok(())
     }
     fn j(&mut self, v: Obj<'py>) -> R<Tally> {
-        j_of(self.ctx, &v)
+        j_of(self.ctx, &v, self.classes)
     }
     fn j_whole(&mut self, w: &Obj<'py>) -> R<Tally> {
-        j_of(self.ctx, w)
+        j_of(self.ctx, w, self.classes)
     }
     #[inline]
     fn span(&self, _v: &Obj<'py>) {}
@@ -325,10 +338,10 @@ pub fn attachment_fields<'a, 'py>(
 
 /// §6 J(value), iteratively (deep values cost heap, not stack); errors are
 /// located at the value.
-pub fn j_of<'py>(ctx: &Ctx<'py>, v: &Obj<'py>) -> R<Tally> {
+pub fn j_of<'py>(ctx: &Ctx<'py>, v: &Obj<'py>, by_class: bool) -> R<Tally> {
     let mut total = Tally::default();
     let str_j = |total: &mut Tally, s: &Bound<'py, PyString>| -> PyResult<()> {
-        let mut t = str_tally(s)?;
+        let mut t = str_tally(s, by_class)?;
         t.n = j_leaf(Leaf::Str(t.n));
         t.cls.leaves = t.cls.leaves.saturating_add(1);
         total.add(t);
@@ -372,13 +385,17 @@ pub fn j_of<'py>(ctx: &Ctx<'py>, v: &Obj<'py>) -> R<Tally> {
             // A Struct counts as the JSON object it encodes to.
             for (k, x) in fields {
                 total.n += j_leaf(Leaf::Str(k.chars().count() as u64));
-                classes::leaf_str(&mut total.cls, &k);
+                if by_class {
+                    classes::leaf_str(&mut total.cls, &k);
+                }
                 stack.push((x, depth + 1));
             }
         } else {
             // numbers, booleans, null (and any other scalar object)
             total.n += j_leaf(Leaf::Scalar);
-            classes::leaf_scalar(&mut total.cls);
+            if by_class {
+                classes::leaf_scalar(&mut total.cls);
+            }
         }
     }
     Ok(total)

@@ -171,6 +171,7 @@ pub(crate) fn read_record<'a>(
         p: Parser::at(p.src, v),
         dedup: false,
         dup: &dup,
+        classes: opts.classes,
     };
     let mut r = read::read_record(&mut src, v, index, opts);
     // A refusal may come from a value a later member shadows (the pass stops
@@ -181,6 +182,7 @@ pub(crate) fn read_record<'a>(
             p: Parser::at(p.src, v),
             dedup: true,
             dup: &dup,
+            classes: opts.classes,
         };
         r = read::read_record(&mut src, v, index, opts);
     }
@@ -198,6 +200,8 @@ struct JsonSource<'a, 'f> {
     dedup: bool,
     /// Set (in one pass) when an object repeats a key the reader looks at.
     dup: &'f Cell<bool>,
+    /// Count characters by class too ([`ReadOpts::classes`]).
+    classes: bool,
 }
 
 type JR<T> = std::result::Result<T, ReadError<Error>>;
@@ -215,6 +219,7 @@ impl<'a> Source<'a> for JsonSource<'a, '_> {
             p: Parser::at(self.p.src, self.p.pos),
             dedup: self.dedup,
             dup: self.dup,
+            classes: self.classes,
         }
     }
     #[inline]
@@ -290,7 +295,9 @@ impl<'a> Source<'a> for JsonSource<'a, '_> {
             let mut t = Tally::default();
             if chars {
                 t.n = count_chars(&s);
-                classes::tally_str(&mut t.cls, &s);
+                if self.classes {
+                    classes::tally_str(&mut t.cls, &s);
+                }
             }
             Ok(Some((s, t)))
         } else {
@@ -325,7 +332,9 @@ impl<'a> Source<'a> for JsonSource<'a, '_> {
                 n: raw_string_len(raw),
                 ..Tally::default()
             };
-            classes::tally_raw(&mut t.cls, raw);
+            if self.classes {
+                classes::tally_raw(&mut t.cls, raw);
+            }
             t
         }))
     }
@@ -345,15 +354,15 @@ impl<'a> Source<'a> for JsonSource<'a, '_> {
         if self.dedup {
             // J() of the value as Python's json reads it (SPEC §1, A27).
             let raw = self.p.skip_value()?;
-            return Ok(j_dedup(raw)?);
+            return Ok(j_dedup(raw, self.classes)?);
         }
-        Ok(j_tally(&mut self.p)?)
+        Ok(j_tally(&mut self.p, self.classes)?)
     }
     fn j_whole(&mut self, w: &(usize, usize)) -> JR<Tally> {
         if self.dedup {
-            return Ok(j_dedup(&self.p.src[w.0..w.1])?);
+            return Ok(j_dedup(&self.p.src[w.0..w.1], self.classes)?);
         }
-        Ok(j_tally(&mut Parser::at(self.p.src, w.0))?)
+        Ok(j_tally(&mut Parser::at(self.p.src, w.0), self.classes)?)
     }
     #[inline]
     fn span(&self, v: &usize) -> (usize, usize) {
@@ -470,9 +479,15 @@ pub fn j_of(p: &mut Parser<'_>) -> Result<u64> {
     Ok(j)
 }
 
-/// §6 J() of the value at the parser's position and its characters by
-/// class (one walk), skipping it.
-pub fn j_tally(p: &mut Parser<'_>) -> Result<Tally> {
+/// §6 J() of the value at the parser's position and, with `classes`, its
+/// characters by class (one walk), skipping it.
+pub fn j_tally(p: &mut Parser<'_>, classes: bool) -> Result<Tally> {
+    if !classes {
+        return Ok(Tally {
+            n: j_of(p)?,
+            ..Tally::default()
+        });
+    }
     let mut t = Tally::default();
     p.walk_value(&mut |tok| match tok {
         Token::Str(raw) => {
@@ -490,11 +505,11 @@ pub fn j_tally(p: &mut Parser<'_>) -> Result<Tally> {
 
 /// §6 J() of a value of a record that repeats a key: of the value each key
 /// once, with its last value.
-fn j_dedup(raw: &str) -> Result<Tally> {
+fn j_dedup(raw: &str, classes: bool) -> Result<Tally> {
     let mut once = Vec::with_capacity(raw.len());
     super::write::write_dedup(&mut once, raw)?;
     let once = std::str::from_utf8(&once).map_err(|_| Error::value("internal error: not UTF-8"))?;
-    j_tally(&mut Parser::new(once))
+    j_tally(&mut Parser::new(once), classes)
 }
 
 /// A tool_use block's `name` (its §6 length) and whether its `input` is `{}`,

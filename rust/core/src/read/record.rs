@@ -24,15 +24,28 @@ pub struct ReadOpts {
     pub links: bool,
     /// Keep each record's `timestamp` (the records the pipeline makes copy it, §4).
     pub timestamps: bool,
+    /// With `count`: also count the characters by class (the calibrated
+    /// estimates, §6.2); the §6 formula ("chars") needs only their number.
+    pub classes: bool,
 }
 
 impl ReadOpts {
-    /// For token counting (§6, §7).
+    /// For token counting (§6, §7), by any tokenizer.
     pub const COUNT: ReadOpts = ReadOpts {
         count: true,
         links: false,
         timestamps: false,
+        classes: true,
     };
+
+    /// For token counting with `p`: the classes only where its tokenizer
+    /// reads them.
+    pub fn counting(p: &crate::tokens::CountParams) -> ReadOpts {
+        ReadOpts {
+            classes: p.tokenizer != crate::tokens::Tokenizer::Chars,
+            ..ReadOpts::COUNT
+        }
+    }
 }
 
 type RR<T, E> = Result<T, ReadError<E>>;

@@ -238,4 +238,25 @@ mod tests {
         assert_eq!(Family::of_model("o9-mini"), Some(Family::O200k));
         assert_eq!(Family::of_model("llama-3"), None);
     }
+
+    #[test]
+    fn chars_reads_no_classes_and_counts_the_same() {
+        use crate::json::{read_records, ReadOpts};
+        use crate::tokens::{per_record, CountParams, Tokenizer};
+        let src = r#"[{"type":"user","uuid":"u","message":{"role":"user","content":[{"type":"text","text":"héllo 世界 42"},{"type":"tool_result","tool_use_id":"t","content":"ok"}]}},{"type":"assistant","uuid":"a","message":{"role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"t","name":"Read","input":{"path":"/x","n":[1,2]}}]}}]"#;
+        let chars = CountParams {
+            tokenizer: Tokenizer::Chars,
+            ..CountParams::default()
+        };
+        let with = read_records(src, ReadOpts::COUNT).unwrap();
+        let without = read_records(src, ReadOpts::counting(&chars)).unwrap();
+        assert!(!ReadOpts::counting(&chars).classes && ReadOpts::COUNT.classes);
+        for (w, o) in with.iter().zip(&without) {
+            assert_eq!(w.cost.chars, o.cost.chars);
+            assert_eq!(o.cost.cls, crate::model::Classes::default());
+        }
+        assert_ne!(with[0].cost.cls, crate::model::Classes::default());
+        let p = chars.resolved(&with);
+        assert_eq!(per_record(&with, &p).unwrap(), per_record(&without, &p).unwrap());
+    }
 }
