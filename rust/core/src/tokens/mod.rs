@@ -257,6 +257,9 @@ mod tests {
         }
         assert_ne!(with[0].cost.cls, crate::model::Classes::default());
         let p = chars.resolved(&with);
-        assert_eq!(per_record(&with, &p).unwrap(), per_record(&without, &p).unwrap());
+        assert_eq!(
+            per_record(&with, &p).unwrap(),
+            per_record(&without, &p).unwrap()
+        );
     }
 }
