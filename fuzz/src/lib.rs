@@ -376,6 +376,8 @@ fn count_params(b: u8) -> CountParams {
         tokens_per_message: u64::from((b >> 2) & 7),
         tokens_per_image: 1600,
         tokens_per_document: 3000,
+        // the §6 formula, whose invariants the targets check
+        tokenizer: msgnorm_core::tokens::Tokenizer::Chars,
     }
 }
 
