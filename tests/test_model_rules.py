@@ -382,3 +382,18 @@ def test_cli_check_reads_the_request_bodys_model(
     plain = tmp_path / "messages.json"
     plain.write_text(json.dumps(PREFILLED))
     assert cli_main(["check", str(plain)]) == 0
+
+
+@pytest.mark.parametrize("model", ["claude-😀sonnet-4-5", "😀" * 4, "é-2025-09-2é", "a😀-v1:0@x"])
+def test_any_model_name_is_read_without_a_panic(model: str) -> None:
+    """A model name is any text (a fuzz regression: a cut inside a character)."""
+    recs = [
+        {"type": "user", "uuid": "u", "message": {"role": "user", "content": "hi"}},
+        {
+            "type": "assistant",
+            "uuid": "a",
+            "message": {"role": "assistant", "model": model, "content": "ok"},
+        },
+    ]
+    assert msgnorm.count_tokens(recs) > 0
+    assert isinstance(msgnorm.validate(recs, "anthropic", model=model), list)

@@ -137,7 +137,8 @@ fn base(name: &str) -> (&str, Endpoint) {
             s = &s[..k];
         }
     }
-    if s.len() > 11 {
+    // (a name is any text: the cut must fall between two characters)
+    if s.len() > 11 && s.is_char_boundary(s.len() - 11) {
         let (head, tail) = s.split_at(s.len() - 11);
         let b = tail.as_bytes();
         if b[0] == b'-'

@@ -262,4 +262,23 @@ mod tests {
             per_record(&without, &p).unwrap()
         );
     }
+
+    #[test]
+    fn any_model_name_is_read_without_a_panic() {
+        // a cut inside a character (fuzz regression `budget/chars-tokenizer-trim`)
+        for name in [
+            "claude-😀sonnet-4-5",
+            "😀😀😀😀",
+            "é-2025-09-2é",
+            "a😀-v1:0@x",
+            "",
+        ] {
+            let _ = Family::of_model(name);
+            let _ = crate::providers::models::lookup(name);
+        }
+        assert_eq!(
+            Family::of_model("claude-😀sonnet-4-5"),
+            Some(Family::Claude)
+        );
+    }
 }
