@@ -48,7 +48,7 @@ from typing import Any
 import msgspec
 import numpy as np
 from msgnorm import _native
-from prompt_eval import REAL, _records  # the same bills and records (benches/)
+from prompt_eval import _records, _requests  # the same bills and records (benches/)
 
 #: The feature names, in ``_token_features``' order.
 FEATURES = (
@@ -145,7 +145,7 @@ def _growth(paths: list[Path]) -> tuple[list[np.ndarray], list[int], list[tuple[
         f = _features(recs) if recs else None
         if f is None:
             continue
-        reqs = _requests(recs)
+        reqs = [(i, model, prompt) for i, model, prompt, _ in _requests(recs)]
         msg = f[:, MESSAGE : MESSAGE + 1] > 0
         for (i1, m1, p1), (i2, m2, p2) in itertools.pairwise(reqs):
             if m1 == m2 and p2 > p1:
@@ -155,27 +155,6 @@ def _growth(paths: list[Path]) -> tuple[list[np.ndarray], list[int], list[tuple[
             i1, i2 = reqs[0][0], reqs[-1][0]
             sessions.append(((f[i1:i2] * msg[i1:i2]).sum(axis=0), reqs[-1][2] - reqs[0][2]))
     return xs, ys, sessions
-
-
-def _requests(recs: list[dict[str, Any]]) -> list[tuple[int, str, int]]:
-    """(first record index, model, billed prompt) of each request, in order."""
-    seen: set[str] = set()
-    out: list[tuple[int, str, int]] = []
-    for i, r in enumerate(recs):
-        m = r.get("message")
-        if r["type"] != "assistant" or not isinstance(m, dict):
-            continue
-        u = m.get("usage")
-        if not isinstance(u, dict) or m.get("model") == "<synthetic>":
-            continue
-        keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-        prompt = sum(int(u.get(k) or 0) for k in keys)
-        key = str(m.get("id") or f"#{i}")
-        if prompt < REAL or key in seen:
-            continue
-        seen.add(key)
-        out.append((i, str(m.get("model")), prompt))
-    return out
 
 
 def claude(dirs: list[str], media: tuple[float, float, float]) -> None:
