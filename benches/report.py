@@ -1,7 +1,8 @@
 """Measure msgnorm against its peers and limits, and print one Markdown table of ratios.
 
     python benches/report.py            # full: 100k records, scaling to 1M records
-    python benches/report.py --quick    # 10k records, scaling to 100k (under 2 min)
+    python benches/report.py --quick    # 10k records, scaling to 100k (under 4 min)
+    python benches/report.py --smoke    # 2k records, scaling to 20k: the harness runs (CI)
     python benches/report.py --build    # first `maturin develop --profile dist`
     python benches/report.py --write-docs   # ... and put the table into docs/benchmarks.md
     python benches/report.py --chart    # only redraw the chart of docs/benchmarks.md's table
@@ -76,12 +77,14 @@ class Plan:
 
 
 QUICK = Plan("quick", 10_000, [10_000, 100_000], [100_000], rounds=5, budget_s=1.5)
+#: every measurement once more, on small inputs: that the harness runs (its ratios are noise)
+SMOKE = Plan("smoke", 2_000, [2_000, 20_000], [20_000], rounds=3, budget_s=0.3)
 FULL = Plan(
     "full", 100_000, [10_000, 100_000, 1_000_000], [100_000, 1_000_000], rounds=7, budget_s=8.0
 )
 #: corpus scale: histories per batch (of `size // histories` records each) and the
 #: session files of the directory the engines and the CLI run on
-SCALE = {"quick": (200, 200), "full": (1_000, 1_000)}
+SCALE = {"smoke": (40, 40), "quick": (200, 200), "full": (1_000, 1_000)}
 
 
 def frozen_inputs() -> None:
@@ -817,10 +820,16 @@ class Report:
             conv.for_api()
             convs[kind] = conv
         # The same turn with a context-editing policy: one whose trigger is never
-        # crossed, and one that fired once on the history (its trigger at 70% of it,
-        # with what it cleared applied to every later turn) and does not fire again.
+        # crossed, and one that fired once on the history (with what it cleared applied
+        # to every later turn) and does not fire again: its trigger lies halfway between
+        # the history's count after the clearing (probed) and before it.
         tokens = convs["dicts"].count_tokens()
-        for kind, trigger in (("never", 10**15), ("fired", int(tokens * 0.7))):
+        probe = mn.Conversation(kind="dicts", clear_tool_results={"trigger": tokens - 1})
+        probe.append(history)
+        probe.for_api()
+        cleared = probe.count_tokens()
+        del probe
+        for kind, trigger in (("never", 10**15), ("fired", (tokens + cleared) // 2)):
             conv = mn.Conversation(kind="dicts", clear_tool_results={"trigger": trigger})
             conv.append(history)
             conv.for_api()
@@ -1292,6 +1301,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--quick", action="store_true", help="10k records, scaling to 100k")
+    ap.add_argument(
+        "--smoke", action="store_true", help="2k records, scaling to 20k: that the harness runs"
+    )
     ap.add_argument("--size", type=int, help="records for the side-by-side comparisons")
     ap.add_argument("--no-memory", action="store_true", help="skip the memory probes")
     ap.add_argument("--no-engines", action="store_true", help="skip the Ray/Daft/CLI runs")
@@ -1322,7 +1334,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.build:
         build_dist()
-    plan = QUICK if args.quick else FULL
+    plan = SMOKE if args.smoke else QUICK if args.quick else FULL
     if args.size:
         plan.size = args.size
     t0 = time.perf_counter()
