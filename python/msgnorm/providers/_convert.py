@@ -11,6 +11,7 @@ from .._api import _is_structs, _max_media
 from ..errors import InvalidRecordError, MsgnormError, ProviderRuleError
 from ..model import _nesting_guard, to_builtins
 from ._registry import PROVIDERS, _plain, framework, is_framework
+from ._source_map import provider_source_map
 from ._thinking import ForeignThinking, same_model, set_model, switch_model
 
 __all__ = [
@@ -172,11 +173,14 @@ def to_provider_report(
     if shape != target:
         return framework(target)._from_anthropic(out), report
     if source_map:
-        from ._source_map import provider_source_map
-
         result: dict[str, Any] = dict(report)
         result["source_map"] = provider_source_map(
-            data, target, out, normalize=bool(normalize), max_media=media
+            data,
+            target,
+            out,
+            lambda rec: to_provider([rec], target, normalize=False),
+            normalize=bool(normalize),
+            max_media=media,
         )
         return out, result
     return out, report

@@ -13,6 +13,7 @@ dropped and that changed its turns) raises instead of guessing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .._api import normalize_for_api_report
@@ -44,10 +45,15 @@ def _is_system_prompt(r: Any) -> bool:
 
 
 def provider_source_map(
-    records: list[Any], target: str, out: Any, *, normalize: bool, max_media: int | None
+    records: list[Any],
+    target: str,
+    out: Any,
+    write_one: Callable[[Any], Any],
+    *,
+    normalize: bool,
+    max_media: int | None,
 ) -> list[list[int]]:
-    from ._convert import to_provider
-
+    """``write_one(record)``: the target's output for that one normalized record."""
     prompts = [i for i, r in enumerate(records) if _is_system_prompt(r)]
     if normalize:
         normalized, report = normalize_for_api_report(records, source_map=True, max_media=max_media)
@@ -59,7 +65,7 @@ def provider_source_map(
     mapped: list[list[int]] = []
     roles: list[Any] = []
     for rec, src in zip(normalized, sources, strict=True):
-        for k, m in enumerate(messages_of(to_provider([rec], target, normalize=False))):
+        for k, m in enumerate(messages_of(write_one(rec))):
             role = _role(m)
             if k == 0 and target in _JOINING and roles and roles[-1] == role:
                 mapped[-1] = sorted(set(mapped[-1]) | set(src))

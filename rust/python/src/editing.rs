@@ -3,12 +3,10 @@
 use crate::errors::{to_pyerr, Failure};
 use crate::fields::fields_dict;
 use crate::input::with_records;
-use crate::read;
-use crate::view::{self, Ctx};
-use msgnorm_core::read::{ReadError, ReadOpts};
+use msgnorm_core::read::ReadOpts;
 use msgnorm_core::{CountParams, Error};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyDict;
 
 /// Context editing: `(output, EditReport dict)` of `records` edited as
 /// [`EditArgs`] say.
@@ -141,37 +139,4 @@ fn trigger(py: Python<'_>, kind: &str, value: u64) -> PyResult<msgnorm_core::edi
             ))),
         )),
     }
-}
-
-/// A tool_use block's name and whether its input is `{}` (a dict or a Struct).
-pub(crate) fn py_tool_info<'py>(
-    ctx: &Ctx<'py>,
-    b: &view::Obj<'py>,
-) -> msgnorm_core::Result<msgnorm_core::editing::ToolUseInfo> {
-    let pyerr = |e: PyErr| Error::value(format!("reading a tool_use block: {e}"));
-    let mut info = msgnorm_core::editing::ToolUseInfo::default();
-    let Some(view) = ctx.view(b).map_err(pyerr)? else {
-        return Ok(info);
-    };
-    if let Some(name) = ctx.get(&view, "name").map_err(pyerr)? {
-        match name.cast::<PyString>() {
-            Ok(s) => {
-                let s = s.to_cow().map_err(pyerr)?;
-                info.name_chars = s.chars().count() as u64;
-                info.name = s.into_owned();
-            }
-            Err(_) => {
-                info.name_chars = read::j_of(ctx, &name, false)
-                    .map_err(|e| match e {
-                        ReadError::Invalid(e) => e.named("name"),
-                        ReadError::Source(e) => pyerr(e),
-                    })?
-                    .n
-            }
-        }
-    }
-    if let Some(input) = ctx.get(&view, "input").map_err(pyerr)? {
-        info.input_empty = input.cast::<PyDict>().is_ok_and(|d| d.is_empty());
-    }
-    Ok(info)
 }

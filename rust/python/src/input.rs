@@ -9,6 +9,7 @@ use crate::write;
 use msgnorm_core::editing::ToolUseInfo;
 use msgnorm_core::json::{self, Raw};
 use msgnorm_core::model::Record;
+use msgnorm_core::read::ReadError;
 use msgnorm_core::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyMemoryView, PyString};
@@ -142,9 +143,35 @@ pub(crate) struct Objects<'c, 'py> {
 }
 
 impl<'py> Objects<'_, 'py> {
-    /// A tool_use block's name and whether its input is `{}`.
+    /// A tool_use block's name and whether its input is `{}` (a dict or a Struct).
     pub(crate) fn tool_info(&self, b: &Obj<'py>) -> msgnorm_core::Result<ToolUseInfo> {
-        crate::editing::py_tool_info(self.ctx, b)
+        let ctx = self.ctx;
+        let pyerr = |e: PyErr| Error::value(format!("reading a tool_use block: {e}"));
+        let mut info = ToolUseInfo::default();
+        let Some(view) = ctx.view(b).map_err(pyerr)? else {
+            return Ok(info);
+        };
+        if let Some(name) = ctx.get(&view, "name").map_err(pyerr)? {
+            match name.cast::<PyString>() {
+                Ok(s) => {
+                    let s = s.to_cow().map_err(pyerr)?;
+                    info.name_chars = s.chars().count() as u64;
+                    info.name = s.into_owned();
+                }
+                Err(_) => {
+                    info.name_chars = crate::read::j_of(ctx, &name, false)
+                        .map_err(|e| match e {
+                            ReadError::Invalid(e) => e.named("name"),
+                            ReadError::Source(e) => pyerr(e),
+                        })?
+                        .n
+                }
+            }
+        }
+        if let Some(input) = ctx.get(&view, "input").map_err(pyerr)? {
+            info.input_empty = input.cast::<PyDict>().is_ok_and(|d| d.is_empty());
+        }
+        Ok(info)
     }
 
     /// The records as a list of the input's kind.
