@@ -24,7 +24,9 @@ from support.provider_oracles import check
 
 def _agentscope() -> Any:
     return pytest.importorskip(
-        "agentscope.message", reason="agentscope is not installed (it needs CPython 3.11+)"
+        "agentscope.message",
+        reason="agentscope is not installed (the test extra has it on CPython 3.11+, "
+        "where it has a wheel)",
     )
 
 
