@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgnorm
 from support.helpers import (
     asst,
     entry,
@@ -125,6 +126,37 @@ def test_system_prompt_records_are_kept_in_place(impl):
     assert out[0] == _prompt("p0", "Be brief.") and out[3] == _prompt("p1", "Now in French.")
     first = impl.normalize_for_api([_prompt("p0", "Be brief."), asst("a1", "ok")])
     assert [r["type"] for r in first] == ["system", "user", "assistant"]
+
+
+def test_a_blank_system_prompt_is_dropped_and_counted(impl):
+    # §4.3, amended: a system prompt with no content or only whitespace goes (no
+    # provider takes a system text without a non-whitespace character; Anthropic
+    # answers "text content blocks must contain non-whitespace text"); counted in
+    # blank_texts_removed. A fuzz regression: it stood between two user records.
+    no_content = _prompt("p2", "")
+    del no_content["content"]
+    records = [
+        user("u0", "hi"),
+        asst("a1", "ok"),
+        _prompt("p1", " \t\n"),
+        user("u1", "more"),
+        no_content,
+        asst("a2", "done"),
+    ]
+    out = impl.normalize_for_api(records)
+    assert [r["type"] for r in out] == ["user", "assistant", "user", "assistant"]
+    if impl.name == "msgnorm":
+        _, report = msgnorm.normalize_for_api_report(records)
+        assert report["blank_texts_removed"] == 2 and report["dropped"] == 0
+        request = msgnorm.to_provider(out, "anthropic")
+        assert (
+            msgnorm.validate(request["messages"], "anthropic", system=request.get("system")) == []
+        )
+    # a prompt of blocks stays: the provider writer checks it block by block
+    blocks = _prompt("p3", "")
+    blocks["content"] = [{"type": "text", "text": "Be brief."}]
+    kept = impl.normalize_for_api([blocks, user("u0", "hi"), asst("a1", "ok")])
+    assert [r["type"] for r in kept] == ["system", "user", "assistant"]
 
 
 def test_claude_code_system_records_are_still_dropped(impl):

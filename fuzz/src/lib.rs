@@ -20,7 +20,7 @@
 pub mod rules;
 
 use msgnorm_core::json::{is_all_ws, is_ws, read_records, utf8, ReadOpts};
-use msgnorm_core::model::{BlockKind, Content, Kind, Record};
+use msgnorm_core::model::{is_blank, BlockKind, Content, Kind, Record};
 use msgnorm_core::providers::Provider;
 use msgnorm_core::providers::{self, records::json_stable, Value};
 use msgnorm_core::session::{self, Options, SourceFile};
@@ -197,11 +197,24 @@ fn blocks<'r, 'a, H>(c: &'r Content<'a, H>) -> &'r [msgnorm_core::model::Block<'
 /// SPEC §4's guarantees on a normalize_for_api output, in the scope of
 /// SPEC decision A23 (tool_use blocks of assistant records,
 /// tool_result blocks of user records).
+/// A provider's system prompt (kept in place by §4 step 3, blank ones dropped)
+/// goes to the request's system parameter: the guarantees' "first" and "last"
+/// are of the other records.
 fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
+    let prompt = |r: &Record<'_, H>| r.kind == Kind::System && r.system_prompt;
+    let first = recs.iter().position(|r| !prompt(r));
+    let last_message = recs.iter().rposition(|r| !prompt(r));
     let mut tool_use_ids = HashSet::new();
     for (i, r) in recs.iter().enumerate() {
+        if prompt(r) {
+            assert!(
+                !matches!(&r.content, Content::Str(s) if is_blank(s)),
+                "system prompt record {i} is blank"
+            );
+            continue;
+        }
         assert!(r.kind.is_message(), "record {i} is {:?}", r.kind);
-        if i == 0 && opts.ensure_user_first {
+        if Some(i) == first && opts.ensure_user_first {
             assert_eq!(
                 r.kind,
                 Kind::User,
@@ -215,7 +228,7 @@ fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
                 i - 1
             );
         }
-        let last = i + 1 == recs.len();
+        let last = Some(i) == last_message;
         if r.kind == Kind::User || !last {
             assert!(!r.content.is_empty(), "record {i} has empty content");
         }

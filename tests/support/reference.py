@@ -533,8 +533,12 @@ def is_dropped_in_step3(rec: Record) -> bool:
     if t not in KNOWN_TYPES:  # an entry
         return True
     if t == "system":
-        # amended: a provider's system prompt (from_provider's records) is kept in place
-        return bool(rec["subtype"] not in ("local_command", "system_prompt"))
+        # amended: a provider's system prompt (from_provider's records) is kept in
+        # place, unless blank: no content, or a string of whitespace only
+        if rec["subtype"] == "system_prompt":
+            content = rec.get("content", "")
+            return isinstance(content, str) and is_blank(content)
+        return bool(rec["subtype"] != "local_command")
     if t in MESSAGE_TYPES and is_true(rec.get("isVirtual")):
         return True
     return is_synthetic_error(rec)

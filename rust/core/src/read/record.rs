@@ -151,8 +151,11 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
             Kind::User | Kind::Assistant => {
                 bits(&[K::Uuid, K::IsVirtual, K::IsApiErrorMessage, K::Message])
             }
-            // `content` is read only for a local command.
-            Kind::System if self.seen.subtype == Seen::Ok && rec.local_command => {
+            // `content` is read only for a local command and a system prompt
+            // (§4 step 3 drops a blank one).
+            Kind::System
+                if self.seen.subtype == Seen::Ok && (rec.local_command || rec.system_prompt) =>
+            {
                 bits(&[K::Uuid, K::Subtype, K::Content])
             }
             Kind::System => bits(&[K::Uuid, K::Subtype]),
@@ -289,8 +292,14 @@ impl<'a, S: Source<'a>> RecordState<'a, S> {
     ) -> RR<(), S::Error> {
         let kind = rec.kind;
         if kind == Kind::System {
-            // Only a system record's top-level `content` is its content.
-            rec.content = Content::Str(self.top_content.take().unwrap_or(Cow::Borrowed("")));
+            // Only a system record's top-level `content` is its content: a
+            // string (or nothing, read as ""), else (a system prompt's list of
+            // blocks, written back as it came) no blocks of ours.
+            rec.content = match self.top_content.take() {
+                Some(s) => Content::Str(s),
+                None if self.seen.content == Seen::Bad => Content::Blocks(Vec::new()),
+                None => Content::Str(Cow::Borrowed("")),
+            };
         } else if !matches!(kind, Kind::User | Kind::Assistant) || !self.message_parsed {
             rec.content = Content::Str(Cow::Borrowed(""));
         }
