@@ -37,6 +37,9 @@ _common: dict[str, Any] = {
 # CI runs the same examples every time (derandomize): what passes here passes
 # there; `dev` and `long` search afresh.
 settings.register_profile("ci", max_examples=200, derandomize=True, **_common)
+# .ci/run's tests of the built wheels: the same fixed examples, fewer of them (the
+# README's command has run "ci" on the same source)
+settings.register_profile("ci-wheel", max_examples=50, derandomize=True, **_common)
 settings.register_profile("dev", max_examples=50, **_common)
 settings.register_profile("long", max_examples=5000, **_common)
 _default_profile = "ci" if os.environ.get("CI", "").lower() == "true" else "dev"
