@@ -194,6 +194,11 @@ fn blocks<'r, 'a, H>(c: &'r Content<'a, H>) -> &'r [msgnorm_core::model::Block<'
     c.blocks()
 }
 
+/// A provider's system prompt (`system` with `subtype: "system_prompt"`).
+fn is_prompt<H>(r: &Record<'_, H>) -> bool {
+    r.kind == Kind::System && r.system_prompt
+}
+
 /// SPEC §4's guarantees on a normalize_for_api output, in the scope of
 /// SPEC decision A23 (tool_use blocks of assistant records,
 /// tool_result blocks of user records).
@@ -201,12 +206,11 @@ fn blocks<'r, 'a, H>(c: &'r Content<'a, H>) -> &'r [msgnorm_core::model::Block<'
 /// goes to the request's system parameter: the guarantees' "first" and "last"
 /// are of the other records.
 fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
-    let prompt = |r: &Record<'_, H>| r.kind == Kind::System && r.system_prompt;
-    let first = recs.iter().position(|r| !prompt(r));
-    let last_message = recs.iter().rposition(|r| !prompt(r));
+    let first = recs.iter().position(|r| !is_prompt(r));
+    let last_message = recs.iter().rposition(|r| !is_prompt(r));
     let mut tool_use_ids = HashSet::new();
     for (i, r) in recs.iter().enumerate() {
-        if prompt(r) {
+        if is_prompt(r) {
             assert!(
                 !matches!(&r.content, Content::Str(s) if is_blank(s)),
                 "system prompt record {i} is blank"
@@ -315,9 +319,7 @@ pub fn normalize_for_api(data: &[u8]) {
     // The output holds only messages and a provider's system prompts: the
     // Messages API mapping takes all of it, or, with a system prompt among the
     // records, refuses that one by name (to_provider writes it, as `system`).
-    let prompt = recs
-        .iter()
-        .position(|r| r.kind == Kind::System && r.system_prompt);
+    let prompt = recs.iter().position(is_prompt);
     match (on_json::to_anthropic(&out), prompt) {
         (Ok(msgs), None) => {
             if let Err(e) = validate_json(&msgs) {
