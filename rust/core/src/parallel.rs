@@ -1,5 +1,5 @@
 //! The one place that starts threads: two halves of a list at once
-//! ([`both`], [`split_map`], [`write_each`]) and the background freeing of
+//! ([`both`], [`split_map`]; the provider writers' `providers::write_each`) and the background freeing of
 //! large trees ([`drop_later`]), and a producer on the caller's thread
 //! feeding a consumer on a second one ([`pipeline`]). Whether a second thread pays is decided here
 //! ([`worth_splitting`]).
@@ -17,7 +17,6 @@
 //! or more, whose halves take milliseconds.
 
 use crate::error::Result;
-use crate::providers::{Counts, Ids, Rec, Value};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Mutex, OnceLock};
 
@@ -77,51 +76,6 @@ pub fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl Fn() -> B + Sync) -> (A, 
     })
 }
 
-/// Writes every record with `f` (which appends the record's messages to
-/// `out`), in order, after the messages `out` already holds; tool ids are
-/// kept to `limit` characters ([`Ids`]). When no tool id is rewritten a
-/// record's messages depend on that record alone, so a long history is
-/// written in halves, the second on a thread of its own at the same time.
-pub fn write_each<'v>(
-    recs: &[Rec<'v>],
-    limit: usize,
-    counts: &mut Counts,
-    mut out: Vec<Value>,
-    f: impl Fn(&Rec<'v>, &mut Ids, &mut Counts, &mut Vec<Value>) + Sync,
-) -> Vec<Value> {
-    out.reserve(recs.len());
-    write_halves(recs, Ids::new(recs, limit), counts, &mut out, f);
-    out
-}
-
-fn write_halves<'v>(
-    recs: &[Rec<'v>],
-    mut ids: Ids,
-    counts: &mut Counts,
-    out: &mut Vec<Value>,
-    f: impl Fn(&Rec<'v>, &mut Ids, &mut Counts, &mut Vec<Value>) + Sync,
-) {
-    let half = |rs: &[Rec<'v>], ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>| {
-        rs.iter().for_each(|r| f(r, ids, counts, out))
-    };
-    if ids.rewrites || !worth_splitting(recs.len()) {
-        return half(recs, &mut ids, counts, out);
-    }
-    let (first, second) = recs.split_at(recs.len() / 2);
-    let limit = ids.limit;
-    let ((), (more, more_counts)) = both(
-        || half(first, &mut ids, counts, out),
-        || {
-            let (mut ids, mut counts) = (Ids::fixed(limit), Counts::new());
-            let mut out = Vec::with_capacity(second.len());
-            half(second, &mut ids, &mut counts, &mut out);
-            (out, counts)
-        },
-    );
-    out.extend(more);
-    crate::providers::add_counts(counts, more_counts);
-}
-
 /// `f(i, item)` for every item, in order; with many items and a second core,
 /// the second half is done on a thread of its own at the same time. The
 /// error is the first item's that fails, as when done one by one.
@@ -169,7 +123,6 @@ pub fn pipeline<T: Send, P, C: Send>(
 mod tests {
     use super::*;
     use crate::error::Error;
-    use crate::providers::{count, obj, read_records, Provider};
 
     #[test]
     fn split_map_keeps_the_order_and_the_first_error() {
@@ -193,43 +146,6 @@ mod tests {
         assert_eq!(e.to_string(), "item 3000");
         let e = split_map(&items, fail(&[15_000, 19_000])).unwrap_err();
         assert_eq!(e.to_string(), "item 15000");
-    }
-
-    #[test]
-    fn write_each_writes_in_order_and_adds_up_the_counts() {
-        let text = |i: usize| obj([("type", "text".into()), ("text", i.to_string().into())]);
-        let record = |i: usize, id: &str| {
-            let call = obj([("type", "tool_use".into()), ("id", id.into())]);
-            let message = obj([("content", vec![text(i), call].into())]);
-            obj([("type", "assistant".into()), ("message", message)])
-        };
-        let f = |r: &Rec<'_>, ids: &mut Ids, counts: &mut Counts, out: &mut Vec<Value>| {
-            count(counts, "records");
-            let id = ids.get(r.blocks[1].as_obj().unwrap().str("id").unwrap(), counts);
-            out.push(Value::Arr(vec![r.blocks[0].clone(), id.into()]));
-        };
-        for bad in [false, true] {
-            // one id outside the charset: every record is written on this thread
-            let records: Vec<Value> = (0..20_000)
-                .map(|i| record(i, if bad && i == 7 { "a.b" } else { "ok" }))
-                .collect();
-            let recs = read_records(&records, Provider::OpenAIChat).unwrap();
-            let mut counts = Counts::new();
-            let out = write_each(&recs, 40, &mut counts, Vec::new(), f);
-            let want: Vec<Value> = (0..20_000)
-                .map(|i| {
-                    let id = if bad && i == 7 {
-                        out[7].as_arr().unwrap()[1].clone()
-                    } else {
-                        "ok".into()
-                    };
-                    Value::Arr(vec![text(i), id])
-                })
-                .collect();
-            assert!(out == want, "bad id: {bad}");
-            assert_eq!(counts.get("records"), Some(&20_000));
-            assert_eq!(counts.get("ids_rewritten").copied(), bad.then_some(1));
-        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! the SPEC §4 steps (which would merge its user turns, fill its blank texts
 //! and insert its first user turn).
 
-use super::{Provider, Value};
+use super::provider::Provider;
+use super::value::Value;
 use crate::validate::{self as v, key_of, KeyUse, Kind, MAX_DEPTH};
 use std::borrow::Cow;
 

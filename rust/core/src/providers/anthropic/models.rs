@@ -3,7 +3,7 @@
 //! name denotes (Bedrock, Vertex) decides the image source kinds
 //! ([`super::model_rules`]).
 
-use crate::providers::models::{Facts, ModelRow};
+use crate::providers::facts::{Facts, ModelRow};
 
 /// Prefill taken, no `system` message among the messages: every Claude before 4.6.
 const UP_TO_4_5: Facts = Facts {

@@ -2,9 +2,10 @@
 //! msgnorm records (`{"type": "user"|"assistant", "message": {...}}`) are read
 //! as `to_anthropic` would send them (other record types are not messages).
 
+use crate::providers::provider::Provider;
 use crate::providers::server_tools::is_result as is_server_result;
-use crate::providers::Provider;
-use crate::validate::{blank, id_like, Ctx, Hit, Msg, Params, PathBase, Rule, Value};
+use crate::validate::engine::{blank, id_like, Ctx, Hit, Msg, Params, PathBase, Rule};
+use crate::validate::value::Value;
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
@@ -177,7 +178,7 @@ pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v
         list_name: "messages",
         stateless: params.stateless,
         model: None,
-        facts: crate::providers::models::Facts::NONE,
+        facts: crate::providers::facts::Facts::NONE,
     }
 }
 

@@ -1,7 +1,7 @@
 //! Records → the request shape.
 
 use super::*;
-use crate::parallel::write_each;
+use crate::providers::write_each::write_each;
 
 /// `{"system"?, "messages"}`.
 pub(crate) fn to(recs: &[Rec<'_>], system: &[SystemPrompt], counts: &mut Counts) -> Result<Value> {

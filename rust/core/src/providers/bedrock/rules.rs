@@ -1,7 +1,8 @@
 //! Amazon Bedrock Converse `messages` rules (`toolConfig` passed as `tools`).
 
-use crate::providers::Provider;
-use crate::validate::{blank, Ctx, Hit, Msg, Rule, Value};
+use crate::providers::provider::Provider;
+use crate::validate::engine::{blank, Ctx, Hit, Msg, Rule};
+use crate::validate::value::Value;
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[

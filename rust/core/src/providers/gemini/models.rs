@@ -1,7 +1,7 @@
 //! Gemini models: which require thought signatures on function calls, and
 //! their token-counting family.
 
-use crate::providers::models::{Facts, ModelRow};
+use crate::providers::facts::{Facts, ModelRow};
 
 /// Signatures on function calls not required (Gemini before 3).
 const BEFORE_3: Facts = Facts {

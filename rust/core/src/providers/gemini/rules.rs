@@ -1,7 +1,8 @@
 //! Gemini `contents` rules (camelCase and snake_case keys alike, as the SDK takes both).
 
-use crate::providers::Provider;
-use crate::validate::{Ctx, Hit, Msg, Rule, Value};
+use crate::providers::provider::Provider;
+use crate::validate::engine::{Ctx, Hit, Msg, Rule};
+use crate::validate::value::Value;
 
 pub static RULES: &[Rule] = &[
     Rule {
@@ -156,7 +157,7 @@ fn response_count(c: &Ctx, out: &mut Vec<Hit>) {
 
 fn signed(p: &Value) -> bool {
     p.get2("thoughtSignature", "thought_signature")
-        .is_some_and(|s| s.kind() == crate::validate::Kind::String)
+        .is_some_and(|s| s.kind() == crate::validate::value::Kind::String)
 }
 
 fn thought_signature(c: &Ctx, out: &mut Vec<Hit>) {

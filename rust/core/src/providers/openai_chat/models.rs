@@ -2,7 +2,7 @@
 //! their token-counting family. No rule of either format depends on the
 //! model yet.
 
-use crate::providers::models::{Facts, ModelRow};
+use crate::providers::facts::{Facts, ModelRow};
 
 const O200K: &str =
     "o200k_base encoding: openai/tiktoken model.py (MODEL_PREFIX_TO_ENCODING, MODEL_TO_ENCODING)";

@@ -1,7 +1,8 @@
 //! OpenAI Chat Completions `messages` rules.
 
-use crate::providers::Provider;
-use crate::validate::{Ctx, Hit, Rule, Value};
+use crate::providers::provider::Provider;
+use crate::validate::engine::{Ctx, Hit, Rule};
+use crate::validate::value::Value;
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[

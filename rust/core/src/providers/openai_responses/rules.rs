@@ -1,7 +1,7 @@
 //! OpenAI Responses API `input` item rules.
 
-use crate::providers::Provider;
-use crate::validate::{Ctx, Hit, Msg, Rule};
+use crate::providers::provider::Provider;
+use crate::validate::engine::{Ctx, Hit, Msg, Rule};
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[

@@ -1,7 +1,7 @@
 //! Records → the request shape.
 
 use super::*;
-use crate::parallel::write_each;
+use crate::providers::write_each::write_each;
 
 fn input_text(t: SmolStr) -> Value {
     obj([("type", "input_text".into()), ("text", Value::Str(t))])

@@ -1,0 +1,285 @@
+//! The rules' view of a request: a small tree of the values some rule
+//! reads ([`Value`]), built from JSON text ([`parse_items`]) or, in the
+//! binding, from Python objects.
+
+use crate::error::Result;
+use crate::json::parse::{Parser, Peek};
+use std::borrow::Cow;
+
+/// Nesting below this depth is not read (its kind is kept): provider rules look
+/// at messages, blocks and the blocks nested in tool results, not deeper.
+pub const MAX_DEPTH: usize = 48;
+
+/// The keys whose values some rule reads. The value of a [`KIND_KEYS`] key is
+/// skipped, keeping its kind; any other key is skipped and left out (tool
+/// inputs, base64 data, schemas, every field of a transcript record besides
+/// `type` and `message`): the tree holds only what the rules look at.
+pub const READ_KEYS: &[&str] = &[
+    "role",
+    "content",
+    "type",
+    "text",
+    "id",
+    "name",
+    "tool_use_id",
+    "message",
+    "tool_calls",
+    "function",
+    "tool_call_id",
+    "call_id",
+    "parts",
+    "functionCall",
+    "function_call",
+    "functionResponse",
+    "function_response",
+    "toolUse",
+    "toolResult",
+    "toolUseId",
+    "tools",
+    "toolSpec",
+    "functionDeclarations",
+    "function_declarations",
+    "approval_request_id",
+    "source",
+    "model",
+];
+
+/// The keys whose presence (and kind) some rule reads, but not their value.
+pub const KIND_KEYS: &[&str] = &[
+    "input",
+    "cache_control",
+    "thoughtSignature",
+    "thought_signature",
+    "refusal",
+    "audio",
+    "encrypted_content",
+];
+
+/// What the tree keeps of a key's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyUse {
+    /// The value (a rule reads it).
+    Read,
+    /// Its kind only ([`Value::Skipped`]).
+    Kind,
+}
+
+/// What the tree keeps of the value of `key`, and the key as the tree holds
+/// it: the same text from the key tables, not from the input. Every rule's
+/// lookup compares keys; the tables' few strings stay in cache where the
+/// input's copies of them, one per object, would each be a cache miss.
+/// `None`: no rule looks at the key, and the tree leaves it out.
+pub fn key_of(key: &str) -> Option<(KeyUse, &'static str)> {
+    if let Some(k) = READ_KEYS.iter().find(|k| **k == key) {
+        Some((KeyUse::Read, k))
+    } else {
+        KIND_KEYS
+            .iter()
+            .find(|k| **k == key)
+            .map(|k| (KeyUse::Kind, *k))
+    }
+}
+
+/// What kind of JSON value a skipped value was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Object,
+    Array,
+    String,
+    Number,
+    Bool,
+    Null,
+    /// A Python object that is none of the JSON kinds.
+    Other,
+}
+
+/// A minimal JSON value tree (strings borrowed from JSON text where possible).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value<'a> {
+    Null,
+    Bool(bool),
+    /// Numbers are never inspected.
+    Number,
+    Str(Cow<'a, str>),
+    Array(Vec<Value<'a>>),
+    Object(Vec<(Cow<'a, str>, Value<'a>)>),
+    /// Present but not read (the value of a [`KIND_KEYS`] key, or one beyond [`MAX_DEPTH`]).
+    Skipped(Kind),
+}
+
+impl<'a> Value<'a> {
+    /// The value of `key` in an object (the first one, as JSON parsers differ on repeats).
+    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
+        match self {
+            Value::Object(kv) => kv.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The first of two spellings of a key (`functionCall` / `function_call`).
+    pub fn get2(&self, a: &str, b: &str) -> Option<&Value<'a>> {
+        self.get(a).or_else(|| self.get(b))
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[Value<'a>]> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        match self {
+            Value::Null => Kind::Null,
+            Value::Bool(_) => Kind::Bool,
+            Value::Number => Kind::Number,
+            Value::Str(_) => Kind::String,
+            Value::Array(_) => Kind::Array,
+            Value::Object(_) => Kind::Object,
+            Value::Skipped(k) => *k,
+        }
+    }
+
+    pub fn is_object(&self) -> bool {
+        self.kind() == Kind::Object
+    }
+
+    /// `self[key]` as a str.
+    pub fn str_at(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+
+    /// `self["type"]`.
+    pub fn type_(&self) -> Option<&str> {
+        self.str_at("type")
+    }
+
+    /// Whether `key` is present and not null.
+    pub fn has(&self, key: &str) -> bool {
+        self.get(key).is_some_and(|v| v.kind() != Kind::Null)
+    }
+
+    /// The elements of `self[key]` when it is a list (else none).
+    pub fn list_at(&self, key: &str) -> &[Value<'a>] {
+        self.get(key).and_then(Value::as_array).unwrap_or(&[])
+    }
+}
+
+/// One JSON value from the parser, skipping what no rule reads.
+pub fn parse_value<'a>(p: &mut Parser<'a>, depth: usize) -> Result<Value<'a>> {
+    parse_in(p, depth, &mut Scratch::default())
+}
+
+/// Stacks the elements of the open containers, so that each container is
+/// allocated once, at its exact size, when it closes.
+#[derive(Default)]
+struct Scratch<'a> {
+    kv: Vec<(Cow<'a, str>, Value<'a>)>,
+    items: Vec<Value<'a>>,
+}
+
+/// A member of the object whose members are `kv[start..]`: a repeated key
+/// takes the last value, where the key first appeared (SPEC §1, as Python's
+/// `json` reads it).
+#[inline]
+fn put<'a>(kv: &mut Vec<(Cow<'a, str>, Value<'a>)>, start: usize, key: &'static str, v: Value<'a>) {
+    match kv[start..].iter_mut().find(|(k, _)| *k == key) {
+        Some(slot) => slot.1 = v,
+        None => kv.push((Cow::Borrowed(key), v)),
+    }
+}
+
+fn parse_in<'a>(p: &mut Parser<'a>, depth: usize, s: &mut Scratch<'a>) -> Result<Value<'a>> {
+    let peek = p.peek()?;
+    if depth >= MAX_DEPTH && matches!(peek, Peek::Object | Peek::Array) {
+        p.skip_value()?;
+        return Ok(Value::Skipped(peek_kind(peek)));
+    }
+    Ok(match peek {
+        Peek::Object => {
+            p.begin_object()?;
+            let start = s.kv.len();
+            let mut first = true;
+            while let Some((_, key)) = p.next_key(&mut first)? {
+                match key_of(&key) {
+                    Some((KeyUse::Read, key)) => {
+                        let v = parse_in(p, depth + 1, s)?;
+                        put(&mut s.kv, start, key, v);
+                    }
+                    Some((KeyUse::Kind, key)) => {
+                        let k = peek_kind(p.peek()?);
+                        p.skip_value()?;
+                        put(&mut s.kv, start, key, Value::Skipped(k));
+                    }
+                    None => {
+                        p.skip_value()?;
+                    }
+                }
+            }
+            Value::Object(s.kv.drain(start..).collect())
+        }
+        Peek::Array => {
+            p.begin_array()?;
+            let start = s.items.len();
+            let mut first = true;
+            while p.next_elem(&mut first)? {
+                let v = parse_in(p, depth + 1, s)?;
+                s.items.push(v);
+            }
+            Value::Array(s.items.drain(start..).collect())
+        }
+        Peek::String => Value::Str(p.string()?),
+        Peek::Number => {
+            p.skip_value()?;
+            Value::Number
+        }
+        Peek::True | Peek::False => {
+            p.skip_value()?;
+            Value::Bool(peek == Peek::True)
+        }
+        Peek::Null => {
+            p.skip_value()?;
+            Value::Null
+        }
+    })
+}
+
+fn peek_kind(p: Peek) -> Kind {
+    match p {
+        Peek::Object => Kind::Object,
+        Peek::Array => Kind::Array,
+        Peek::String => Kind::String,
+        Peek::Number => Kind::Number,
+        Peek::True | Peek::False => Kind::Bool,
+        Peek::Null => Kind::Null,
+    }
+}
+
+/// The items of a JSON array, or of JSON Lines (one value a line).
+pub fn parse_items(src: &str) -> Result<Vec<Value<'_>>> {
+    let mut p = Parser::new(src);
+    let mut items = Vec::new();
+    let mut scratch = Scratch::default();
+    if p.peek()? == Peek::Array {
+        p.begin_array()?;
+        let mut first = true;
+        while p.next_elem(&mut first)? {
+            items.push(parse_in(&mut p, 1, &mut scratch)?);
+        }
+        if !p.at_end() {
+            return Err(p.err("unexpected data after the JSON array"));
+        }
+    } else {
+        while !p.at_end() {
+            items.push(parse_in(&mut p, 1, &mut scratch)?);
+        }
+    }
+    Ok(items)
+}
