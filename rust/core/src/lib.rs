@@ -109,24 +109,6 @@ pub fn normalize_after<'a, H: Clone>(
     Ok(recs)
 }
 
-/// `to_anthropic`'s rule, for every backend's writer: user and assistant
-/// records only (normalize_for_api's output); the first other record is named.
-pub fn check_anthropic_messages<H>(recs: &[Record<'_, H>]) -> Result<()> {
-    match recs.iter().find(|r| !r.kind.is_message()) {
-        None => Ok(()),
-        Some(r) if r.system_prompt => Err(Error::invalid(
-            r.index,
-            format!("records[{}].type", r.index),
-            "a system prompt record is the request's system text, which to_anthropic does not write: use to_provider(records, \"anthropic\"), which writes it, or leave the record out",
-        )),
-        Some(r) => Err(Error::invalid(
-            r.index,
-            format!("records[{}].type", r.index),
-            "to_anthropic takes user and assistant records only (run normalize_for_api first)",
-        )),
-    }
-}
-
 /// Turn-start flags and token costs of records, for §7.
 pub fn costs_and_turns<H>(
     recs: &[Record<'_, H>],

@@ -5,6 +5,7 @@
 //! Every record and block remembers whether the pipeline changed it (`dirty`
 //! flags); a backend writes an unchanged one by copying its handle.
 
+use crate::error::{Error, Result};
 use std::borrow::Cow;
 
 pub type Str<'a> = Cow<'a, str>;
@@ -510,6 +511,24 @@ impl<'a, H> Record<'a, H> {
 
     pub fn uuid_str(&self) -> &str {
         self.uuid.as_deref().unwrap_or("")
+    }
+}
+
+/// `to_anthropic`'s rule, for every backend's writer: user and assistant
+/// records only (normalize_for_api's output); the first other record is named.
+pub fn check_anthropic_messages<H>(recs: &[Record<'_, H>]) -> Result<()> {
+    match recs.iter().find(|r| !r.kind.is_message()) {
+        None => Ok(()),
+        Some(r) if r.system_prompt => Err(Error::invalid(
+            r.index,
+            format!("records[{}].type", r.index),
+            "a system prompt record is the request's system text, which to_anthropic does not write: use to_provider(records, \"anthropic\"), which writes it, or leave the record out",
+        )),
+        Some(r) => Err(Error::invalid(
+            r.index,
+            format!("records[{}].type", r.index),
+            "to_anthropic takes user and assistant records only (run normalize_for_api first)",
+        )),
     }
 }
 

@@ -167,7 +167,7 @@ pub(crate) fn to_anthropic<'py>(
         py,
         records,
         ReadOpts::default(),
-        |_src, recs| msgnorm_core::check_anthropic_messages(&recs).map(|()| recs),
+        |_src, recs| msgnorm_core::model::check_anthropic_messages(&recs).map(|()| recs),
         |w, recs| w.anthropic(&recs)?,
     ))
 }

@@ -16,6 +16,7 @@
 //! normalized again on its own, and the point is taken only when that gives the
 //! same output.
 
+mod fields;
 mod policy;
 mod save;
 mod texts;

@@ -412,14 +412,14 @@ impl Conversation {
 }
 
 /// Saves the policy and what it cleared (the edited output is rebuilt on load).
-pub(super) fn write(w: &mut super::save::Writer, e: Option<&Edited>) {
+pub(super) fn write(w: &mut super::fields::Writer, e: Option<&Edited>) {
     let Some(e) = e else {
         w.u64(0);
         return;
     };
     w.u64(1);
     let p = &e.policy;
-    let trigger = |w: &mut super::save::Writer, t: Trigger| match t {
+    let trigger = |w: &mut super::fields::Writer, t: Trigger| match t {
         Trigger::InputTokens(n) => {
             w.u64(0);
             w.u64(n);
@@ -502,7 +502,7 @@ pub(super) fn write(w: &mut super::save::Writer, e: Option<&Edited>) {
 
 /// What [`write`] saved; `out_len` is the settled output's length.
 pub(super) fn read(
-    r: &mut super::save::Reader<'_>,
+    r: &mut super::fields::Reader<'_>,
     out_len: usize,
     marks_seen: usize,
     rewrites: usize,
@@ -510,11 +510,11 @@ pub(super) fn read(
     if !r.flag()? {
         return Ok(None);
     }
-    let trigger = |r: &mut super::save::Reader<'_>| -> Result<Trigger> {
+    let trigger = |r: &mut super::fields::Reader<'_>| -> Result<Trigger> {
         Ok(match r.u64()? {
             0 => Trigger::InputTokens(r.u64()?),
             1 => Trigger::ToolUses(r.u64()?),
-            _ => return Err(super::save::corrupt("the policy's trigger")),
+            _ => return Err(super::fields::corrupt("the policy's trigger")),
         })
     };
     let t0 = trigger(r)?;
@@ -528,7 +528,7 @@ pub(super) fn read(
             0 => ClearInputs::None,
             1 => ClearInputs::All,
             2 => ClearInputs::Tools(r.strings()?),
-            _ => return Err(super::save::corrupt("the policy's tool inputs")),
+            _ => return Err(super::fields::corrupt("the policy's tool inputs")),
         };
         let placeholder = r.string()?;
         let t = ToolOptions {
@@ -584,7 +584,7 @@ pub(super) fn read(
     let nm = r.count(8)?;
     e.marks = (0..nm).map(|_| r.usize()).collect::<Result<_>>()?;
     if e.marks.iter().any(|&m| m > out_len) {
-        return Err(super::save::corrupt("the policy's marks"));
+        return Err(super::fields::corrupt("the policy's marks"));
     }
     e.marks_seen = marks_seen;
     e.rewrites_seen = rewrites;

@@ -1,10 +1,12 @@
 //! The JSON-text backend: JSON `bytes`/`str` in, JSON out, without building a tree.
 
 pub mod parse;
+pub mod raw;
 pub mod read;
 pub mod write;
 
-pub use read::{read_records, tool_use_info, utf8, Raw, ReadOpts};
+pub use raw::Raw;
+pub use read::{read_records, tool_use_info, utf8, ReadOpts};
 pub use write::{records_len, write_records, write_records_into, write_str};
 
 /// JSON's insignificant white space (RFC 8259 §2): space, tab, line feed and

@@ -1,7 +1,7 @@
 //! Records → JSON text. Unchanged records and blocks are copied byte for byte.
 
 use super::parse::{plain_run, Parser};
-use super::read::Raw;
+use super::raw::Raw;
 use crate::error::Result;
 use crate::model::{Block, BlockKind, Content, Meta, Record};
 use std::borrow::Cow;
@@ -476,7 +476,7 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
             .map(|r| r.orig.map_or(64, |o| o.text.len()))
             .sum(),
     );
-    crate::check_anthropic_messages(recs)?;
+    crate::model::check_anthropic_messages(recs)?;
     out.byte(b'[');
     for (i, r) in recs.iter().enumerate() {
         if i > 0 {

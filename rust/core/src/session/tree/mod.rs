@@ -15,7 +15,6 @@ mod recover;
 mod threads;
 
 pub use threads::choose;
-use threads::{prompt_of, Prompt};
 
 use super::{compact, Options, Report};
 use crate::json::Raw;
@@ -509,50 +508,6 @@ impl<'r, 'a> Tree<'r, 'a> {
             }
         }
         value
-    }
-
-    /// Per node: records since its thread's start, its first prompt, its latest
-    /// timestamp. One pass over every node; counts each `parentUuid` cycle once.
-    fn infos(&self, cut: bool, report: &mut Report) -> Vec<Info> {
-        let empty = Info {
-            count: 0,
-            first_prompt: NONE,
-            first_command: NONE,
-            last_ts: NONE,
-        };
-        self.memo(
-            |i| self.full_parent(i),
-            empty,
-            |i, base| {
-                let r = &self.recs[i];
-                // Read only while the thread has no prompt of that kind yet
-                // (a record's text is a cache miss at a million records).
-                let wanted = base.first_prompt == NONE || base.first_command == NONE;
-                let prompt = if wanted {
-                    prompt_of(r).map(|p| p.0)
-                } else {
-                    None
-                };
-                let first = |have: usize, kind: Prompt| {
-                    if have == NONE && prompt == Some(kind) {
-                        i
-                    } else {
-                        have
-                    }
-                };
-                Info {
-                    count: if cut && self.is_cut(i) {
-                        1
-                    } else {
-                        base.count + 1
-                    },
-                    first_prompt: first(base.first_prompt, Prompt::Text),
-                    first_command: first(base.first_command, Prompt::Command),
-                    last_ts: self.later(base.last_ts, i),
-                }
-            },
-            || report.cycles += 1,
-        )
     }
 
     /// Of two records (`NONE`: none), the one with the later `timestamp`; on a
