@@ -41,6 +41,17 @@ static STOP: [bool; 256] = {
     t
 };
 
+/// The nesting a value tree is built to (the provider adapters' tree, and
+/// the writer that drops repeated keys); deeper input is refused.
+pub const MAX_DEPTH: usize = 500;
+
+/// The index of the first byte at or after `i` that a JSON string escapes
+/// (`"`, `\\`, a control character) ([`plain_run`]); `None` when there is none.
+pub fn next_escape(b: &[u8], i: usize) -> Option<usize> {
+    let k = i + plain_run(b.get(i..)?);
+    (k < b.len()).then_some(k)
+}
+
 /// The length of the run at the start of `b` that a JSON string holds as it
 /// is: up to the first `"`, `\\` or control character (all of `b` when there
 /// is none). Eight bytes at a time (SWAR) for the first 64: a byte equal to `"`
@@ -49,7 +60,7 @@ static STOP: [bool; 256] = {
 /// text): a SIMD search for the end, then one vectorized check for control
 /// characters before it.
 #[inline]
-pub(crate) fn plain_run(b: &[u8]) -> usize {
+pub fn plain_run(b: &[u8]) -> usize {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let mut i = 0;

@@ -1,40 +1,53 @@
 //! Records → JSON text. Unchanged records and blocks are copied byte for byte.
 
-use super::parse::{plain_run, Parser};
+use super::parse::{next_escape, Parser};
 use super::raw::Raw;
 use crate::error::Result;
 use crate::model::{Block, BlockKind, Content, Meta, Record};
 use std::borrow::Cow;
 
-/// Writes `s` as a JSON string: its plain runs copied whole, the bytes
-/// between them escaped.
+/// Writes `s` as a JSON string ([`escape`]).
 pub fn write_str(out: &mut impl Sink, s: &str) {
     out.byte(b'"');
+    escape(s, |piece| out.put(piece.as_bytes()));
+    out.byte(b'"');
+}
+
+/// `s` as the pieces of a JSON string's contents, in order: its plain runs
+/// ([`super::parse::plain_run`]) as they are, and each byte between them escaped (`\"`,
+/// `\\`, `\n`, `\r`, `\t`, other control characters as `\u00XX`). The one
+/// escaper of every JSON writer.
+pub fn escape(s: &str, mut piece: impl FnMut(&str)) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let b = s.as_bytes();
     let mut run = 0;
-    loop {
-        let i = run + plain_run(&b[run..]);
-        out.put(&b[run..i]);
-        let Some(&c) = b.get(i) else { break };
-        let esc: &[u8] = match c {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            _ => b"",
-        };
-        if esc.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.put(b"\\u00");
-            out.byte(HEX[(c >> 4) as usize]);
-            out.byte(HEX[(c & 0xf) as usize]);
-        } else {
-            out.put(esc);
+    while let Some(i) = next_escape(b, run) {
+        // `i` is at an ASCII byte: a character boundary
+        if let Some(plain) = s.get(run..i).filter(|p| !p.is_empty()) {
+            piece(plain);
         }
+        let c = b[i];
+        let hex = [
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[(c >> 4) as usize],
+            HEX[(c & 0xf) as usize],
+        ];
+        piece(match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            _ => std::str::from_utf8(&hex).unwrap_or_default(),
+        });
         run = i + 1;
     }
-    out.byte(b'"');
+    if let Some(plain) = s.get(run..).filter(|p| !p.is_empty()) {
+        piece(plain);
+    }
 }
 
 /// Where JSON text goes: a `Vec`, a byte counter, or a buffer of known size.
@@ -320,7 +333,7 @@ pub fn write_dedup(out: &mut impl Sink, raw: &str) -> Result<()> {
 fn write_dedup_in(out: &mut impl Sink, raw: &str, depth: usize) -> Result<()> {
     use super::parse::Peek;
     let mut p = Parser::new(raw);
-    if depth > crate::providers::value::MAX_DEPTH {
+    if depth > super::parse::MAX_DEPTH {
         return Err(p.err("nesting too deep"));
     }
     match p.peek()? {
@@ -497,4 +510,34 @@ pub fn write_anthropic(recs: &[Record<'_, Raw<'_>>]) -> Result<Vec<u8>> {
     }
     out.byte(b']');
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every writer escapes a string the same way (the provider tree's
+    /// `write_json_str` and this module's `write_str` share [`escape`]), and
+    /// the parser reads back what they wrote, wherever the escape falls
+    /// (the first 64 bytes are scanned eight at a time, the rest otherwise).
+    #[test]
+    fn one_escaper_for_every_writer() {
+        let specials = ["\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1f}", "é", "😀", "\u{7f}"];
+        for at in [0, 1, 7, 8, 9, 63, 64, 65, 200] {
+            for sp in specials {
+                let s = format!("{}{sp}{}", "a".repeat(at), "b".repeat(at % 5));
+                let mut bytes = Vec::new();
+                write_str(&mut bytes, &s);
+                let mut text = String::new();
+                crate::providers::value::write_json_str(&mut text, &s);
+                assert_eq!(bytes, text.as_bytes(), "{s:?}");
+                let mut p = Parser::new(&text);
+                assert_eq!(p.string().unwrap(), s);
+                assert!(!text[1..text.len() - 1].contains(|c: char| c < ' '));
+            }
+        }
+        let mut out = Vec::new();
+        write_str(&mut out, "\u{0}\u{8}\u{c}\u{1b}");
+        assert_eq!(out, br#""\u0000\u0008\u000c\u001b""#);
+    }
 }

@@ -387,7 +387,7 @@ impl Value {
     }
 }
 
-pub const MAX_DEPTH: usize = 500;
+pub use crate::json::parse::MAX_DEPTH;
 
 fn parse_value(p: &mut crate::json::parse::Parser<'_>, depth: usize) -> Result<Value> {
     use crate::json::parse::Peek;
@@ -445,53 +445,10 @@ fn parse_value(p: &mut crate::json::parse::Parser<'_>, depth: usize) -> Result<V
     })
 }
 
-/// The index of the first byte at or after `i` that a JSON string escapes
-/// (`"`, `\`, a control character), eight bytes at a time (as the parser's scan:
-/// the lowest flagged byte of a word is always a true one).
-pub(crate) fn next_escape(b: &[u8], mut i: usize) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    while i + 8 <= b.len() {
-        let chunk: [u8; 8] = b[i..i + 8].try_into().unwrap_or_default();
-        let x = u64::from_le_bytes(chunk);
-        let q = x ^ (LO * u64::from(b'"'));
-        let s = x ^ (LO * u64::from(b'\\'));
-        let m = ((q.wrapping_sub(LO) & !q)
-            | (s.wrapping_sub(LO) & !s)
-            | (x.wrapping_sub(LO * 0x20) & !x))
-            & HI;
-        if m != 0 {
-            return Some(i + (m.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    b[i..]
-        .iter()
-        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
-        .map(|k| i + k)
-}
-
+/// `s` as a JSON string ([`crate::json::write::escape`]'s pieces).
 pub fn write_json_str(out: &mut String, s: &str) {
     out.push('"');
-    let b = s.as_bytes();
-    let mut start = 0;
-    // Most strings need no escape: copy the runs between escapes whole.
-    while let Some(i) = next_escape(b, start) {
-        out.push_str(&s[start..i]);
-        match b[i] {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            c => {
-                use std::fmt::Write;
-                let _ = write!(out, "\\u{c:04x}");
-            }
-        }
-        start = i + 1;
-    }
-    out.push_str(&s[start..]);
+    crate::json::write::escape(s, |piece| out.push_str(piece));
     out.push('"');
 }
 

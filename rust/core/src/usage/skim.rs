@@ -4,8 +4,7 @@
 
 use crate::error::Error;
 use crate::json::is_ws;
-use crate::json::parse::{Parser, Peek};
-use crate::providers::value::next_escape;
+use crate::json::parse::{next_escape, Parser, Peek};
 use std::borrow::Cow;
 
 type R<T> = std::result::Result<T, Error>;
