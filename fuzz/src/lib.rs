@@ -194,11 +194,6 @@ fn blocks<'r, 'a, H>(c: &'r Content<'a, H>) -> &'r [msgnorm_core::model::Block<'
     c.blocks()
 }
 
-/// A provider's system prompt (`system` with `subtype: "system_prompt"`).
-fn is_prompt<H>(r: &Record<'_, H>) -> bool {
-    r.kind == Kind::System && r.system_prompt
-}
-
 /// SPEC §4's guarantees on a normalize_for_api output, in the scope of
 /// SPEC decision A23 (tool_use blocks of assistant records,
 /// tool_result blocks of user records).
@@ -206,11 +201,11 @@ fn is_prompt<H>(r: &Record<'_, H>) -> bool {
 /// goes to the request's system parameter: the guarantees' "first" and "last"
 /// are of the other records.
 fn check_api_guarantees<H>(recs: &[Record<'_, H>], opts: &ApiOptions) {
-    let first = recs.iter().position(|r| !is_prompt(r));
-    let last_message = recs.iter().rposition(|r| !is_prompt(r));
+    let first = recs.iter().position(|r| !r.is_system_prompt());
+    let last_message = recs.iter().rposition(|r| !r.is_system_prompt());
     let mut tool_use_ids = HashSet::new();
     for (i, r) in recs.iter().enumerate() {
-        if is_prompt(r) {
+        if r.is_system_prompt() {
             assert!(
                 !matches!(&r.content, Content::Str(s) if is_blank(s)),
                 "system prompt record {i} is blank"
@@ -319,7 +314,7 @@ pub fn normalize_for_api(data: &[u8]) {
     // The output holds only messages and a provider's system prompts: the
     // Messages API mapping takes all of it, or, with a system prompt among the
     // records, refuses that one by name (to_provider writes it, as `system`).
-    let prompt = recs.iter().position(is_prompt);
+    let prompt = recs.iter().position(|r| r.is_system_prompt());
     match (on_json::to_anthropic(&out), prompt) {
         (Ok(msgs), None) => {
             if let Err(e) = validate_json(&msgs) {

@@ -393,6 +393,12 @@ pub struct Links<'a> {
 }
 
 impl<'a, H> Record<'a, H> {
+    /// A provider's system prompt (`system` with `subtype: "system_prompt"`,
+    /// as `from_provider` makes it), which `normalize_for_api` keeps in place.
+    pub fn is_system_prompt(&self) -> bool {
+        self.kind == Kind::System && self.system_prompt
+    }
+
     pub fn new(index: usize, kind: Kind, orig: Option<H>) -> Self {
         Record {
             index,

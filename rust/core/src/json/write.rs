@@ -522,7 +522,9 @@ mod tests {
     /// (the first 64 bytes are scanned eight at a time, the rest otherwise).
     #[test]
     fn one_escaper_for_every_writer() {
-        let specials = ["\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1f}", "é", "😀", "\u{7f}"];
+        let specials = [
+            "\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{1f}", "é", "😀", "\u{7f}",
+        ];
         for at in [0, 1, 7, 8, 9, 63, 64, 65, 200] {
             for sp in specials {
                 let s = format!("{}{sp}{}", "a".repeat(at), "b".repeat(at % 5));

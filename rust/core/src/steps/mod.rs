@@ -31,8 +31,7 @@ pub const NO_MESSAGE_CONTENT: &str = "[No message content]";
 /// step 3) go to the request's system parameter, so a final assistant record
 /// followed only by them is the final assistant turn (steps 5, 8 and 9).
 pub(crate) fn last_turn<H>(recs: &[crate::model::Record<'_, H>]) -> Option<usize> {
-    recs.iter()
-        .rposition(|r| !(r.kind == crate::model::Kind::System && r.system_prompt))
+    recs.iter().rposition(|r| !r.is_system_prompt())
 }
 
 /// The hasher of a map whose keys are hashes already.

@@ -9,7 +9,7 @@ pub fn run<'a, H: Clone>(recs: &mut Vec<Record<'a, H>>, report: &mut Report) {
     // system prompts kept by step 3 stay before the first turn
     let at = recs
         .iter()
-        .position(|r| !(r.kind == Kind::System && r.system_prompt))
+        .position(|r| !r.is_system_prompt())
         .unwrap_or(recs.len());
     let Some(first) = recs.get(at) else { return };
     if first.kind != Kind::Assistant {
