@@ -332,12 +332,13 @@ fn model_blank(s: &str) -> bool {
     crate::model::is_blank(s)
 }
 
-/// Drops the blocks `target` has no shape for (counted by reason).
+/// Drops the blocks `target` has no shape for (counted by reason), once
+/// the server tools' blocks are text where the target needs them
+/// ([`super::server_tools::as_text`], the caller's first step).
 /// Dropping can leave what normalize_for_api repairs (an assistant with
 /// nothing but thinking, trailing whitespace now final, an empty user
 /// record), so the caller normalizes the pruned records again.
 pub fn prune(target: Provider, records: &mut [Value], counts: &mut Counts) {
-    super::server_tools::as_text(target, records, counts);
     for v in records.iter_mut() {
         let Value::Obj(r) = v else { continue };
         let assistant = r.str("type") == Some("assistant");

@@ -1,6 +1,7 @@
 //! Tool ids and tool names as a target takes them: deterministic rewrites
 //! that keep a call and its result paired.
 
+use super::provider::id_ok;
 use super::value::{SmolStr, Value};
 use super::{count, Counts, Provider, Rec};
 use ahash::{AHashMap, AHashSet};
@@ -28,14 +29,6 @@ pub fn tool_name(name: &str, target: Provider, counts: &mut Counts) -> SmolStr {
         count(counts, "tool_names_rewritten");
     }
     SmolStr::new(out)
-}
-
-pub fn id_ok(id: &str, limit: usize) -> bool {
-    !id.is_empty()
-        && id.len() <= limit
-        && id
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
 }
 
 impl Ids {

@@ -40,7 +40,7 @@ pub use blocks::*;
 pub use builder::Builder;
 pub use counts::{add_counts, count, Counts};
 pub use ids::*;
-pub use provider::{Provider, TOOL_NAME_MAX};
+pub use provider::{id_ok, Provider, TOOL_NAME_MAX};
 pub use rec::*;
 pub use value::{bad, message_objects, need_obj, need_str, Map, SmolStr, Value};
 
@@ -314,6 +314,7 @@ pub fn request(
             let read = read_records(&recs, p)?;
             let (out, unpruned) = if read.iter().any(|r| r.drops) {
                 drop(read);
+                server_tools::as_text(p, &mut recs, counts);
                 prune(p, &mut recs, counts);
                 let pruned = records::normalize(&mut recs, true, api, report)?;
                 let unpruned = std::mem::replace(&mut recs, pruned);

@@ -130,3 +130,13 @@ impl Provider {
 
 /// The longest tool name every provider accepts.
 pub const TOOL_NAME_MAX: usize = 64;
+
+/// Whether every provider takes `id` as a tool call id: 1 to `limit` bytes
+/// of `[a-zA-Z0-9_-]`.
+pub fn id_ok(id: &str, limit: usize) -> bool {
+    !id.is_empty()
+        && id.len() <= limit
+        && id
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+}
