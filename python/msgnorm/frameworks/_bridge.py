@@ -3,6 +3,7 @@ to msgnorm records, through the core's provider adapters."""
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import importlib
@@ -264,23 +265,16 @@ def edited(records: Any, clear_tool_results: Any, max_tokens: int | None) -> Any
     return records
 
 
+@dataclasses.dataclass(kw_only=True, eq=False, repr=False)
 class HookOptions:
     """What a framework hook repairs for: the target provider and model (read from
     the model in use where not given), ``clear_tool_results`` (``True`` or its
     options) and a token budget (``max_tokens``)."""
 
-    def __init__(
-        self,
-        *,
-        provider: str | None = None,
-        model: str | None = None,
-        clear_tool_results: bool | Mapping[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> None:
-        self.provider = provider
-        self.model = model
-        self.clear_tool_results = clear_tool_results
-        self.max_tokens = max_tokens
+    provider: str | None = None
+    model: str | None = None
+    clear_tool_results: bool | Mapping[str, Any] | None = None
+    max_tokens: int | None = None
 
     def target(
         self, found: Callable[[], tuple[str | None, str | None]]
