@@ -16,21 +16,24 @@ with ``tool_calls`` per assistant record.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 from support.harness import run_bench
 
 
+def _bench(benchmark: Any, group: str, size: int, fn: Callable[[], Any]) -> Any:
+    """:func:`run_bench` of ``fn`` in the group ``"<group> n=<size>"``."""
+    return run_bench(benchmark, fn, group=f"{group} n={size}", n=size)
+
+
 def test_ours_count_tokens(
     benchmark: Any, mn: ModuleType, normalized: list[dict[str, Any]], size: int
 ) -> None:
     # SPEC §6's formula: the rows that compare with earlier counts
-    out = run_bench(
-        benchmark,
-        lambda: mn.count_tokens(normalized, tokenizer="chars"),
-        group=f"count_tokens n={size}",
-        n=size,
+    out = _bench(
+        benchmark, "count_tokens", size, lambda: mn.count_tokens(normalized, tokenizer="chars")
     )
     assert out > 0
 
@@ -38,11 +41,8 @@ def test_ours_count_tokens(
 def test_ours_count_tokens_claude(
     benchmark: Any, mn: ModuleType, normalized: list[dict[str, Any]], size: int
 ) -> None:
-    out = run_bench(
-        benchmark,
-        lambda: mn.count_tokens(normalized, tokenizer="claude"),
-        group=f"count_tokens n={size}",
-        n=size,
+    out = _bench(
+        benchmark, "count_tokens", size, lambda: mn.count_tokens(normalized, tokenizer="claude")
     )
     assert out > mn.count_tokens(normalized, tokenizer="chars")
 
@@ -50,11 +50,11 @@ def test_ours_count_tokens_claude(
 def test_ours_count_tokens_per_record(
     benchmark: Any, mn: ModuleType, normalized: list[dict[str, Any]], size: int
 ) -> None:
-    out = run_bench(
+    out = _bench(
         benchmark,
+        "count_tokens",
+        size,
         lambda: mn.count_tokens_per_record(normalized, tokenizer="chars"),
-        group=f"count_tokens n={size}",
-        n=size,
     )
     assert len(out) == len(normalized)
 
@@ -63,7 +63,7 @@ def test_peer_langchain_count_tokens(
     benchmark: Any, lc_utils: ModuleType, lc_normalized: list[Any], size: int
 ) -> None:
     fn = lc_utils.count_tokens_approximately
-    out = run_bench(benchmark, lambda: fn(lc_normalized), group=f"count_tokens n={size}", n=size)
+    out = _bench(benchmark, "count_tokens", size, lambda: fn(lc_normalized))
     assert out > 0
 
 
@@ -71,11 +71,8 @@ def test_ours_trim_to_budget(
     benchmark: Any, mn: ModuleType, normalized: list[dict[str, Any]], size: int
 ) -> None:
     budget = mn.count_tokens(normalized, tokenizer="chars") // 2
-    out = run_bench(
-        benchmark,
-        lambda: mn.trim_to_budget(normalized, budget, tokenizer="chars"),
-        group=f"trim n={size}",
-        n=size,
+    out = _bench(
+        benchmark, "trim", size, lambda: mn.trim_to_budget(normalized, budget, tokenizer="chars")
     )
     assert 0 < len(out) < len(normalized)
     assert mn.count_tokens(out, tokenizer="chars") <= budget
@@ -93,16 +90,14 @@ def test_peer_langchain_trim_messages(
         )
         return out
 
-    out = run_bench(benchmark, trim, group=f"trim n={size}", n=size)
+    out = _bench(benchmark, "trim", size, trim)
     assert 0 < len(out) < len(lc_normalized)
 
 
 def test_ours_normalize_for_merge(
     benchmark: Any, mn: ModuleType, records: list[dict[str, Any]], size: int
 ) -> None:
-    out = run_bench(
-        benchmark, lambda: mn.normalize_for_api(records), group=f"merge n={size}", n=size
-    )
+    out = _bench(benchmark, "merge", size, lambda: mn.normalize_for_api(records))
     assert out
 
 
@@ -110,5 +105,5 @@ def test_peer_langchain_merge_message_runs(
     benchmark: Any, lc_utils: ModuleType, lc_raw: list[Any], size: int
 ) -> None:
     fn = lc_utils.merge_message_runs
-    out = run_bench(benchmark, lambda: fn(lc_raw), group=f"merge n={size}", n=size)
+    out = _bench(benchmark, "merge", size, lambda: fn(lc_raw))
     assert 0 < len(out) < len(lc_raw)

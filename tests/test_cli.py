@@ -12,6 +12,7 @@ import pytest
 from msgnorm.cli import main
 from support.cli import run_cli as run
 from support.cli import start_cli
+from support.helpers import user
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "session.jsonl"
 
@@ -187,7 +188,7 @@ def test_count(example: bytes) -> None:
 def test_count_prompt_anchored(tmp_path: Path) -> None:
     # SPEC §6.1: the reported prompt + the reply + the estimate of what follows
     recs = [
-        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}},
+        user("u1", "hi"),
         {
             "type": "assistant",
             "uuid": "a1",
@@ -199,7 +200,7 @@ def test_count_prompt_anchored(tmp_path: Path) -> None:
                 "usage": {"input_tokens": 5000, "output_tokens": 20},
             },
         },
-        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": "abcdefgh"}},
+        user("u2", "abcdefgh"),
     ]
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"\n".join(json.dumps(r).encode() for r in recs))
@@ -283,9 +284,7 @@ def test_follow_tails_a_growing_session(tmp_path: Path, example: bytes) -> None:
 
 
 def _tool_history(path: Path, n: int) -> list[dict[str, Any]]:
-    recs: list[dict[str, Any]] = [
-        {"type": "user", "uuid": "u", "message": {"role": "user", "content": "go"}}
-    ]
+    recs: list[dict[str, Any]] = [user("u", "go")]
     for i in range(n):
         recs.append(
             {
@@ -432,7 +431,7 @@ def test_on_a_terminal_normalize_pretty_prints_and_says_what_it_repaired(example
 
 def test_on_a_terminal_nothing_to_repair_says_so(tmp_path: Path) -> None:
     clean = [
-        {"type": "user", "uuid": "u", "message": {"role": "user", "content": "hi"}},
+        user("u", "hi"),
         {"type": "assistant", "uuid": "a", "parentUuid": "u",
          "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}},
     ]  # fmt: skip

@@ -15,6 +15,7 @@ import json
 import msgnorm
 import msgspec
 import pytest
+from support.helpers import asst, user
 
 HISTORY = json.loads(
     '[{"type": "tombstone", "message": {"uuid": "gone-uuid", "role": "assistant", "content": []}}, {"type": "attachment", "uuid": "000022f4-0001-4abc-8def-000000001eef", "parentUuid": null, "sessionId": "s1", "timestamp": "2025-01-01T00:00:01Z", "attachment": {"type": "todo", "item": "ok", "count": 1.5}}, {"type": "system", "uuid": "000022f4-0002-4abc-8def-000000003dde", "parentUuid": "000022f4-0001-4abc-8def-000000001eef", "sessionId": "s1", "subtype": "local_command", "content": "", "level": "info", "isMeta": false}, {"type": "assistant", "uuid": "000022f4-0003-4abc-8def-000000005ccd", "parentUuid": "000022f4-0002-4abc-8def-000000003dde", "sessionId": "s1", "message": {"role": "assistant", "content": [{"type": "text", "text": "API Error: 529 overloaded"}], "type": "message", "id": "msg_01", "model": "claude-sonnet-4-5"}, "requestId": "req_1", "isApiErrorMessage": true}, {"type": "user", "uuid": "000022f4-0004-4abc-8def-000000007bbc", "parentUuid": "000022f4-0003-4abc-8def-000000005ccd", "sessionId": "s1", "message": {"role": "user", "content": "\\u00a5E\\n"}}, {"type": "tombstone", "message": {"uuid": "000022f4-0004-4abc-8def-000000007bbc", "role": "assistant", "content": []}}, {"type": "user", "uuid": "000022f4-0005-4abc-8def-000000009aab", "parentUuid": "000022f4-0004-4abc-8def-000000007bbc", "sessionId": "s1", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_unknown", "content": "\\u4e2d{"}]}, "toolUseResult": {"stdout": "ok", "n": 1}, "sourceToolAssistantUUID": "000022f4-0004-4abc-8def-000000007bbc"}]'
@@ -46,7 +47,7 @@ def test_a_tool_use_id_in_a_settled_user_record_does_not_hide_a_later_call() -> 
     make the conversation drop a later assistant's call with the same id (found by
     the conversation fuzz target, after a save and restore)."""
     recs = [
-        {"type": "user", "uuid": "u0", "message": {"role": "user", "content": "hi"}},
+        user("u0", "hi"),
         {
             "type": "user",
             "uuid": "u1",
@@ -58,10 +59,10 @@ def test_a_tool_use_id_in_a_settled_user_record_does_not_hide_a_later_call() -> 
                 ],
             },
         },
-        {"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": "ok"}},
-        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": "next"}},
-        {"type": "assistant", "uuid": "a2", "message": {"role": "assistant", "content": "sure"}},
-        {"type": "user", "uuid": "u3", "message": {"role": "user", "content": "go"}},
+        asst("a1", "ok"),
+        user("u2", "next"),
+        asst("a2", "sure"),
+        user("u3", "go"),
     ]
     later = [
         {
@@ -85,9 +86,9 @@ def test_records_that_span_lines_in_a_json_array() -> None:
     """A pretty-printed JSON array (records over several lines) is kept as it is
     and comes back byte for byte as the batch call gives it, also after a save."""
     recs = [
-        {"type": "user", "uuid": "u", "message": {"role": "user", "content": "hi"}},
-        {"type": "assistant", "uuid": "a", "message": {"role": "assistant", "content": "yo"}},
-        {"type": "user", "uuid": "v", "message": {"role": "user", "content": "more"}},
+        user("u", "hi"),
+        asst("a", "yo"),
+        user("v", "more"),
     ]
     conv = msgnorm.Conversation(kind="bytes")
     for i in range(len(recs)):
@@ -107,10 +108,10 @@ def test_a_tombstone_naming_the_settling_prompt_rewrites() -> None:
     §4 steps 8-9 treat differently: the conversation normalizes again (a rewrite)
     and still equals the batch call (found by the conversation fuzz target)."""
     recs = [
-        {"type": "user", "uuid": "u0", "message": {"role": "user", "content": "hi"}},
-        {"type": "assistant", "uuid": "a0", "message": {"role": "assistant", "content": None}},
-        {"type": "user", "uuid": "p", "message": {"role": "user", "content": "go on"}},
-        {"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": "ok"}},
+        user("u0", "hi"),
+        asst("a0", None),
+        user("p", "go on"),
+        asst("a1", "ok"),
     ]
     conv = msgnorm.Conversation(recs, kind="dicts")
     assert conv.for_api() == msgnorm.normalize_for_api(recs)
@@ -131,32 +132,22 @@ def test_strict_error_when_a_tombstone_frees_a_settled_record() -> None:
     checks tombstones naming settled records before running the tail, so it
     raises what the batch call raises (found by test_hypothesis_histories)."""
 
-    def user(uuid: str, content: object) -> dict:
-        return {"type": "user", "uuid": uuid, "message": {"role": "user", "content": content}}
-
-    def asst(uuid: str, content: list, mid: str) -> dict:
-        return {
-            "type": "assistant",
-            "uuid": uuid,
-            "message": {"id": mid, "role": "assistant", "content": content},
-        }
-
     call = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}
     result = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
     settled = [
         user("u0", "go"),
-        asst("a1", [call], "m1"),
+        asst("a1", [call], mid="m1"),
         user("r1", [result]),
-        asst("a2", [{"type": "text", "text": "done"}], "m2"),
+        asst("a2", [{"type": "text", "text": "done"}], mid="m2"),
         user("u2", "next"),
-        asst("a3", [{"type": "text", "text": "ok"}], "m3"),
+        asst("a3", [{"type": "text", "text": "ok"}], mid="m3"),
         user("u3", "and again"),
     ]
     conv = msgnorm.Conversation(settled, kind="dicts", strict=True)
     assert conv.for_api() == msgnorm.normalize_for_api(settled, strict=True)
     assert conv.settled_len > 3  # the call and its result are settled
     tail = [
-        asst("a4", [{**call, "id": "t2"}], "m4"),
+        asst("a4", [{**call, "id": "t2"}], mid="m4"),
         user("r4", [{**result, "tool_use_id": "t2"}, {**result, "tool_use_id": "t2"}]),
         {"type": "tombstone", "message": {"uuid": "a1"}},
     ]
@@ -179,18 +170,11 @@ def test_a_tombstone_in_the_tail_brings_back_media_the_limit_omitted() -> None:
         "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"},
     }
 
-    def asst(uuid: str, mid: str | None) -> dict[str, object]:
-        return {
-            "type": "assistant",
-            "uuid": uuid,
-            "message": {"role": "assistant", "content": [image], "id": mid},
-        }
-
     records = [
-        asst("a1", None),
+        asst("a1", [image], mid=None),
         {"type": "system", "uuid": "c1", "subtype": "local_command", "content": ""},
-        asst("a2", "msg_03"),
-        asst("a3", "msg_03"),  # the same reply, streamed: joined with a2
+        asst("a2", [image], mid="msg_03"),
+        asst("a3", [image], mid="msg_03"),  # the same reply, streamed: joined with a2
         {"type": "tombstone", "message": {"uuid": "a2", "role": "assistant", "content": []}},
     ]
     conv = msgnorm.Conversation(kind="dicts", max_media=2)

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgnorm
 import pytest
-from support.helpers import asst, text, tool_result, tool_use, user
+from support.helpers import tool_loops
 
 
 class Boom:
@@ -38,15 +38,6 @@ class Quiet(Boom):
     __hash__ = Boom.__hash__
 
 
-def history(n: int) -> list[dict[str, Any]]:
-    """``n`` tool loops (a tool_use, its result) after a first user record."""
-    out = [user("u", "go")]
-    for i in range(n):
-        out.append(asst(f"a{i}", [text("looking"), tool_use(f"t{i}", "Read", {"path": "x"})]))
-        out.append(user(f"r{i}", [tool_result(f"t{i}", "y" * 200)]))
-    return out
-
-
 CALLS: dict[str, Callable[[list[dict[str, Any]]], Any]] = {
     "count_tokens": msgnorm.count_tokens,
     "count_tokens_per_record": msgnorm.count_tokens_per_record,
@@ -58,7 +49,7 @@ CALLS: dict[str, Callable[[list[dict[str, Any]]], Any]] = {
 
 @pytest.mark.parametrize("name", list(CALLS))
 def test_an_error_met_by_the_look_ahead_is_raised_by_the_read(name: str) -> None:
-    recs = history(20)
+    recs = tool_loops(20)
     recs[25] = {Boom(): 1, **recs[25]}  # met first by a lookup of "message"
     Boom.armed = True
     try:
@@ -67,13 +58,13 @@ def test_an_error_met_by_the_look_ahead_is_raised_by_the_read(name: str) -> None
     finally:
         Boom.armed = False
     # nothing is left pending: the next call on a clean list works
-    clean = history(20)
-    assert CALLS[name](clean) == CALLS[name](history(20))
+    clean = tool_loops(20)
+    assert CALLS[name](clean) == CALLS[name](tool_loops(20))
 
 
 @pytest.mark.parametrize("name", list(CALLS))
 def test_a_colliding_key_changes_nothing(name: str) -> None:
-    recs = history(20)
+    recs = tool_loops(20)
     odd = [{Quiet(): 1, **r} if i % 3 == 0 else r for i, r in enumerate(recs)]
     got, want = CALLS[name](odd), CALLS[name](recs)
     if isinstance(got, list) and isinstance(got[0], dict):
@@ -110,7 +101,7 @@ def test_a_key_that_empties_what_is_looked_into_breaks_nothing(name: str, like: 
     record, its message and the rest of the history: every object the
     look-ahead follows stays alive, and the call gives a result or a clear
     error, as it would for the history as it is left."""
-    recs = history(20)
+    recs = tool_loops(20)
     at = 30
     rec = recs[at]
     msg = rec["message"]
@@ -121,12 +112,12 @@ def test_a_key_that_empties_what_is_looked_into_breaks_nothing(name: str, like: 
     except msgnorm.MsgnormError as e:
         assert isinstance(e, ValueError)
     # nothing is left pending
-    assert CALLS[name](history(3)) == CALLS[name](history(3))
+    assert CALLS[name](tool_loops(3)) == CALLS[name](tool_loops(3))
 
 
 @pytest.mark.parametrize("name", list(CALLS))
 def test_records_that_are_not_dicts_ahead_are_reported(name: str) -> None:
-    recs: list[Any] = history(20)
+    recs: list[Any] = tool_loops(20)
     recs[30] = ["not", "a", "record"]
     with pytest.raises(msgnorm.InvalidRecordError) as e:
         CALLS[name](recs)
@@ -150,7 +141,7 @@ def collections() -> Iterator[list[int]]:
 
 
 def test_a_collector_turned_off_stays_off_and_idle(collections: list[int]) -> None:
-    recs = history(2500)  # more changed records than one pace
+    recs = tool_loops(2500)  # more changed records than one pace
     gc.collect()
     gc.disable()
     try:
@@ -165,7 +156,7 @@ def test_a_collector_turned_off_stays_off_and_idle(collections: list[int]) -> No
 
 
 def test_the_collector_is_left_on_with_its_thresholds() -> None:
-    recs = history(2500)
+    recs = tool_loops(2500)
     gc.collect()
     assert gc.isenabled()
     threshold = gc.get_threshold()

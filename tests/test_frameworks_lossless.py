@@ -6,6 +6,7 @@ back as the same objects; a broken one changes only what the repair names."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,6 +18,18 @@ _WORD = st.text(alphabet="abcdefghij klmnop", min_size=1, max_size=12).map(
 )
 _META = st.dictionaries(st.sampled_from(["a", "b", "c"]), st.integers(0, 9), max_size=2)
 _MODELS = st.sampled_from(["claude-sonnet-4-5", "claude-opus-4-1-20250805"])
+
+
+def _made_without(
+    msgs: list[Any], gone: int, repair: Callable[[list[Any]], list[Any]]
+) -> list[Any]:
+    """The messages ``repair`` makes for the history without message ``gone``, once
+    every message the history kept has come back as the input's own object, in order."""
+    broken = msgs[:gone] + msgs[gone + 1 :]
+    out = repair(broken)
+    kept = [o for o in out if any(o is b for b in broken)]
+    assert [id(o) for o in kept] == [id(b) for b in broken]
+    return [o for o in out if not any(o is b for b in broken)]
 
 
 # --------------------------------------------------------------------------
@@ -146,12 +159,7 @@ def test_langchain_interrupted_call_changes_only_its_result(case: Any, data: st.
     positions = data.draw(st.sampled_from(answers))
     gone = data.draw(st.sampled_from(positions))
     lost = msgs[gone]
-    broken = msgs[:gone] + msgs[gone + 1 :]
-    out = mlc.repair_langchain(broken)
-    # every message the history kept is the input's own object, in order
-    kept = [o for o in out if any(o is b for b in broken)]
-    assert [id(o) for o in kept] == [id(b) for b in broken]
-    made = [o for o in out if not any(o is b for b in broken)]
+    made = _made_without(msgs, gone, mlc.repair_langchain)
     assert len(made) == 1
     assert isinstance(made[0], m.ToolMessage)
     assert made[0].tool_call_id == lost.tool_call_id
@@ -341,11 +349,7 @@ def test_pydantic_ai_interrupted_calls_change_only_their_returns(
         return
     gone = data.draw(st.sampled_from(returns))
     lost = msgs[gone]
-    broken = msgs[:gone] + msgs[gone + 1 :]
-    out = mpa.repair_pydantic_ai(broken)
-    kept = [o for o in out if any(o is b for b in broken)]
-    assert [id(o) for o in kept] == [id(b) for b in broken]
-    made = [o for o in out if not any(o is b for b in broken)]
+    made = _made_without(msgs, gone, mpa.repair_pydantic_ai)
     assert len(made) == 1 and isinstance(made[0], m.ModelRequest)
     got = [(p.tool_name, p.tool_call_id, p.outcome) for p in made[0].parts]
     assert got == [(p.tool_name, p.tool_call_id, "failed") for p in lost.parts]
@@ -481,11 +485,7 @@ def test_qwen_agent_interrupted_call_changes_only_its_result(
     if not results:
         return
     gone = data.draw(st.sampled_from(results))
-    broken = msgs[:gone] + msgs[gone + 1 :]
-    out = mqa.normalize_qwen_agent(broken)
-    kept = [o for o in out if any(o is b for b in broken)]
-    assert [id(o) for o in kept] == [id(b) for b in broken]
-    made = [o for o in out if not any(o is b for b in broken)]
+    made = _made_without(msgs, gone, mqa.normalize_qwen_agent)
     assert [(m["role"], m["name"], m["extra"]["function_id"]) for m in made] == [
         ("function", msgs[gone]["name"], msgs[gone]["extra"]["function_id"])
     ]

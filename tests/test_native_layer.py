@@ -25,7 +25,7 @@ from typing import Any
 
 import msgnorm
 import pytest
-from support.helpers import asst, text, tool_result, tool_use, user
+from support.helpers import tool_loops
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDING = ROOT / "rust" / "python" / "src"
@@ -137,15 +137,6 @@ def test_every_unsafe_block_says_why() -> None:
 # --------------------------------------------------------------------------- #
 
 
-def history(n: int) -> list[dict[str, Any]]:
-    """``n`` tool loops after a first user record."""
-    out = [user("u", "go")]
-    for i in range(n):
-        out.append(asst(f"a{i}", [text("looking"), tool_use(f"t{i}", "Read", {"path": "x"})]))
-        out.append(user(f"r{i}", [tool_result(f"t{i}", "y" * 200)]))
-    return out
-
-
 CALLS: dict[str, Callable[[Any], Any]] = {
     "normalize_for_api": msgnorm.normalize_for_api,
     "normalize_for_api_report": msgnorm.normalize_for_api_report,
@@ -179,7 +170,7 @@ def restore() -> Iterator[None]:
 def test_a_call_leaves_the_interpreter_as_it_was(
     name: str, enabled: bool, kind: str, restore: None
 ) -> None:
-    recs: Any = history(2500)  # more records than any batch a writer builds
+    recs: Any = tool_loops(2500)  # more records than any batch a writer builds
     if kind == "bytes":
         recs = msgnorm.encode(msgnorm.decode(__import__("json").dumps(recs)))
     gc.enable() if enabled else gc.disable()
@@ -225,7 +216,7 @@ def test_a_collector_changed_during_a_call_keeps_the_change(
     name: str, start: bool, restore: None
 ) -> None:
     gc.enable() if start else gc.disable()
-    recs = history(1500)
+    recs = tool_loops(1500)
     flip = gc.disable if start else gc.enable
     switch = Switch(flip)
     recs[1200] = {switch: 1, **recs[1200]}
@@ -256,7 +247,7 @@ def test_another_thread_turns_the_collector_off_during_a_call(restore: None) -> 
 
     t = threading.Thread(target=other)
     t.start()
-    recs = history(3000)
+    recs = tool_loops(3000)
     switch = Switch(wait_for_other)
     recs[4000] = {switch: 1, **recs[4000]}
     switch.armed = True
@@ -273,7 +264,7 @@ def test_the_objects_a_call_builds_are_tracked_when_it_returns(name: str) -> Non
     """A writer keeps what it builds out of the collector's sight only while it
     builds it: every record, message and content list it returns is tracked,
     and a cycle made through one is collected."""
-    recs = history(300)
+    recs = tool_loops(300)
     out = CALLS[name](recs)
     built = [r for r, o in zip(out, recs, strict=False) if r is not o]
     assert len(built) > 100
@@ -317,7 +308,7 @@ def test_the_collector_stays_on_during_a_bulk_call(name: str, restore: None) -> 
     """The typed model's bulk conversions and the provider conversions leave the
     collector's switch alone: another thread that looks at it while they run
     always finds it on (a call that paused the collector would be seen)."""
-    recs = history(3000)
+    recs = tool_loops(3000)
     gc.enable()
     seen: set[bool] = set()
     looks = 0
@@ -352,7 +343,7 @@ def test_provider_outputs_are_tracked_when_they_return(target: str) -> None:
     """The provider writer keeps its lists and dicts out of the collector's sight
     only while it builds them: what it returns is tracked (as CPython tracks
     them: every list, and every dict that holds a container)."""
-    out = msgnorm.to_provider(history(200), target)
+    out = msgnorm.to_provider(tool_loops(200), target)
     containers: list[Any] = []
 
     def walk(v: Any) -> None:

@@ -142,6 +142,15 @@ def entry(type: str = "summary", **extra: Any) -> Rec:
     return {"type": type, **extra}
 
 
+def tool_loops(n: int) -> list[Rec]:
+    """A first user record, then ``n`` tool loops (an assistant tool_use, its result)."""
+    out = [user("u", "go")]
+    for i in range(n):
+        out.append(asst(f"a{i}", [text("looking"), tool_use(f"t{i}", "Read", {"path": "x"})]))
+        out.append(user(f"r{i}", [tool_result(f"t{i}", "y" * 200)]))
+    return out
+
+
 def uuid5(prefix: str, assistant_uuid: str) -> str:
     """§4.6/§4.10: uuid5(NAMESPACE_URL, prefix + assistant uuid), prefix being
     "msgnorm:tool-results:" or "msgnorm:first-user:"."""

@@ -3,6 +3,7 @@ to msgnorm records, through the core's provider adapters."""
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import importlib
@@ -248,34 +249,32 @@ def repair(
     _rename_tools(shape, provider)
     if clear_tool_results is None and max_tokens is None:
         return convert_anthropic(shape, system)
+    return to_anthropic(edited(from_anthropic(shape, system), clear_tool_results, max_tokens))
+
+
+def edited(records: Any, clear_tool_results: Any, max_tokens: int | None) -> Any:
+    """``records`` after a hook's edits: ``clear_tool_results`` (``True`` or its
+    options; ``None`` or ``False``: none), then trimmed to a ``max_tokens`` budget."""
     from .. import _api, editing
 
-    records: Any = from_anthropic(shape, system)
     if clear_tool_results is not None and clear_tool_results is not False:
         options = {} if clear_tool_results is True else dict(clear_tool_results)
         records = editing.clear_tool_results(records, **options)
     if max_tokens is not None:
         records = _api.trim_to_budget(records, max_tokens)
-    return to_anthropic(records)
+    return records
 
 
+@dataclasses.dataclass(kw_only=True, eq=False, repr=False)
 class HookOptions:
     """What a framework hook repairs for: the target provider and model (read from
     the model in use where not given), ``clear_tool_results`` (``True`` or its
     options) and a token budget (``max_tokens``)."""
 
-    def __init__(
-        self,
-        *,
-        provider: str | None = None,
-        model: str | None = None,
-        clear_tool_results: bool | Mapping[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> None:
-        self.provider = provider
-        self.model = model
-        self.clear_tool_results = clear_tool_results
-        self.max_tokens = max_tokens
+    provider: str | None = None
+    model: str | None = None
+    clear_tool_results: bool | Mapping[str, Any] | None = None
+    max_tokens: int | None = None
 
     def target(
         self, found: Callable[[], tuple[str | None, str | None]]
@@ -552,6 +551,41 @@ def lossless(
             shape_out = {"messages": [_message(r, its) for _, r, its in group]}
             result.extend(from_anthropic_fn(shape_out, names))
     return result
+
+
+def to_dicts(
+    records: Any,
+    from_anthropic_fn: Callable[[dict[str, Any]], list[dict[str, Any]]],
+    as_objects: Callable[[list[dict[str, Any]]], list[Any]],
+    *,
+    normalize: bool,
+    objects: bool,
+) -> list[Any]:
+    """msgnorm records as a framework's message dicts (``from_anthropic_fn`` of their
+    Anthropic shape), or its objects (``as_objects``) with ``objects=True``."""
+    out = from_anthropic_fn(to_anthropic(records, normalize=normalize))
+    return as_objects(out) if objects else out
+
+
+def lossless_dicts(
+    messages: Sequence[Any],
+    to_anthropic_fn: Callable[[Sequence[Any]], tuple[list[dict[str, Any]], list[str]]],
+    from_anthropic_fn: Callable[[dict[str, Any], dict[str, str]], list[dict[str, Any]]],
+    as_objects: Callable[[list[dict[str, Any]]], list[Any]],
+    **options: Any,
+) -> list[Any]:
+    """:func:`lossless` (whose options these are; the provider ``"anthropic"`` unless
+    given) for a framework whose messages are dicts or objects: a changed or made
+    message is written as a dict, or as an object (``as_objects``) when any object
+    went in."""
+    options.setdefault("provider", "anthropic")
+    objects = any(not isinstance(m, dict) for m in messages)
+
+    def written(shape: dict[str, Any], names: dict[str, str]) -> list[Any]:
+        out = from_anthropic_fn(shape, names)
+        return as_objects(out) if objects else out
+
+    return lossless(messages, to_anthropic_fn, written, **options)
 
 
 def _message(role: str, items: list[Item]) -> dict[str, Any]:

@@ -243,8 +243,9 @@ def from_agentscope(messages: Sequence[Any]) -> list[dict[str, Any]]:
 def to_agentscope(records: Any, *, normalize: bool = True, objects: bool = False) -> list[Any]:
     """msgnorm records as AgentScope ``Msg`` dicts (objects with ``objects=True``),
     after ``normalize_for_api`` and the Anthropic rules."""
-    out = _from_anthropic(_bridge.to_anthropic(records, normalize=normalize))
-    return _as_objects(out) if objects else out
+    return _bridge.to_dicts(
+        records, _from_anthropic, _as_objects, normalize=normalize, objects=objects
+    )
 
 
 def normalize_agentscope(messages: Sequence[Any], **options: Any) -> list[Any]:
@@ -253,11 +254,6 @@ def normalize_agentscope(messages: Sequence[Any], **options: Any) -> list[Any]:
     the input's own object; a repaired or made one is written from its repaired
     blocks. ``options``: ``provider``, ``model``, ``clear_tool_results``,
     ``max_tokens``."""
-    options.setdefault("provider", "anthropic")
-    objects = any(not isinstance(m, dict) for m in messages)
-
-    def written(shape: dict[str, Any], names: dict[str, str]) -> list[Any]:
-        out = _from_anthropic(shape, names)
-        return _as_objects(out) if objects else out
-
-    return _bridge.lossless(messages, _to_anthropic, written, results_in_caller=True, **options)
+    return _bridge.lossless_dicts(
+        messages, _to_anthropic, _from_anthropic, _as_objects, results_in_caller=True, **options
+    )

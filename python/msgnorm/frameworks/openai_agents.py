@@ -79,14 +79,9 @@ def repair_input(
             fixed, source="openai-responses", target="openai-responses", model=model
         )
         return out
-    from .. import _api, editing
-
-    records: Any = providers.from_provider(fixed, "openai-responses")
-    if clear_tool_results is not None and clear_tool_results is not False:
-        options = {} if clear_tool_results is True else dict(clear_tool_results)
-        records = editing.clear_tool_results(records, **options)
-    if max_tokens is not None:
-        records = _api.trim_to_budget(records, max_tokens)
+    records = _bridge.edited(
+        providers.from_provider(fixed, "openai-responses"), clear_tool_results, max_tokens
+    )
     result: list[Any] = providers.to_provider(records, "openai-responses", model=model)
     return result
 

@@ -241,8 +241,9 @@ def from_qwen_agent(messages: Sequence[Any]) -> list[dict[str, Any]]:
 def to_qwen_agent(records: Any, *, normalize: bool = True, objects: bool = False) -> list[Any]:
     """msgnorm records as Qwen-Agent message dicts (``Message`` objects with
     ``objects=True``), after ``normalize_for_api`` and the Anthropic rules."""
-    out = _from_anthropic(_bridge.to_anthropic(records, normalize=normalize))
-    return _as_objects(out) if objects else out
+    return _bridge.to_dicts(
+        records, _from_anthropic, _as_objects, normalize=normalize, objects=objects
+    )
 
 
 def normalize_qwen_agent(messages: Sequence[Any], **options: Any) -> list[Any]:
@@ -251,12 +252,6 @@ def normalize_qwen_agent(messages: Sequence[Any], **options: Any) -> list[Any]:
     the input's own object; a repaired or made one is written from its repaired
     blocks. ``options``: ``provider``, ``model``, ``clear_tool_results``,
     ``max_tokens``."""
-    options.setdefault("provider", "anthropic")
-    objects = any(not isinstance(m, dict) for m in messages)
-
-    def written(shape: dict[str, Any], names: dict[str, str]) -> list[Any]:
-        out = _from_anthropic(shape, names)
-        return _as_objects(out) if objects else out
 
     def without_id(msg: Any) -> bool:
         # a call or result with no function_id: the reader gave it one
@@ -264,4 +259,6 @@ def normalize_qwen_agent(messages: Sequence[Any], **options: Any) -> list[Any]:
         called = plain.get("function_call") or plain.get("role") == "function"
         return bool(called) and not (plain.get("extra") or {}).get("function_id")
 
-    return _bridge.lossless(messages, _to_anthropic, written, rewrite=without_id, **options)
+    return _bridge.lossless_dicts(
+        messages, _to_anthropic, _from_anthropic, _as_objects, rewrite=without_id, **options
+    )
