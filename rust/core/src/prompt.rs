@@ -396,29 +396,25 @@ mod tests {
 
     #[test]
     fn provider_shapes() {
-        let mut k = UsageKeys::default();
-        k.set("prompt_tokens", 40);
-        k.set("completion_tokens", 2);
-        assert_eq!(
-            k.reported(),
-            Some(Reported {
-                prompt: 40,
-                output: 2
-            })
-        );
-        let mut k = UsageKeys::default();
-        k.set("promptTokenCount", 30);
-        k.set("candidatesTokenCount", 3);
-        assert_eq!(
-            k.reported(),
-            Some(Reported {
-                prompt: 30,
-                output: 3
-            })
-        );
-        let mut k = UsageKeys::default();
-        k.set("input_tokens", 0);
-        k.set("output_tokens", 0);
-        assert_eq!(k.reported(), None);
+        let cases = [
+            (
+                ("prompt_tokens", 40),
+                ("completion_tokens", 2),
+                Some((40, 2)),
+            ),
+            (
+                ("promptTokenCount", 30),
+                ("candidatesTokenCount", 3),
+                Some((30, 3)),
+            ),
+            (("input_tokens", 0), ("output_tokens", 0), None),
+        ];
+        for ((pk, pv), (ok, ov), want) in cases {
+            let mut k = UsageKeys::default();
+            k.set(pk, pv);
+            k.set(ok, ov);
+            let want = want.map(|(prompt, output)| Reported { prompt, output });
+            assert_eq!(k.reported(), want, "{pk}, {ok}");
+        }
     }
 }
