@@ -92,6 +92,15 @@ impl BlockKind {
     }
 }
 
+/// A tokenizer family an estimate is calibrated to (SPEC §6); which model
+/// names belong to which is [`crate::tokens`]' business (`Family::of_model`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    Claude,
+    O200k,
+    Gemini,
+}
+
 /// The characters of a text by class (SPEC §6, tokenizer families): what a
 /// calibrated estimate reads. Counts saturate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -364,7 +373,7 @@ pub struct Record<'a, H> {
     /// Token-count ingredients of the content (filled when counting).
     pub cost: Cost,
     /// The tokenizer family of `message.model` (filled when counting).
-    pub family: Option<crate::tokens::Family>,
+    pub family: Option<Family>,
     /// The session-tree fields (filled by the JSON reader when asked, for [`crate::session`]).
     pub links: Option<Box<Links<'a>>>,
 }

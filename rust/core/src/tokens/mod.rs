@@ -7,13 +7,9 @@ mod weights;
 use crate::error::{Error, Result};
 use crate::model::{Classes, Cost, Record};
 
-/// A tokenizer family an estimate is calibrated to (SPEC §6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    Claude,
-    O200k,
-    Gemini,
-}
+/// The tokenizer family type lives beside the costs it reads ([`crate::model`]):
+/// the model knows nothing of this module.
+pub use crate::model::Family;
 
 impl Family {
     /// The family of a model name: `claude-*`, `gpt-*`/`o1`/`o3`/`o4`/`chatgpt-*`
