@@ -150,13 +150,46 @@ impl Classes {
     }
 }
 
+/// The images of a block or record whose size was read from their header
+/// (SPEC §6.2), and their tokens in each family ([`Family`] order).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImageCost {
+    pub sized: u32,
+    pub tokens: [u32; 3],
+}
+
+impl ImageCost {
+    #[inline]
+    pub fn add(&mut self, o: &ImageCost) {
+        self.sized = self.sized.saturating_add(o.sized);
+        for (t, o) in self.tokens.iter_mut().zip(o.tokens) {
+            *t = t.saturating_add(o);
+        }
+    }
+    #[inline]
+    pub fn sub(&mut self, o: &ImageCost) {
+        self.sized = self.sized.saturating_sub(o.sized);
+        for (t, o) in self.tokens.iter_mut().zip(o.tokens) {
+            *t = t.saturating_sub(o);
+        }
+    }
+    /// Tokens of these images in family `f`.
+    #[inline]
+    pub fn tokens(&self, f: Family) -> u64 {
+        u64::from(self.tokens[f as usize])
+    }
+}
+
 /// Token-count ingredients of a block or record (SPEC §6), filled by a backend
 /// only when counting was asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cost {
     /// Unicode code points that count as characters.
     pub chars: u64,
+    /// Images (all of them: §6's formula counts each at `tokens_per_image`).
     pub images: u64,
+    /// Those of them whose size was read, and what they cost per family.
+    pub media: ImageCost,
     pub documents: u64,
     /// The same characters by class (a calibrated estimate's input).
     pub cls: Classes,
@@ -170,6 +203,7 @@ impl Cost {
     pub fn add(&mut self, o: Cost) {
         self.chars += o.chars;
         self.images += o.images;
+        self.media.add(&o.media);
         self.documents += o.documents;
         self.cls.add(&o.cls);
         self.blocks = self.blocks.saturating_add(o.blocks);
@@ -180,6 +214,7 @@ impl Cost {
     pub fn sub(&mut self, o: Cost) {
         self.chars = self.chars.saturating_sub(o.chars);
         self.images = self.images.saturating_sub(o.images);
+        self.media.sub(&o.media);
         self.documents = self.documents.saturating_sub(o.documents);
         self.cls.sub(&o.cls);
         self.blocks = self.blocks.saturating_sub(o.blocks);

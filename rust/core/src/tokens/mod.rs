@@ -2,6 +2,7 @@
 //! formula ("chars") or an estimate calibrated to a tokenizer family.
 
 pub mod classes;
+pub mod media;
 mod weights;
 
 use crate::error::{Error, Result};
@@ -179,8 +180,8 @@ pub fn cost_tokens(c: &Cost, p: &CountParams) -> u64 {
                 .saturating_add(c.documents.saturating_mul(p.tokens_per_document))
                 .saturating_add(p.tokens_per_message)
         }
-        Tokenizer::Auto | Tokenizer::Cl100k => weights::estimate(c, weights::of(Family::Claude)),
-        Tokenizer::Family(f) => weights::estimate(c, weights::of(f)),
+        Tokenizer::Auto | Tokenizer::Cl100k => weights::estimate(c, Family::Claude),
+        Tokenizer::Family(f) => weights::estimate(c, f),
     }
 }
 
@@ -198,7 +199,7 @@ pub fn text_tokens(s: &str, p: &CountParams) -> u64 {
                 cls: classes_of(s),
                 ..Cost::default()
             };
-            weights::estimate(&c, weights::of(f)).saturating_sub(weights::of(f).message)
+            weights::estimate(&c, f).saturating_sub(weights::of(f).message)
         }
     }
 }

@@ -5,7 +5,7 @@ use super::Family;
 use crate::model::Cost;
 
 /// A family's estimate: tokens per character class, per block, tool call and
-/// tool result, per message, and per image and document.
+/// tool result, per message, and per image (whose size cannot be read) and document.
 #[derive(Clone, Copy, Debug)]
 pub struct Weights {
     /// letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves, scalars
@@ -30,7 +30,8 @@ pub const O200K: Weights = Weights {
     call: 2.4550,
     result: 0.0794,
     message: 3,
-    // OpenAI: an image at high detail, 1024x1024: 85 + 170 per 512-pixel tile
+    // an image whose size cannot be read (else tokens/media.rs): OpenAI's
+    // price of a 1024x1024 image at high detail, 85 + 170 per 512-pixel tile
     image: 765,
     document: 3000,
 };
@@ -48,7 +49,8 @@ pub const CLAUDE: Weights = Weights {
     call: 21.5659,
     result: 21.5659,
     message: 4,
-    // Anthropic: w*h/750 of an image resized to at most 1.15 megapixels (1,568 at 1092x1092)
+    // an image whose size cannot be read (else tokens/media.rs): Anthropic's
+    // w*h/750 at its size limit, about 1,600
     image: 1600,
     document: 3000,
 };
@@ -63,7 +65,8 @@ pub const GEMINI: Weights = Weights {
     call: 2.4550,
     result: 0.0794,
     message: 3,
-    // Gemini: 258 per image (per 768x768 tile of a larger one), 258 per PDF page
+    // an image whose size cannot be read (else tokens/media.rs): one 768x768
+    // tile, 258; 258 per PDF page
     image: 258,
     document: 258,
 };
@@ -77,10 +80,11 @@ pub fn of(f: Family) -> &'static Weights {
     }
 }
 
-/// The estimate of a message of cost `c` under `w`: rounded up, and never
+/// The estimate of a message of cost `c` in family `f`: rounded up, and never
 /// below what its media cost.
 #[inline]
-pub fn estimate(c: &Cost, w: &Weights) -> u64 {
+pub fn estimate(c: &Cost, f: Family) -> u64 {
+    let w = of(f);
     let k = &c.cls;
     let x = [
         k.letters, k.words, k.digits, k.numbers, k.punct, k.puncts, k.spaces, k.newlines, k.cjk,
@@ -88,8 +92,12 @@ pub fn estimate(c: &Cost, w: &Weights) -> u64 {
     ];
     let mut t: f64 = w.cls.iter().zip(x).map(|(w, n)| w * n as f64).sum();
     t += w.block * c.blocks as f64 + w.call * c.calls as f64 + w.result * c.results as f64;
+    // images whose size was read cost what the family charges for it; the
+    // others, the family's flat rate
+    let flat = c.images.saturating_sub(u64::from(c.media.sized));
     (t.ceil().max(0.0) as u64)
-        .saturating_add(c.images.saturating_mul(w.image))
+        .saturating_add(flat.saturating_mul(w.image))
+        .saturating_add(c.media.tokens(f))
         .saturating_add(c.documents.saturating_mul(w.document))
         .saturating_add(w.message)
 }
