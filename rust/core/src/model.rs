@@ -118,24 +118,36 @@ pub struct Classes {
     /// Runs of spaces and tabs, and newlines.
     pub spaces: u32,
     pub newlines: u32,
-    /// CJK characters (Han, kana, Hangul, full-width forms), and other non-ASCII ones.
+    /// CJK characters: Han (and CJK symbols, full-width forms), kana and
+    /// Hangul apart (o200k_base reads them very differently); other non-ASCII ones.
     pub cjk: u32,
+    pub kana: u32,
+    pub hangul: u32,
     pub other: u32,
     /// Leaves of structured values (a tool call's input): strings and scalars,
     /// and the scalars alone.
     pub leaves: u32,
     pub scalars: u32,
+    /// The characters of those strings that compact JSON escapes (quotes,
+    /// backslashes, control characters).
+    pub escapes: u32,
 }
 
 impl Classes {
+    /// These classes as a text's: a text is not written as JSON, so its
+    /// quotes, backslashes and control characters are not escapes.
+    #[inline]
+    pub fn text(self) -> Classes {
+        Classes { escapes: 0, ..self }
+    }
     #[inline]
     pub fn add(&mut self, o: &Classes) {
         macro_rules! each {
             ($($f:ident),*) => { $(self.$f = self.$f.saturating_add(o.$f);)* };
         }
         each!(
-            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves,
-            scalars
+            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, kana, hangul,
+            other, leaves, scalars, escapes
         );
     }
     #[inline]
@@ -144,8 +156,8 @@ impl Classes {
             ($($f:ident),*) => { $(self.$f = self.$f.saturating_sub(o.$f);)* };
         }
         each!(
-            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves,
-            scalars
+            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, kana, hangul,
+            other, leaves, scalars, escapes
         );
     }
 }

@@ -31,6 +31,14 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// This tally as a text's ([`Classes::text`]).
+    #[inline]
+    pub fn text(self) -> Tally {
+        Tally {
+            cls: self.cls.text(),
+            ..self
+        }
+    }
     #[inline]
     pub fn add(&mut self, o: Tally) {
         self.n = self.n.saturating_add(o.n);
@@ -67,7 +75,7 @@ pub fn block_cost<F: BlockCostFields>(
         cost.cls = t.cls;
     };
     match kind {
-        BlockKind::Text => set(f.text_chars()?),
+        BlockKind::Text => set(f.text_chars()?.text()),
         BlockKind::Thinking => set(f.field_j("thinking")?),
         BlockKind::RedactedThinking => set(f.field_j("data")?),
         BlockKind::ToolUse | BlockKind::ServerToolUse => {
@@ -87,7 +95,7 @@ pub fn block_cost<F: BlockCostFields>(
             }
         }
         BlockKind::Document => match f.text_document_chars()? {
-            Some(t) => set(t),
+            Some(t) => set(t.text()),
             None => cost.documents = 1,
         },
         BlockKind::McpToolUse | BlockKind::ServerResult | BlockKind::Other => set(f.block_j()?),

@@ -445,7 +445,7 @@ fn read_content<'a, S: Source<'a>>(
             let (s, t) = src.string(v, opts.count)?.unwrap_or_default();
             let cost = Cost {
                 chars: t.n,
-                cls: t.cls,
+                cls: t.cls.text(),
                 ..Cost::default()
             };
             Ok(Some((Content::Str(s), cost)))

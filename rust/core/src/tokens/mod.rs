@@ -208,7 +208,7 @@ pub fn text_tokens(s: &str, p: &CountParams) -> u64 {
 pub fn classes_of(s: &str) -> Classes {
     let mut c = Classes::default();
     classes::tally_str(&mut c, s);
-    c
+    c.text()
 }
 
 #[cfg(test)]
