@@ -58,16 +58,46 @@ pub fn is_hangul(c: u32) -> bool {
 struct Tallier<'c> {
     c: &'c mut Classes,
     prev: u8,
+    /// Escapes so far (added to `c` when the tally ends: a table lookup and
+    /// an add a byte, no branch).
+    esc: u64,
+}
+
+/// 1 for the ASCII characters compact JSON escapes: control characters,
+/// quotes, backslashes.
+static ESCAPED: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        t[i] = (i < 0x20 || i == b'"' as usize || i == b'\\' as usize) as u8;
+        i += 1;
+    }
+    t
+};
+
+impl<'c> Tallier<'c> {
+    fn new(c: &'c mut Classes) -> Self {
+        Tallier {
+            c,
+            prev: 255,
+            esc: 0,
+        }
+    }
+}
+
+impl Drop for Tallier<'_> {
+    fn drop(&mut self) {
+        let n = u32::try_from(self.esc).unwrap_or(u32::MAX);
+        self.c.escapes = self.c.escapes.saturating_add(n);
+    }
 }
 
 impl Tallier<'_> {
     #[inline]
     fn ascii(&mut self, b: u8) {
         let k = ASCII[b as usize];
+        self.esc += u64::from(ESCAPED[b as usize]);
         let c = &mut *self.c;
-        if b < 0x20 || b == b'"' || b == b'\\' {
-            c.escapes = c.escapes.saturating_add(1);
-        }
         match k {
             LETTER => {
                 c.letters = c.letters.saturating_add(1);
@@ -142,7 +172,7 @@ impl Tallier<'_> {
 /// Adds the classes of text `s` to `c`.
 pub fn tally_str(c: &mut Classes, s: &str) {
     let b = s.as_bytes();
-    let mut t = Tallier { c, prev: 255 };
+    let mut t = Tallier::new(c);
     let mut i = 0;
     while i < b.len() {
         let x = b[i];
@@ -163,7 +193,7 @@ pub fn tally_raw(c: &mut Classes, raw: &str) {
         return;
     }
     let b = &b[1..b.len() - 1];
-    let mut t = Tallier { c, prev: 255 };
+    let mut t = Tallier::new(c);
     let mut i = 0;
     while i < b.len() {
         let x = b[i];
