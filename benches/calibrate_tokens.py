@@ -5,8 +5,10 @@
 
 Reads every ``*.jsonl`` transcript under the folders given (nothing is copied into
 the repository) and prints the weights to paste into
-``rust/core/src/tokens/weights.rs``, then the fit's errors on the files it held out
-(every fourth file, by the order of its path: the fit never sees them).
+``rust/core/src/tokens/weights.rs``, then the fit's errors on what it held out
+(every fourth file, by a hash of its name: the fit never sees them; for ``o200k``, a
+file of independent texts, such as the CJK texts, is held out text by text), overall
+and for CJK prose and compact JSON (tool calls).
 
 The features of a record are what the core gathers in its reading pass
 (``msgnorm._native._token_features``): characters by class, blocks, tool calls and
@@ -15,7 +17,9 @@ tool results, images and documents.
 - ``o200k``: the target of each message is the exact count of OpenAI's o200k_base
   encoding (tiktoken; set ``TIKTOKEN_CACHE_DIR`` to a folder holding its BPE file
   to run offline) of the record's content text (``msgnorm._native.content_texts``)
-  plus 3. Fitted on the relative error of messages of at least 50 tokens.
+  plus 3. Fitted on the relative error of messages of at least 50 tokens. Run on
+  ``$MSGNORM_CORPUS``, the spotter transcripts and real CJK texts (zh, ja, ko)
+  for the shipped weights.
 - ``claude``: Claude's tokenizer is not public; the target is what Claude billed.
   Between two consecutive requests of one model in a transcript, the prompt grew
   by ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` of
