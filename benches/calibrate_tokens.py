@@ -5,8 +5,10 @@
 
 Reads every ``*.jsonl`` transcript under the folders given (nothing is copied into
 the repository) and prints the weights to paste into
-``rust/core/src/tokens/weights.rs``, then the fit's errors on the files it held out
-(every fourth file, by the order of its path: the fit never sees them).
+``rust/core/src/tokens/weights.rs``, then the fit's errors on what it held out
+(every fourth file, by a hash of its name: the fit never sees them; for ``o200k``, a
+file of independent texts, such as the CJK texts, is held out text by text), overall
+and for CJK prose and compact JSON (tool calls).
 
 The features of a record are what the core gathers in its reading pass
 (``msgnorm._native._token_features``): characters by class, blocks, tool calls and
@@ -15,14 +17,17 @@ tool results, images and documents.
 - ``o200k``: the target of each message is the exact count of OpenAI's o200k_base
   encoding (tiktoken; set ``TIKTOKEN_CACHE_DIR`` to a folder holding its BPE file
   to run offline) of the record's content text (``msgnorm._native.content_texts``)
-  plus 3. Fitted on the relative error of messages of at least 50 tokens.
+  plus 3. Fitted on the relative error of messages of at least 50 tokens. Run on
+  ``$MSGNORM_CORPUS``, the spotter transcripts and real CJK texts (zh, ja, ko)
+  for the shipped weights.
 - ``claude``: Claude's tokenizer is not public; the target is what Claude billed.
   Between two consecutive requests of one model in a transcript, the prompt grew
   by ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` of
   the second minus the first; the records from the first request's reply to the
   second's are what was added. The fit is on the ratio of estimate to growth; the
-  weights are then scaled so that the median ratio on the fitted files is 1.05
-  (an undercount sends a prompt that is too long, an overcount trims a little early).
+  weights are then scaled so that, on the fitted files, the median ratio is 1.05
+  and the summed ratio at least 1.0, whichever asks more (an undercount sends a
+  prompt that is too long, an overcount trims a little early).
 
 The transcripts read to set the shipped weights, all public repositories:
 
@@ -52,13 +57,16 @@ from prompt_eval import _records, _requests  # the same bills and records (bench
 
 #: The feature names, in ``_token_features``' order.
 FEATURES = (
-    "letters words digits numbers punct puncts spaces newlines cjk other leaves scalars "
+    "letters words digits numbers punct puncts spaces newlines cjk kana hangul other leaves "
+    "scalars escapes "
     "blocks calls results images documents message"
 ).split()
 #: The features each family's weights cover (media and the per-message tokens are
 #: set from the providers' published rules, not fitted).
-FITTED = FEATURES[:15]
-IMAGES, DOCUMENTS, MESSAGE = 15, 16, 17
+FITTED = FEATURES[:18]
+IMAGES, DOCUMENTS, MESSAGE = 18, 19, 20
+#: The character classes (the weights' ``cls``).
+CLASSES = 15
 
 
 def _files(dirs: list[str]) -> tuple[list[Path], list[Path]]:
@@ -88,50 +96,69 @@ def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _print_weights(w: np.ndarray) -> None:
-    cls = ", ".join(f"{x:.4f}" for x in w[:12])
+    cls = ", ".join(f"{x:.4f}" for x in w[:CLASSES])
     print(f"    cls: [{cls}],")
-    for name, x in zip(("block", "call", "result"), w[12:15], strict=True):
+    for name, x in zip(("block", "call", "result"), w[CLASSES : CLASSES + 3], strict=True):
         print(f"    {name}: {x:.4f},")
+
+
+def _kinds(x: np.ndarray) -> dict[str, np.ndarray]:
+    """Rows by kind of content, for the report: CJK prose (CJK characters are at
+    least a third of the characters) and compact JSON (tool calls only)."""
+    f = {n: x[:, i] for i, n in enumerate(FEATURES)}
+    cjk = f["cjk"] + f["kana"] + f["hangul"]
+    chars = sum(f[n] for n in "letters digits punct spaces newlines other".split()) + cjk
+    return {
+        "all": np.ones(len(x), dtype=bool),
+        "CJK prose": cjk * 3 >= np.maximum(chars, 1),
+        "compact JSON": (f["calls"] > 0) & (f["blocks"] == f["calls"]),
+    }
 
 
 def o200k(dirs: list[str]) -> None:
     import tiktoken
 
     enc = tiktoken.get_encoding("o200k_base")
-
-    def rows(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
-        xs, ys = [], []
-        for p in paths:
-            recs = _records(p)
-            f = _features(recs) if recs else None
-            if f is None:
+    paths = sorted({p for d in dirs for p in Path(d).rglob("*.jsonl")})
+    xs, ys, held = [], [], []
+    for p in paths:
+        recs = _records(p)
+        f = _features(recs) if recs else None
+        if f is None:
+            continue
+        texts = _native.content_texts(msgspec.json.encode(recs))
+        # A transcript is held out whole (every fourth file); a file of
+        # independent texts (no record names a parent: the CJK texts) record by
+        # record, so that every script is both fitted and held out.
+        whole = any("parentUuid" in r for r in recs)
+        for i, (feat, text) in enumerate(zip(f, texts, strict=True)):
+            if text is None:
                 continue
-            texts = _native.content_texts(msgspec.json.encode(recs))
-            for feat, text in zip(f, texts, strict=True):
-                if text is None:
-                    continue
-                xs.append(feat)
-                ys.append(len(enc.encode(text, disallowed_special=())) + 3)
-        return np.array(xs), np.array(ys, dtype=float)
-
-    fit, held = _files(dirs)
-    x, y = rows(fit)
-    big = y >= 50
+            key = p.name if whole else f"{p.name}#{i}"
+            xs.append(feat)
+            ys.append(len(enc.encode(text, disallowed_special=())) + 3)
+            held.append(zlib.crc32(key.encode()) % 4 == 0)
+    x, y, h = np.array(xs), np.array(ys, dtype=float), np.array(held)
+    fit = ~h & (y >= 50)
     # relative error: each row divided by its target; the 3 per message is fixed
-    a = x[big][:, : len(FITTED)] / y[big][:, None]
-    b = (y[big] - 3) / y[big]
+    a = x[fit][:, : len(FITTED)] / y[fit][:, None]
+    b = (y[fit] - 3) / y[fit]
     w = _nnls(a, b)
-    print(f"o200k: {int(big.sum())} messages fitted")
+    print(f"o200k: {int(fit.sum())} messages fitted")
     _print_weights(w)
-    for name, (xs, ys) in (("fitted", (x, y)), ("held out", rows(held))):
-        m = ys >= 50
-        est = np.ceil(xs[m][:, : len(FITTED)] @ w) + 3
-        err = np.abs(est / ys[m] - 1)
-        print(
-            f"  {name}: {int(m.sum())} messages of 50+ tokens, median error "
-            f"{np.median(err):.3f}, within 10%: {(err <= 0.1).mean():.1%}, "
-            f"summed ratio {est.sum() / ys[m].sum():.3f}"
-        )
+    est = np.ceil(x[:, : len(FITTED)] @ w) + 3
+    for name, part in (("fitted", ~h), ("held out", h)):
+        for kind, m in _kinds(x).items():
+            m = m & part & (y >= 50)
+            if not m.any():
+                continue
+            r = est[m] / y[m]
+            err = np.abs(r - 1)
+            print(
+                f"  {name}, {kind}: {int(m.sum())} messages of 50+ tokens, median error "
+                f"{np.median(err):.3f}, within 10%: {(err <= 0.1).mean():.1%}, "
+                f"median ratio {np.median(r):.3f}, summed ratio {est[m].sum() / y[m].sum():.3f}"
+            )
 
 
 def _growth(paths: list[Path]) -> tuple[list[np.ndarray], list[int], list[tuple[np.ndarray, int]]]:
@@ -157,18 +184,54 @@ def _growth(paths: list[Path]) -> tuple[list[np.ndarray], list[int], list[tuple[
     return xs, ys, sessions
 
 
+#: The classes the billed data holds too little of to fit: Claude's weight is
+#: o200k's times this (the ratio of Claude's tokens to o200k's on the same
+#: English text).
+FROM_O200K = ("digits", "cjk", "kana", "hangul")
+CLAUDE_PER_O200K = 1.35
+
+
+def _o200k_weights() -> np.ndarray:
+    """The o200k weights shipped in rust/core/src/tokens/weights.rs."""
+    src = (Path(__file__).parents[1] / "rust/core/src/tokens/weights.rs").read_text()
+    block = src.split("pub const O200K: Weights = Weights {", 1)[1]
+    cls = block.split("cls: [", 1)[1].split("]", 1)[0]
+    return np.array([float(v) for v in cls.split(",") if v.strip()])
+
+
+def _scale_for_median(est: np.ndarray, fixed: np.ndarray, y: np.ndarray, m: float) -> float:
+    """The factor of ``est`` that makes the median of ``(est * k + fixed) / y`` ``m``."""
+    lo, hi = 0.0, 100.0
+    for _ in range(100):
+        k = (lo + hi) / 2
+        lo, hi = (k, hi) if np.median((est * k + fixed) / y) < m else (lo, k)
+    return (lo + hi) / 2
+
+
 def claude(dirs: list[str], media: tuple[float, float, float]) -> None:
     fit, held = _files(dirs)
     xs, ys, _ = _growth(fit)
     x, y = np.array(xs), np.array(ys, dtype=float)
-    # media and the per-message tokens at their set values; the rest fitted
+    preset = np.zeros(len(FITTED))
+    for name in FROM_O200K:
+        i = FEATURES.index(name)
+        preset[i] = _o200k_weights()[i] * CLAUDE_PER_O200K
+    free = preset == 0
+    # media, the per-message tokens and the preset classes at their set values;
+    # the rest fitted
     fixed = x[:, IMAGES] * media[0] + x[:, DOCUMENTS] * media[1] + x[:, MESSAGE] * media[2]
-    a = x[:, : len(FITTED)] / y[:, None]
+    fixed = fixed + x[:, : len(FITTED)] @ preset
+    a = x[:, : len(FITTED)] * free / y[:, None]
     b = (y - fixed) / y
-    w = _nnls(a, b)
-    ratio = (x[:, : len(FITTED)] @ w + fixed) / y
-    scale = 1.05 / float(np.median(ratio))
-    w = w * scale
+    w = _nnls(a, b) * free
+    part = x[:, : len(FITTED)] @ w
+    # scaled so that the median ratio is 1.05 and the summed ratio at least
+    # 1.0, whichever asks more (the fitted part only: the rest is set)
+    scale = max(
+        _scale_for_median(part, fixed, y, 1.05),
+        (y.sum() - fixed.sum()) / part.sum(),
+    )
+    w = w * scale + preset
     print(f"claude: {len(y)} request pairs fitted (scaled by {scale:.3f})")
     _print_weights(w)
     for name, paths in (("fitted", fit), ("held out", held)):

@@ -152,8 +152,11 @@ def _fixture() -> list[dict[str, Any]]:
 
 def test_o200k_estimate_against_exact_counts_of_our_texts() -> None:
     # The bounds the estimate meets today on our own texts (held out of the fit):
-    # the median error and the worst CJK prose and compact JSON; the §6 formula
-    # counts CJK prose at under half its tokens.
+    # the median error and the worst CJK prose and compact JSON. Our Chinese
+    # prose is overcounted by up to a quarter (the real CJK texts the weights are
+    # fitted on sum to 0.99 of their tokens): an overcount is the safe side, an
+    # undercount of CJK is held to 10%. The §6 formula counts CJK prose at under
+    # half its tokens.
     errors = []
     for case in _fixture():
         rec = [user("u1", case["text"])]
@@ -161,13 +164,14 @@ def test_o200k_estimate_against_exact_counts_of_our_texts() -> None:
         err = est / case["exact"] - 1
         errors.append(abs(err))
         if case["kind"] == "cjk":
-            assert abs(err) <= 0.20, case["name"]
+            assert -0.10 <= err <= 0.25, case["name"]
             assert msgnorm.count_tokens(rec, tokenizer="chars") < 0.5 * case["exact"]
         if case["kind"] == "json":
             assert abs(err) <= 0.15, case["name"]
     errors.sort()
-    assert errors[len(errors) // 2] <= 0.12
-    assert sum(e <= 0.15 for e in errors) >= 0.7 * len(errors)
+    assert errors[len(errors) // 2] <= 0.09
+    assert sum(e <= 0.10 for e in errors) >= 0.6 * len(errors)
+    assert sum(e <= 0.15 for e in errors) >= 0.8 * len(errors)
 
 
 def test_the_fixture_counts_are_tiktokens(tmp_path: Path) -> None:
@@ -235,3 +239,21 @@ def test_conversation_and_batch_take_the_tokenizer() -> None:
         assert msgnorm.count_tokens_batch([h, h], tokenizer=t) == [conv.count_tokens()] * 2
     with pytest.raises(TypeError):
         msgnorm.Conversation(tokenizer="claude", chars_per_token=3)
+
+
+def test_a_tool_inputs_json_escapes_count_and_every_input_kind_agrees() -> None:
+    s = 'say "hi"\n\tthen C:\\dir\n' * 10
+    call = [asst("a1", [tool_use("t1", "Write", {"content": s, "n": 1})])]
+    said = [asst("a1", [text(s)])]
+    escapes = 14  # the features' column of the escapes (benches/calibrate_tokens.py)
+    # a tool input's quotes, backslashes, newlines and tabs are escapes; a text's are not
+    assert _native._token_features(msgspec.json.encode(call))[0][escapes] == 6 * 10
+    assert _native._token_features(msgspec.json.encode(said))[0][escapes] == 0
+    for t in FAMILIES:
+        for recs in (call, said):
+            per = msgnorm.count_tokens_per_record(recs, tokenizer=t)
+            assert msgnorm.count_tokens_per_record(msgspec.json.encode(recs), tokenizer=t) == per
+    # the escapes are what o200k's compact JSON pays for: the call costs more than the text
+    assert msgnorm.count_tokens(call, tokenizer="o200k_base") > msgnorm.count_tokens(
+        said, tokenizer="o200k_base"
+    )

@@ -93,6 +93,15 @@ impl BlockKind {
     }
 }
 
+/// A tokenizer family an estimate is calibrated to (SPEC §6); which model
+/// names belong to which is [`crate::tokens`]' business (`Family::of_model`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    Claude,
+    O200k,
+    Gemini,
+}
+
 /// The characters of a text by class (SPEC §6, tokenizer families): what a
 /// calibrated estimate reads. Counts saturate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,24 +119,36 @@ pub struct Classes {
     /// Runs of spaces and tabs, and newlines.
     pub spaces: u32,
     pub newlines: u32,
-    /// CJK characters (Han, kana, Hangul, full-width forms), and other non-ASCII ones.
+    /// CJK characters: Han (and CJK symbols, full-width forms), kana and
+    /// Hangul apart (o200k_base reads them very differently); other non-ASCII ones.
     pub cjk: u32,
+    pub kana: u32,
+    pub hangul: u32,
     pub other: u32,
     /// Leaves of structured values (a tool call's input): strings and scalars,
     /// and the scalars alone.
     pub leaves: u32,
     pub scalars: u32,
+    /// The characters of those strings that compact JSON escapes (quotes,
+    /// backslashes, control characters).
+    pub escapes: u32,
 }
 
 impl Classes {
+    /// These classes as a text's: a text is not written as JSON, so its
+    /// quotes, backslashes and control characters are not escapes.
+    #[inline]
+    pub fn text(self) -> Classes {
+        Classes { escapes: 0, ..self }
+    }
     #[inline]
     pub fn add(&mut self, o: &Classes) {
         macro_rules! each {
             ($($f:ident),*) => { $(self.$f = self.$f.saturating_add(o.$f);)* };
         }
         each!(
-            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves,
-            scalars
+            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, kana, hangul,
+            other, leaves, scalars, escapes
         );
     }
     #[inline]
@@ -136,9 +157,39 @@ impl Classes {
             ($($f:ident),*) => { $(self.$f = self.$f.saturating_sub(o.$f);)* };
         }
         each!(
-            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, other, leaves,
-            scalars
+            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, kana, hangul,
+            other, leaves, scalars, escapes
         );
+    }
+}
+
+/// The images of a block or record whose size was read from their header
+/// (SPEC §6.2), and their tokens in each family ([`Family`] order).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImageCost {
+    pub sized: u32,
+    pub tokens: [u32; 3],
+}
+
+impl ImageCost {
+    #[inline]
+    pub fn add(&mut self, o: &ImageCost) {
+        self.sized = self.sized.saturating_add(o.sized);
+        for (t, o) in self.tokens.iter_mut().zip(o.tokens) {
+            *t = t.saturating_add(o);
+        }
+    }
+    #[inline]
+    pub fn sub(&mut self, o: &ImageCost) {
+        self.sized = self.sized.saturating_sub(o.sized);
+        for (t, o) in self.tokens.iter_mut().zip(o.tokens) {
+            *t = t.saturating_sub(o);
+        }
+    }
+    /// Tokens of these images in family `f`.
+    #[inline]
+    pub fn tokens(&self, f: Family) -> u64 {
+        u64::from(self.tokens[f as usize])
     }
 }
 
@@ -148,7 +199,10 @@ impl Classes {
 pub struct Cost {
     /// Unicode code points that count as characters.
     pub chars: u64,
+    /// Images (all of them: §6's formula counts each at `tokens_per_image`).
     pub images: u64,
+    /// Those of them whose size was read, and what they cost per family.
+    pub media: ImageCost,
     pub documents: u64,
     /// The same characters by class (a calibrated estimate's input).
     pub cls: Classes,
@@ -162,6 +216,7 @@ impl Cost {
     pub fn add(&mut self, o: Cost) {
         self.chars += o.chars;
         self.images += o.images;
+        self.media.add(&o.media);
         self.documents += o.documents;
         self.cls.add(&o.cls);
         self.blocks = self.blocks.saturating_add(o.blocks);
@@ -172,6 +227,7 @@ impl Cost {
     pub fn sub(&mut self, o: Cost) {
         self.chars = self.chars.saturating_sub(o.chars);
         self.images = self.images.saturating_sub(o.images);
+        self.media.sub(&o.media);
         self.documents = self.documents.saturating_sub(o.documents);
         self.cls.sub(&o.cls);
         self.blocks = self.blocks.saturating_sub(o.blocks);
@@ -365,7 +421,7 @@ pub struct Record<'a, H> {
     /// Token-count ingredients of the content (filled when counting).
     pub cost: Cost,
     /// The tokenizer family of `message.model` (filled when counting).
-    pub family: Option<crate::tokens::Family>,
+    pub family: Option<Family>,
     /// The session-tree fields (filled by the JSON reader when asked, for [`crate::session`]).
     pub links: Option<Box<Links<'a>>>,
 }

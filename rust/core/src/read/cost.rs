@@ -1,6 +1,6 @@
 //! SPEC §6: what a block costs, and J(value), written once for every reader.
 
-use crate::model::{BlockKind, Classes, Cost};
+use crate::model::{BlockKind, Classes, Cost, ImageCost};
 
 /// What J() adds for a number, `true`, `false` or `null`.
 pub const SCALAR_J: u64 = 4;
@@ -31,6 +31,14 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// This tally as a text's ([`Classes::text`]).
+    #[inline]
+    pub fn text(self) -> Tally {
+        Tally {
+            cls: self.cls.text(),
+            ..self
+        }
+    }
     #[inline]
     pub fn add(&mut self, o: Tally) {
         self.n = self.n.saturating_add(o.n);
@@ -49,6 +57,8 @@ pub trait BlockCostFields {
     fn field_j(&mut self, key: &'static str) -> Result<Tally, Self::Error>;
     /// Code points of `source.data` when `source.type == "text"` (a document).
     fn text_document_chars(&mut self) -> Result<Option<Tally>, Self::Error>;
+    /// An image's cost by its size, when its `source.data` header gave one.
+    fn image_cost(&mut self) -> Result<Option<ImageCost>, Self::Error>;
     /// J() of the whole block.
     fn block_j(&mut self) -> Result<Tally, Self::Error>;
 }
@@ -65,7 +75,7 @@ pub fn block_cost<F: BlockCostFields>(
         cost.cls = t.cls;
     };
     match kind {
-        BlockKind::Text => set(f.text_chars()?),
+        BlockKind::Text => set(f.text_chars()?.text()),
         BlockKind::Thinking => set(f.field_j("thinking")?),
         BlockKind::RedactedThinking => set(f.field_j("data")?),
         BlockKind::ToolUse | BlockKind::ServerToolUse => {
@@ -78,9 +88,14 @@ pub fn block_cost<F: BlockCostFields>(
             cost = inner;
             cost.results = cost.results.saturating_add(1);
         }
-        BlockKind::Image => cost.images = 1,
+        BlockKind::Image => {
+            cost.images = 1;
+            if let Some(m) = f.image_cost()? {
+                cost.media = m;
+            }
+        }
         BlockKind::Document => match f.text_document_chars()? {
-            Some(t) => set(t),
+            Some(t) => set(t.text()),
             None => cost.documents = 1,
         },
         BlockKind::McpToolUse | BlockKind::ServerResult | BlockKind::Other => set(f.block_j()?),

@@ -5,13 +5,15 @@
 
 use super::cost::{block_cost, BlockCostFields, Tally};
 use super::error::{Invalid, ReadError, Within};
-use super::source::{BlockKey, KeySet, Mask, MessageKey, RecordKey, Source, SourceKey, ValueKind};
+use super::source::{
+    BlockKey, KeySet, Mask, MessageKey, ProviderDataKey, RecordKey, Source, SourceKey, ValueKind,
+};
 use super::MAX_BLOCK_DEPTH;
 use super::{bad_message, check_block, has_message, msg, pick_id, uuid_required, Seen};
 use crate::model::{
-    AttValue, Block, BlockKind, Content, Cost, Kind, Links, MessageId, Record, Str,
+    AttValue, Block, BlockKind, Content, Cost, ImageCost, Kind, Links, MessageId, Record, Str,
 };
-use crate::tokens::Family;
+use crate::tokens::{media, Family};
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
@@ -443,7 +445,7 @@ fn read_content<'a, S: Source<'a>>(
             let (s, t) = src.string(v, opts.count)?.unwrap_or_default();
             let cost = Cost {
                 chars: t.n,
-                cls: t.cls,
+                cls: t.cls.text(),
                 ..Cost::default()
             };
             Ok(Some((Content::Str(s), cost)))
@@ -507,7 +509,8 @@ fn block_wanted(kind: Option<BlockKind>, count: bool) -> Mask {
         Some(BlockKind::Thinking) => c(K::Thinking.bit()),
         Some(BlockKind::RedactedThinking) => c(K::Data.bit()),
         Some(BlockKind::Document) => c(K::Source.bit()),
-        Some(BlockKind::Image | BlockKind::Other) => 0,
+        Some(BlockKind::Image) => c(bits(&[K::Source, K::ProviderData])),
+        Some(BlockKind::Other) => 0,
     }
 }
 
@@ -537,7 +540,8 @@ fn read_block<'a, S: Source<'a>>(
     let mut text_span = None;
     let mut content_span = None;
     let (mut name, mut input, mut thinking, mut data) = Default::default();
-    let mut source_text: Option<Tally> = None;
+    let mut source = Media::default();
+    let mut low_detail = false;
     // Raised after the block's id is checked (A2).
     let mut content_err: Option<ReadError<S::Error>> = None;
     let mut mask = BlockKey::Type.bit();
@@ -593,12 +597,14 @@ fn read_block<'a, S: Source<'a>>(
                 BlockKey::Input if count => input = src.j(v)?,
                 BlockKey::Thinking if count => thinking = src.j(v)?,
                 BlockKey::Data if count => data = src.j(v)?,
-                BlockKey::Source if count => source_text = read_source(src, v)?,
+                BlockKey::Source if count => source = read_source(src, v)?,
+                BlockKey::ProviderData if count => low_detail = read_low_detail(src, v)?,
                 BlockKey::Name
                 | BlockKey::Input
                 | BlockKey::Thinking
                 | BlockKey::Data
-                | BlockKey::Source => {}
+                | BlockKey::Source
+                | BlockKey::ProviderData => {}
             }
             Ok(())
         })();
@@ -649,7 +655,10 @@ fn read_block<'a, S: Source<'a>>(
             input,
             thinking,
             data,
-            source_text,
+            source_text: source.text,
+            image: source
+                .size
+                .map(|(w, h)| crate::tokens::media::image_cost(w, h, low_detail)),
         };
         block_cost(kind, inner_cost, &mut g)?
     } else {
@@ -684,6 +693,7 @@ struct Parts<'a, 's, 'w, S: Source<'a>> {
     thinking: Tally,
     data: Tally,
     source_text: Option<Tally>,
+    image: Option<ImageCost>,
 }
 
 impl<'a, S: Source<'a>> BlockCostFields for Parts<'a, '_, '_, S> {
@@ -703,30 +713,73 @@ impl<'a, S: Source<'a>> BlockCostFields for Parts<'a, '_, '_, S> {
     fn text_document_chars(&mut self) -> Result<Option<Tally>, Self::Error> {
         Ok(self.source_text)
     }
+    fn image_cost(&mut self) -> Result<Option<ImageCost>, Self::Error> {
+        Ok(self.image)
+    }
     fn block_j(&mut self) -> Result<Tally, Self::Error> {
         self.src.j_whole(self.whole)
     }
 }
 
-/// A document's `source`: the code points of `data` when `type == "text"`.
-fn read_source<'a, S: Source<'a>>(src: &mut S, v: S::Value) -> RR<Option<Tally>, S::Error> {
+/// What §6 reads of a `source`: the code points of `data` when `type ==
+/// "text"` (a document), else the size in the header of its base64 `data`.
+#[derive(Default)]
+struct Media {
+    text: Option<Tally>,
+    size: Option<(u32, u32)>,
+}
+
+fn read_source<'a, S: Source<'a>>(src: &mut S, v: S::Value) -> RR<Media, S::Error> {
+    let mut out = Media::default();
     let Some(o) = src.object(&v)? else {
         src.skip(v)?;
-        return Ok(None);
+        return Ok(out);
     };
-    let mut is_text = false;
-    let mut data = None;
+    let mut is_text = None;
+    // `data` met before `type`: read once the type is known
+    let mut later = None;
     let all = bits(SourceKey::ALL);
     src.fields(o, all, |src, k: SourceKey, v| {
         match k {
             SourceKey::Type => {
-                if let Some(text) = src.peek_str(v, |t| t == "text").key("type")? {
-                    is_text = text;
-                }
+                is_text = Some(src.peek_str(v, |t| t == "text").key("type")? == Some(true));
             }
-            SourceKey::Data => data = src.str_chars(v)?,
+            SourceKey::Data => match is_text {
+                Some(true) => out.text = src.str_chars(v)?,
+                Some(false) => out.size = src.peek_str(v, media::image_size)?.flatten(),
+                None => later = Some(v),
+            },
         }
         Ok(all)
     })?;
-    Ok(if is_text { data } else { None })
+    if let Some(v) = later {
+        let mut q = src.fork();
+        if is_text == Some(true) {
+            out.text = q.str_chars(v)?;
+        } else {
+            out.size = q.peek_str(v, media::image_size)?.flatten();
+        }
+    }
+    // a size is a base64 image's (not a text document's, nor a URL's)
+    if is_text == Some(true) {
+        out.size = None;
+    }
+    Ok(out)
+}
+
+/// Whether a block's `provider_data` says `detail: "low"` (OpenAI's low-resolution image).
+fn read_low_detail<'a, S: Source<'a>>(src: &mut S, v: S::Value) -> RR<bool, S::Error> {
+    let Some(o) = src.object(&v)? else {
+        src.skip(v)?;
+        return Ok(false);
+    };
+    let mut low = false;
+    let all = bits(ProviderDataKey::ALL);
+    src.fields(o, all, |src, k: ProviderDataKey, v| {
+        match k {
+            ProviderDataKey::Detail => low = src.peek_str(v, |d| d == "low")? == Some(true),
+        }
+        Ok(all)
+    })?;
+    Ok(low)
 }

@@ -175,7 +175,7 @@ key_set! {
     BlockKey = 2 {
         Type = "type", Text = "text", Id = "id", ToolUseId = "tool_use_id", IsError = "is_error",
         Content = "content", Name = "name", Input = "input", Thinking = "thinking", Data = "data",
-        Source = "source",
+        Source = "source", ProviderData = "provider_data",
     }
 }
 
@@ -184,5 +184,10 @@ key_set! {
     SourceKey = 3 { Type = "type", Data = "data" }
 }
 
+key_set! {
+    /// A block's `provider_data` keys (what a provider's own fields said).
+    ProviderDataKey = 4 { Detail = "detail" }
+}
+
 /// How many key sets there are (a source's tables are this long).
-pub const KEY_SETS: usize = 4;
+pub const KEY_SETS: usize = 5;

@@ -38,16 +38,65 @@ pub fn is_cjk(c: u32) -> bool {
         | 0x20000..=0x3FFFF)
 }
 
-/// A tally in progress: the classes so far and the class of the last character.
+/// Whether code point `c` is kana (hiragana, katakana, their half-width forms).
+#[inline]
+pub fn is_kana(c: u32) -> bool {
+    matches!(c, 0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F)
+}
+
+/// Whether code point `c` is Hangul (syllables and jamo).
+#[inline]
+pub fn is_hangul(c: u32) -> bool {
+    matches!(c, 0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F)
+}
+
+/// A tally in progress: the classes so far and the class of the last
+/// character. The characters compact JSON escapes (quotes, backslashes,
+/// control characters) are counted as `escapes` in every string; the reader
+/// keeps them only for the strings of structured values (J()'s leaves), which
+/// the content text writes as JSON ([`Classes::text`] drops them for a text).
 struct Tallier<'c> {
     c: &'c mut Classes,
     prev: u8,
+    /// Escapes so far (added to `c` when the tally ends: a table lookup and
+    /// an add a byte, no branch).
+    esc: u64,
+}
+
+/// 1 for the ASCII characters compact JSON escapes: control characters,
+/// quotes, backslashes.
+static ESCAPED: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        t[i] = (i < 0x20 || i == b'"' as usize || i == b'\\' as usize) as u8;
+        i += 1;
+    }
+    t
+};
+
+impl<'c> Tallier<'c> {
+    fn new(c: &'c mut Classes) -> Self {
+        Tallier {
+            c,
+            prev: 255,
+            esc: 0,
+        }
+    }
+}
+
+impl Drop for Tallier<'_> {
+    fn drop(&mut self) {
+        let n = u32::try_from(self.esc).unwrap_or(u32::MAX);
+        self.c.escapes = self.c.escapes.saturating_add(n);
+    }
 }
 
 impl Tallier<'_> {
     #[inline]
     fn ascii(&mut self, b: u8) {
         let k = ASCII[b as usize];
+        self.esc += u64::from(ESCAPED[b as usize]);
         let c = &mut *self.c;
         match k {
             LETTER => {
@@ -92,7 +141,11 @@ impl Tallier<'_> {
             self.prev = LETTER;
             return;
         }
-        if is_cjk(cp) {
+        if is_kana(cp) {
+            self.c.kana = self.c.kana.saturating_add(1);
+        } else if is_hangul(cp) {
+            self.c.hangul = self.c.hangul.saturating_add(1);
+        } else if is_cjk(cp) {
             self.c.cjk = self.c.cjk.saturating_add(1);
         } else {
             self.c.other = self.c.other.saturating_add(1);
@@ -119,7 +172,7 @@ impl Tallier<'_> {
 /// Adds the classes of text `s` to `c`.
 pub fn tally_str(c: &mut Classes, s: &str) {
     let b = s.as_bytes();
-    let mut t = Tallier { c, prev: 255 };
+    let mut t = Tallier::new(c);
     let mut i = 0;
     while i < b.len() {
         let x = b[i];
@@ -140,7 +193,7 @@ pub fn tally_raw(c: &mut Classes, raw: &str) {
         return;
     }
     let b = &b[1..b.len() - 1];
-    let mut t = Tallier { c, prev: 255 };
+    let mut t = Tallier::new(c);
     let mut i = 0;
     while i < b.len() {
         let x = b[i];
@@ -149,6 +202,8 @@ pub fn tally_raw(c: &mut Classes, raw: &str) {
                 b'n' => t.ascii(b'\n'),
                 b't' => t.ascii(b'\t'),
                 b'r' => t.ascii(b'\r'),
+                b'b' => t.ascii(0x08),
+                b'f' => t.ascii(0x0C),
                 b'u' => {
                     let hi = hex(b, i + 2);
                     if (0xD800..0xDC00).contains(&hi) && b.get(i + 6) == Some(&b'\\') {
@@ -207,14 +262,31 @@ mod tests {
 
     #[test]
     fn classes_of_a_mixed_text() {
-        let c = of("Hello, world 42!\n  日本語 é → x1.5");
+        let c = of("Hello, world 42!\n  日本語 é → x1.5 ひらカナ 한국어");
         assert_eq!((c.letters, c.words), (12, 4));
         assert_eq!((c.digits, c.numbers), (4, 3));
         assert_eq!((c.punct, c.puncts), (3, 3));
-        assert_eq!(c.spaces, 6);
+        assert_eq!(c.spaces, 8);
         assert_eq!(c.newlines, 1);
-        assert_eq!(c.cjk, 3);
+        assert_eq!((c.cjk, c.kana, c.hangul), (3, 4, 3));
         assert_eq!(c.other, 1);
+    }
+
+    #[test]
+    fn escapes_are_counted_alike_in_a_text_and_its_raw_json() {
+        let s = "say \"hi\"\n\tat C:\\x/y \u{1}\u{8}\u{c}";
+        let a = of(s);
+        assert_eq!(a.escapes, 8);
+        let mut b = Classes::default();
+        let raw = quote(s)
+            .replace('\u{1}', "\\u0001")
+            .replace('\u{8}', "\\b")
+            .replace('\u{c}', "\\f");
+        tally_raw(&mut b, &raw);
+        assert_eq!(a, b, "{raw}");
+        // a text keeps none of them
+        assert_eq!(a.text().escapes, 0);
+        assert_eq!(Classes { escapes: 0, ..a }, a.text());
     }
 
     fn quote(s: &str) -> String {

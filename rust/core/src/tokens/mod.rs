@@ -2,18 +2,15 @@
 //! formula ("chars") or an estimate calibrated to a tokenizer family.
 
 pub mod classes;
+pub mod media;
 mod weights;
 
 use crate::error::{Error, Result};
 use crate::model::{Classes, Cost, Record};
 
-/// A tokenizer family an estimate is calibrated to (SPEC §6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    Claude,
-    O200k,
-    Gemini,
-}
+/// The tokenizer family type lives beside the costs it reads ([`crate::model`]):
+/// the model knows nothing of this module.
+pub use crate::model::Family;
 
 impl Family {
     /// The family of a model name: `claude-*`, `gpt-*`/`o1`/`o3`/`o4`/`chatgpt-*`
@@ -183,8 +180,8 @@ pub fn cost_tokens(c: &Cost, p: &CountParams) -> u64 {
                 .saturating_add(c.documents.saturating_mul(p.tokens_per_document))
                 .saturating_add(p.tokens_per_message)
         }
-        Tokenizer::Auto | Tokenizer::Cl100k => weights::estimate(c, weights::of(Family::Claude)),
-        Tokenizer::Family(f) => weights::estimate(c, weights::of(f)),
+        Tokenizer::Auto | Tokenizer::Cl100k => weights::estimate(c, Family::Claude),
+        Tokenizer::Family(f) => weights::estimate(c, f),
     }
 }
 
@@ -202,7 +199,7 @@ pub fn text_tokens(s: &str, p: &CountParams) -> u64 {
                 cls: classes_of(s),
                 ..Cost::default()
             };
-            weights::estimate(&c, weights::of(f)).saturating_sub(weights::of(f).message)
+            weights::estimate(&c, f).saturating_sub(weights::of(f).message)
         }
     }
 }
@@ -211,7 +208,7 @@ pub fn text_tokens(s: &str, p: &CountParams) -> u64 {
 pub fn classes_of(s: &str) -> Classes {
     let mut c = Classes::default();
     classes::tally_str(&mut c, s);
-    c
+    c.text()
 }
 
 #[cfg(test)]
