@@ -310,32 +310,33 @@ def test_deliberate_normalisations() -> None:
         ]
     }
     # OpenAI Chat: two user messages in a row are merged (with a newline seam)
-    # where the steps run (here an orphan result brings them in)
-    chat = msgnorm.convert(
-        [
-            {"role": "tool", "tool_call_id": "gone", "content": "late"},
-            {"role": "user", "content": "a"},
-            {"role": "user", "content": "b"},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": "c1",
-                        "type": "function",
-                        "function": {"name": "f", "arguments": '{"x": 1}'},
-                    }
-                ],
-            },
-            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
-        ],
-        source="openai-chat",
-        target="openai-chat",
-    )
+    # where the whole of SPEC §4 runs (records in); convert of a request that
+    # breaks a rule runs only the steps of that rule (here tool pairing, for an
+    # orphan result: the user messages stay apart)
+    orphan_first = [
+        {"role": "tool", "tool_call_id": "gone", "content": "late"},
+        {"role": "user", "content": "a"},
+        {"role": "user", "content": "b"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "f", "arguments": '{"x": 1}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ]
+    chat = msgnorm.to_provider(msgnorm.from_provider(orphan_first, "openai-chat"), "openai-chat")
     assert chat[0] == {
         "role": "user",
         "content": [{"type": "text", "text": "a\n"}, {"type": "text", "text": "b"}],
     }
+    converted = msgnorm.convert(orphan_first, source="openai-chat", target="openai-chat")
+    assert converted[1:] == orphan_first[1:]
     # arguments that were not compact are kept as given
     assert chat[1]["tool_calls"][0]["function"]["arguments"] == '{"x": 1}'
     # Responses: a user item keeps its own fields; an assistant text gets "type": "message".

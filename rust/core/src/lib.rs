@@ -47,6 +47,9 @@ pub struct ApiOptions {
     pub short_ids: bool,
     pub ensure_user_first: bool,
     pub templates: Templates,
+    /// The steps that run ([`steps::Steps::ALL`] for `normalize_for_api`;
+    /// `convert` runs those the rules a request breaks name).
+    pub steps: steps::Steps,
 }
 
 /// `normalize_for_api`'s default `max_media` (SPEC §4 step 7): image and
@@ -61,6 +64,7 @@ impl Default for ApiOptions {
             short_ids: false,
             ensure_user_first: true,
             templates: Templates::default(),
+            steps: steps::Steps::ALL,
         }
     }
 }
@@ -91,19 +95,35 @@ pub fn normalize_after<'a, H: Clone>(
     before: &ahash::AHashSet<String>,
     report: &mut Report,
 ) -> Result<Vec<Record<'a, H>>> {
-    steps::tombstones::run(&mut recs, report);
-    // steps 2 and 3, in one pass
-    let recs = steps::attachments::run(recs, report);
-    let recs = steps::fold::run(recs, &opts.templates, report);
-    let recs = steps::assistant_cleanup::run_after(recs, opts.strict, report, before)?;
-    let mut recs = steps::tool_pairing::run(recs, opts.strict, report)?;
-    steps::hygiene::run(&mut recs, opts.max_media, report);
-    steps::final_assistant::run(&mut recs, report);
-    steps::empty_content::run(&mut recs, report);
-    if opts.ensure_user_first {
+    use steps::Steps;
+    let on = |s: Steps| opts.steps.has(s);
+    if on(Steps::DROP) {
+        steps::tombstones::run(&mut recs, report);
+        // steps 2 and 3, in one pass
+        recs = steps::attachments::run(recs, report);
+    }
+    if on(Steps::FOLD) {
+        recs = steps::fold::run(recs, &opts.templates, report);
+    }
+    if on(Steps::CLEANUP) {
+        recs = steps::assistant_cleanup::run_after(recs, opts.strict, report, before)?;
+    }
+    if on(Steps::PAIRING) {
+        recs = steps::tool_pairing::run(recs, opts.strict, report)?;
+    }
+    if on(Steps::HYGIENE) {
+        steps::hygiene::run(&mut recs, opts.max_media, report);
+    }
+    if on(Steps::FINAL) {
+        steps::final_assistant::run(&mut recs, report);
+    }
+    if on(Steps::EMPTY) {
+        steps::empty_content::run(&mut recs, report);
+    }
+    if opts.ensure_user_first && on(Steps::USER_FIRST) {
         steps::user_first::run(&mut recs, report);
     }
-    if opts.short_ids {
+    if opts.short_ids && on(Steps::SHORT_IDS) {
         steps::short_ids::run(&mut recs)?;
     }
     Ok(recs)

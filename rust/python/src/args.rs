@@ -275,6 +275,7 @@ pub(crate) fn api_options(
         short_ids,
         ensure_user_first,
         templates: templates(py, attachment_templates)?,
+        steps: msgnorm_core::steps::Steps::ALL,
     })
 }
 

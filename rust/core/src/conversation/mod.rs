@@ -122,6 +122,7 @@ fn options(s: &Settings) -> Result<ApiOptions> {
         short_ids: s.short_ids,
         ensure_user_first: s.ensure_user_first,
         templates: Templates::new(&s.templates)?,
+        steps: crate::steps::Steps::ALL,
     })
 }
 

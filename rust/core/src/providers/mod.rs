@@ -373,11 +373,15 @@ pub fn convert(
 /// ([`FromProvider`]; `stable` as [`request`]'s).
 ///
 /// A repair runs only where the target's rules need it: a provider's own
-/// request that breaks none of the rules msgnorm repairs ([`replay::needs`])
-/// is written as it came, not normalized (one that breaks only a rule the
-/// reader repairs, [`crate::validate::EDGE_REPAIRS`], is written from its
-/// records, that item left out); otherwise a first user turn goes
-/// before a leading assistant only where the target refuses one.
+/// request that breaks none of the rules msgnorm repairs ([`replay::fired`])
+/// is written as it came, not normalized; one that breaks some gets the SPEC
+/// §4 steps those rules name ([`crate::validate::Rule::steps`]) and no other
+/// (none for a rule the reader or the writer repairs: an item left out as it
+/// is read, a tool name mapped), each step run counted (`step_<name>`). If
+/// a repaired rule still fires on what they wrote (steps that depend on one
+/// another), the whole of §4 runs instead, counted `steps_fallback`. Across
+/// formats the whole of §4 runs; a first user turn goes before a leading
+/// assistant only where the target refuses one.
 ///
 /// Also says whether the output is the source's request as it came
 /// ([`Given::shared`]).
@@ -397,15 +401,16 @@ pub fn convert_records(
         ..*target
     };
     let orphans = target.continuation == Some(false) && !any_results.continued(&records).is_empty();
-    let needs = replay::needs(p, source.messages, source.system, !target.store);
-    let as_given = source.provider == p
-        && !api.strict
-        && !orphans
-        && !needs.steps
-        // a block the target cannot carry (a failed compaction) takes the steps' path
-        && read_records(&records, p).is_ok_and(|r| !r.iter().any(|r| r.drops));
-    // (an item the reader left out: written from the records, without the steps)
-    if as_given && target.store && !needs.edge {
+    let same = source.provider == p && !api.strict && !orphans;
+    let fired = if same {
+        replay::fired(p, source.messages, source.system, !target.store)
+    } else {
+        Vec::new()
+    };
+    let steps = replay::steps_of(&fired);
+    // a block the target cannot carry (a failed compaction) is pruned by the steps' path
+    let drops = || read_records(&records, p).is_ok_and(|r| r.iter().any(|r| r.drops));
+    if same && fired.is_empty() && target.store && !drops() {
         if let Some(out) = verbatim(source) {
             // the records were only read for the checks: freed off this thread
             crate::parallel::drop_later(records);
@@ -413,8 +418,10 @@ pub fn convert_records(
         }
     }
     let mut out = None;
-    if as_given {
-        // a writer that cannot take a record as it came falls back to the steps
+    if same && steps.is_empty() && !drops() {
+        // no step needed (an item the reader left out, a name the writer
+        // maps): written from the records; a writer that cannot take a
+        // record as it came falls back to the steps
         let mut written = Counts::new();
         let mut none = crate::Report::default();
         if let Ok(o) = request(
@@ -430,6 +437,22 @@ pub fn convert_records(
             out = Some(o);
         }
     }
+    let records = match out {
+        Some(_) => records,
+        None if same => match selected(source, target, records, stable, api, steps)? {
+            Selected::Done(o, rep, more) => {
+                *report = rep;
+                add_counts(counts, more);
+                out = Some(o);
+                Vec::new()
+            }
+            Selected::Fallback(records) => {
+                count(counts, "steps_fallback");
+                records
+            }
+        },
+        None => records,
+    };
     let mut out = match out {
         Some(o) => o,
         None => {
@@ -445,6 +468,56 @@ pub fn convert_records(
         gemini::to_camel(&mut out, gemini::camel_case(source.messages));
     }
     Ok((out, false))
+}
+
+/// What running only the steps a request's broken rules name gave.
+enum Selected {
+    /// The output (no repaired rule fires on it), its report and counts.
+    Done(Value, crate::Report, Counts),
+    /// A repaired rule still fires: the records, read again, for the whole of §4.
+    Fallback(Vec<Value>),
+}
+
+/// [`request`] with only `steps` of SPEC §4, the output checked again
+/// against the target's repaired rules.
+fn selected(
+    source: Given<'_>,
+    target: &Target,
+    records: Vec<Value>,
+    stable: bool,
+    api: &crate::ApiOptions,
+    steps: crate::steps::Steps,
+) -> Result<Selected> {
+    let p = target.provider;
+    let api = crate::ApiOptions {
+        ensure_user_first: api.ensure_user_first && p.needs_user_first(&records),
+        steps,
+        ..api.clone()
+    };
+    let mut report = crate::Report::default();
+    let mut counts = Counts::new();
+    let out = request(
+        target,
+        records,
+        stable,
+        None,
+        Some(&api),
+        &mut report,
+        &mut counts,
+    )?;
+    if replay::fired_in_output(p, &out, !target.store).is_empty() {
+        for (s, name) in crate::steps::Steps::NAMED {
+            if steps.has(s) {
+                count(&mut counts, name);
+            }
+        }
+        return Ok(Selected::Done(out, report, counts));
+    }
+    crate::parallel::drop_later(out);
+    // read again: the steps took the records apart
+    let mut f = FromProvider::new(source.provider, source.system, false)?;
+    f.feed(source.messages)?;
+    Ok(Selected::Fallback(f.finish()))
 }
 
 /// The source's request as it came, in the shape [`convert`] returns (its

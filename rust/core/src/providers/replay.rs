@@ -66,3 +66,42 @@ pub fn needs(p: Provider, messages: &[Value], system: Option<&Value>, stateless:
     };
     v::needs(p, &items, params)
 }
+
+/// The rules of `p` msgnorm repairs that `messages` (with its `system`
+/// parameter) break, in table order: [`super::convert`] runs the SPEC §4
+/// steps these rules name ([`v::Rule::steps`]) and no other.
+pub fn fired(
+    p: Provider,
+    messages: &[Value],
+    system: Option<&Value>,
+    stateless: bool,
+) -> Vec<&'static v::Rule> {
+    let items: Vec<v::Value<'_>> = messages.iter().map(|m| view(m, 0)).collect();
+    let system = system.map(|s| view(s, 0));
+    let params = v::Params {
+        system: system.as_ref(),
+        tools: None,
+        stateless,
+        model: None,
+    };
+    v::repaired_fired(p, &items, params)
+}
+
+/// [`fired`] on a request [`super::convert`] wrote for `p`: its message list
+/// and its system parameter.
+pub fn fired_in_output(p: Provider, out: &Value, stateless: bool) -> Vec<&'static v::Rule> {
+    let messages = super::message_list(out).unwrap_or(&[]);
+    let system = out.as_obj().and_then(|o| {
+        o.get("system")
+            .or_else(|| o.get("system_instruction"))
+            .or_else(|| o.get("systemInstruction"))
+    });
+    fired(p, messages, system, stateless)
+}
+
+/// The union of the steps `rules` name.
+pub fn steps_of(rules: &[&v::Rule]) -> crate::steps::Steps {
+    rules
+        .iter()
+        .fold(crate::steps::Steps::NONE, |s, r| s.with(r.steps))
+}

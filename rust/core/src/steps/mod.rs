@@ -19,6 +19,79 @@ use crate::model::Str;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+/// A set of SPEC §4 steps: what `normalize_for_api` runs ([`Steps::ALL`]),
+/// or the steps `convert` runs for the rules a request breaks (each provider
+/// rule's `steps` names the steps that repair it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Steps(u16);
+
+impl Steps {
+    /// No step: a rule the reader or the writer repairs, or none.
+    pub const NONE: Steps = Steps(0);
+    /// Steps 1–3: tombstones, attachments, dropped record types.
+    pub const DROP: Steps = Steps(1);
+    /// Step 4: the fold (user merge, streamed assistant records joined).
+    pub const FOLD: Steps = Steps(1 << 3);
+    /// Step 5: assistant clean-up.
+    pub const CLEANUP: Steps = Steps(1 << 4);
+    /// Step 6: tool pairing.
+    pub const PAIRING: Steps = Steps(1 << 5);
+    /// Step 7: content hygiene.
+    pub const HYGIENE: Steps = Steps(1 << 6);
+    /// Step 8: final assistant.
+    pub const FINAL: Steps = Steps(1 << 7);
+    /// Step 9: empty non-final assistant content.
+    pub const EMPTY: Steps = Steps(1 << 8);
+    /// Step 10: user first (with `ensure_user_first`).
+    pub const USER_FIRST: Steps = Steps(1 << 9);
+    /// Step 11: short ids (with `short_ids`).
+    pub const SHORT_IDS: Steps = Steps(1 << 10);
+    /// Every step: SPEC §4 as written.
+    pub const ALL: Steps = Steps(
+        Steps::DROP.0
+            | Steps::FOLD.0
+            | Steps::CLEANUP.0
+            | Steps::PAIRING.0
+            | Steps::HYGIENE.0
+            | Steps::FINAL.0
+            | Steps::EMPTY.0
+            | Steps::USER_FIRST.0
+            | Steps::SHORT_IDS.0,
+    );
+    /// The steps by name, in SPEC order (`convert`'s report counts each it ran).
+    pub const NAMED: [(Steps, &'static str); 9] = [
+        (Steps::DROP, "step_drop"),
+        (Steps::FOLD, "step_fold"),
+        (Steps::CLEANUP, "step_assistant_cleanup"),
+        (Steps::PAIRING, "step_tool_pairing"),
+        (Steps::HYGIENE, "step_hygiene"),
+        (Steps::FINAL, "step_final_assistant"),
+        (Steps::EMPTY, "step_empty_content"),
+        (Steps::USER_FIRST, "step_user_first"),
+        (Steps::SHORT_IDS, "step_short_ids"),
+    ];
+
+    /// `self` and `other`.
+    pub const fn with(self, other: Steps) -> Steps {
+        Steps(self.0 | other.0)
+    }
+
+    /// Whether `self` holds every step of `other`.
+    pub const fn has(self, other: Steps) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl Default for Steps {
+    fn default() -> Self {
+        Steps::ALL
+    }
+}
+
 /// The §4 texts.
 pub const NO_CONTENT: &str = "(no content)";
 pub const TOOL_USE_INTERRUPTED: &str = "[Tool use interrupted]";

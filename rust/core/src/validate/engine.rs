@@ -168,6 +168,10 @@ pub struct Rule {
     /// The repair msgnorm applies, naming the SPEC step or adapter rule
     /// (starting with "none" when msgnorm does not repair it).
     pub repair: &'static str,
+    /// The SPEC §4 steps that repair it, which `convert` runs when the rule
+    /// fires ([`Steps::NONE`](crate::steps::Steps::NONE): the reader or the
+    /// writer repairs it, or nothing does).
+    pub steps: crate::steps::Steps,
     pub check: fn(&Ctx<'_, '_>, &mut Vec<Hit>),
 }
 

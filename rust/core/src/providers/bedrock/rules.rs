@@ -1,6 +1,7 @@
 //! Amazon Bedrock Converse `messages` rules (`toolConfig` passed as `tools`).
 
 use crate::providers::provider::Provider;
+use crate::steps::Steps;
 use crate::validate::engine::{blank, Ctx, Hit, Msg, Rule};
 use crate::validate::value::Value;
 use ahash::AHashSet;
@@ -10,66 +11,77 @@ pub static RULES: &[Rule] = &[
         id: "bedrock/invalid-role",
         text: "Value '{x}' at 'messages.{i}.member.role' failed to satisfy constraint: Member must satisfy enum value set: [user, assistant]",
         repair: "none: from_provider refuses a message with another role (InvalidRecordError naming it); to_bedrock writes only user and assistant messages and puts system text in `system`",
+        steps: Steps::NONE,
         check: invalid_role,
     },
     Rule {
         id: "bedrock/roles-alternate",
         text: "A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.",
         repair: "SPEC §4 step 4 (fold) merges adjacent user records and joins streamed assistant records; to_bedrock merges adjacent assistant messages",
+        steps: Steps::FOLD,
         check: roles_alternate,
     },
     Rule {
         id: "bedrock/empty-content",
         text: "The content field in the Message object at messages.{i} is empty. Add a ContentBlock object to the content field and try again.",
         repair: "SPEC §4 step 7 (empty user content becomes `(no content)`) and steps 8-9 (an empty assistant gets text)",
+        steps: Steps::HYGIENE.with(Steps::FINAL).with(Steps::EMPTY),
         check: empty_content,
     },
     Rule {
         id: "bedrock/blank-text",
         text: "The text field in the ContentBlock object at messages.{i}.content.{x} is blank. Add text to the text field, and try again.",
         repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks (the API refuses an empty text, and a white-space text in a message with no other text; it accepts white space beside other text)",
+        steps: Steps::HYGIENE,
         check: blank_text,
     },
     Rule {
         id: "bedrock/tool-use-without-result",
         text: "Expected toolResult blocks at messages.{i}.content for the following Ids: {x}",
         repair: "SPEC §4 step 6 (tool pairing) inserts a missing result for each unanswered toolUse",
+        steps: Steps::PAIRING,
         check: use_without_result,
     },
     Rule {
         id: "bedrock/tool-result-count",
         text: "The number of toolResult blocks at messages.{i}.content exceeds the number of toolUse blocks of previous turn.",
         repair: "SPEC §4 step 6 (tool pairing) removes results for ids the previous turn did not use, and repeats",
+        steps: Steps::PAIRING,
         check: result_count,
     },
     Rule {
         id: "bedrock/duplicate-tool-use-id",
                 text: "The toolUse blocks at messages.{i}.content contain duplicate Ids: {x}",
         repair: "SPEC §4 step 5 (assistant clean-up) removes a repeated tool use id (the first wins)",
+        steps: Steps::CLEANUP,
         check: duplicate_use_id,
     },
     Rule {
         id: "bedrock/duplicate-tool-result-id",
         text: "The toolResult blocks at messages.{i}.content contain duplicate Ids: {x}",
         repair: "SPEC §4 step 6 (tool pairing) removes repeated results for an id",
+        steps: Steps::PAIRING,
         check: duplicate_result_id,
     },
     Rule {
         id: "bedrock/tool-use-id-pattern",
         text: "Value at 'messages.{i}.member.content.member.{x}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.:-]+ and have length between 1 and 64",
         repair: "to_bedrock maps ids to 1-64 characters of [a-zA-Z0-9_.:-], the same way for toolUse and toolResult (adapter rule: tool ids)",
+        steps: Steps::NONE,
         check: id_pattern,
     },
     Rule {
         id: "bedrock/tool-config-required",
         text: "The toolConfig field must be defined when using toolUse and toolResult content blocks.",
         repair: "none: pass the tools (`toolConfig`) with a history that holds tool blocks",
+        steps: Steps::NONE,
         check: tool_config_required,
     },
     Rule {
         id: "bedrock/tool-name-pattern",
         text: "Value {x} at '{p}' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+ and have length between 1 and 64",
         repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
+        steps: Steps::NONE,
         check: name_pattern,
     },
 ];

@@ -1,6 +1,7 @@
 //! Gemini `contents` rules (camelCase and snake_case keys alike, as the SDK takes both).
 
 use crate::providers::provider::Provider;
+use crate::steps::Steps;
 use crate::validate::engine::{Ctx, Hit, Msg, Rule};
 use crate::validate::value::Value;
 
@@ -9,42 +10,49 @@ pub static RULES: &[Rule] = &[
         id: "gemini/invalid-role",
         text: "Please use a valid role: user, model.",
         repair: "none: from_provider refuses a content with another role (InvalidRecordError naming it; a content without a role is the user's, as the API reads it); to_gemini writes assistant turns as `model` and system text as `system_instruction`",
+        steps: Steps::NONE,
         check: invalid_role,
     },
     Rule {
         id: "gemini/empty-parts",
         text: "contents.parts must not be empty.",
         repair: "SPEC §4 step 7 (empty user content becomes `(no content)`) and step 9 (an empty non-final assistant gets `(no content)`)",
+        steps: Steps::HYGIENE.with(Steps::EMPTY),
         check: empty_parts,
     },
     Rule {
         id: "gemini/function-call-placement",
         text: "Please ensure that function call turn comes immediately after a user turn or after a function response turn.",
         repair: "SPEC §4 step 10 (user first) and step 4 (fold): the turn before an assistant turn is a user turn; to_gemini merges adjacent model turns (adjacent contents of one role are one turn: the API joins them)",
+        steps: Steps::FOLD.with(Steps::USER_FIRST),
         check: call_placement,
     },
     Rule {
         id: "gemini/function-response-placement",
         text: "Please ensure that function response turn comes immediately after a function call turn.",
         repair: "SPEC §4 step 6 (tool pairing) removes results whose previous turn made no call",
+        steps: Steps::PAIRING,
         check: response_placement,
     },
     Rule {
         id: "gemini/function-response-count",
         text: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.",
         repair: "SPEC §4 step 6 (tool pairing) answers every call exactly once in the next turn (adjacent contents of one role are one turn: calls in two model contents are answered by one user content)",
+        steps: Steps::PAIRING,
         check: response_count,
     },
     Rule {
         id: "gemini/thought-signature",
         text: "Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `{x}`",
         repair: "none: checked with a model that requires signatures (Gemini 3 on); a signature cannot be made up; to_gemini keeps the signatures it is given byte-identical and in place",
+        steps: Steps::NONE,
         check: thought_signature,
     },
     Rule {
         id: "gemini/function-name",
         text: "Invalid function name. Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a maximum length of 64. ({x})",
         repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
+        steps: Steps::NONE,
         check: function_name,
     },
 ];

@@ -1,6 +1,7 @@
 //! OpenAI Chat Completions `messages` rules.
 
 use crate::providers::provider::Provider;
+use crate::steps::Steps;
 use crate::validate::engine::{Ctx, Hit, Rule};
 use crate::validate::value::Value;
 use ahash::AHashSet;
@@ -10,60 +11,70 @@ pub static RULES: &[Rule] = &[
         id: "openai-chat/empty-messages",
         text: "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
         repair: "none: there is nothing to send",
+        steps: Steps::NONE,
         check: empty_messages,
     },
     Rule {
         id: "openai-chat/invalid-role",
         text: "Invalid value: '{x}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.",
         repair: "none: from_provider refuses a message with another role (InvalidRecordError naming it); to_openai_chat writes only these roles",
+        steps: Steps::NONE,
         check: invalid_role,
     },
     Rule {
         id: "openai-chat/content-null",
         text: "Invalid value for 'content': expected a string, got null.",
         repair: "SPEC §4 steps 7 and 9 give empty content `(no content)`; to_openai_chat writes null content only on an assistant message with tool_calls",
+        steps: Steps::HYGIENE.with(Steps::EMPTY),
         check: content_null,
     },
     Rule {
         id: "openai-chat/tool-calls-without-response",
         text: "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {x}",
         repair: "SPEC §4 step 6 (tool pairing) inserts a missing result for each unanswered call; to_openai_chat writes results as tool messages right after their call",
+        steps: Steps::PAIRING,
         check: calls_without_response,
     },
     Rule {
         id: "openai-chat/tool-without-tool-calls",
         text: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
         repair: "SPEC §4 step 6 (tool pairing) removes results whose previous message has no call",
+        steps: Steps::PAIRING,
         check: tool_without_calls,
     },
     Rule {
         id: "openai-chat/tool-call-id-not-found",
         text: "Invalid parameter: 'tool_call_id' of '{x}' not found in 'tool_calls' of previous message.",
         repair: "SPEC §4 step 6 (tool pairing) removes results for ids the previous call did not make",
+        steps: Steps::PAIRING,
         check: tool_call_id_not_found,
     },
     Rule {
         id: "openai-chat/tool-call-id-missing",
         text: "Missing required parameter: 'messages[{i}].tool_call_id'.",
         repair: "none: from_provider refuses a tool message without its tool_call_id (InvalidRecordError naming it); to_openai_chat writes the id of the call on every tool message",
+        steps: Steps::NONE,
         check: tool_call_id_missing,
     },
     Rule {
         id: "openai-chat/tool-call-id-length",
         text: "Invalid 'messages[{i}].tool_calls[].id': string too long. Expected a string with maximum length 40, but got a string with length {x} instead.",
         repair: "to_openai_chat maps longer ids to at most 40 characters, the same way for calls and results (adapter rule: tool ids)",
+        steps: Steps::NONE,
         check: tool_call_id_length,
     },
     Rule {
         id: "openai-chat/duplicate-tool-response",
         text: "Invalid parameter: Duplicate value for 'tool_call_id' of {x} and messages[{i}].",
         repair: "SPEC §4 step 6 (tool pairing) removes repeated results for an id; an id reused by a later assistant message is a new call (from_provider gives it a unique id in the records, and to_openai_chat writes the original back)",
+        steps: Steps::PAIRING,
         check: duplicate_call_id,
     },
     Rule {
         id: "openai-chat/function-name-pattern",
         text: "Invalid 'tools[].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{1,64}$'. ({x})",
         repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
+        steps: Steps::NONE,
         check: function_name_pattern,
     },
 ];

@@ -1,6 +1,7 @@
 //! OpenAI Responses API `input` item rules.
 
 use crate::providers::provider::Provider;
+use crate::steps::Steps;
 use crate::validate::engine::{Ctx, Hit, Msg, Rule};
 use ahash::AHashSet;
 
@@ -9,90 +10,105 @@ pub static RULES: &[Rule] = &[
         id: "openai-responses/invalid-role",
         text: "Invalid value: '{x}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.",
         repair: "none: from_provider refuses a message with another role (InvalidRecordError naming it); to_openai_responses writes only these roles",
+        steps: Steps::NONE,
         check: invalid_role,
     },
     Rule {
         id: "openai-responses/reasoning-without-following",
         text: "Item '{x}' of type 'reasoning' was provided without its required following item.",
         repair: "to_openai_responses drops a reasoning item with an id that no output item (a message, a call, an MCP request, an item type msgnorm does not know) or item_reference follows, counted as `reasoning_dropped`; a reasoning item without an id (a stateless replay of its `encrypted_content`) is not held to the rule, in any number",
+        steps: Steps::NONE,
         check: reasoning_without_following,
     },
     Rule {
         id: "openai-responses/function-call-without-reasoning",
         text: "Item '{x}' of type 'function_call' was provided without its required 'reasoning' item.",
         repair: "checked with store=False only (with stored responses the server holds the reasoning); to_provider(..., store=False) sends no server-side id of a function_call (`item_ids_dropped`), and to_openai_responses drops the id of a replayed function_call with no reasoning item in its response (the call is then the caller's)",
+        steps: Steps::NONE,
         check: call_without_reasoning,
     },
     Rule {
         id: "openai-responses/item-without-reasoning",
         text: "Item '{x}' of type '{t}' was provided without its required 'reasoning' item.",
         repair: "checked with store=False only (with stored responses the server holds the reasoning): to_provider(..., store=False) sends no server-side id of a message, custom tool, shell or apply_patch call (`item_ids_dropped`; an assistant message without its id is an input message)",
+        steps: Steps::NONE,
         check: item_without_reasoning,
     },
     Rule {
         id: "openai-responses/required-id-item-without-reasoning",
         text: "Item '{x}' of type '{t}' was provided without its required 'reasoning' item.",
         repair: "none: checked with store=False only; the API requires the id of this item type (image_generation_call, mcp_call, mcp_approval_request, the hosted tools' calls), so keep its reasoning: request it with include=[\"reasoning.encrypted_content\"]",
+        steps: Steps::NONE,
         check: required_id_item_without_reasoning,
     },
     Rule {
         id: "openai-responses/item-not-stored",
         text: "Item with id '{x}' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
         repair: "checked with store=False only: to_provider(..., store=False) drops a reasoning item without `encrypted_content` (`reasoning_dropped`) and an `item_reference` (`item_references_dropped`), which name an item only the server could hold",
+        steps: Steps::NONE,
         check: item_not_stored,
     },
     Rule {
         id: "openai-responses/tool-call-without-output",
         text: "No tool output found for {t} call {x}.",
         repair: "to_openai_responses puts an output item right after an unanswered custom tool, shell or apply_patch call (an error output: `[Tool result missing due to internal error]`, a failed patch, exit code 1), counted as `item_outputs_inserted`",
+        steps: Steps::NONE,
         check: tool_call_without_output,
     },
     Rule {
         id: "openai-responses/tool-output-without-call",
         text: "No tool call found for {t} call output with call_id {x}.",
         repair: "to_openai_responses removes a custom tool, shell or apply_patch call output with no call of its call_id before it, counted as `item_outputs_removed`",
+        steps: Steps::NONE,
         check: tool_output_without_call,
     },
     Rule {
         id: "openai-responses/mcp-approval-response-without-request",
         text: "Item with id '{x}' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
         repair: "checked with store=False only (a stored response may hold the request): to_provider(..., store=False) drops an `mcp_approval_response` whose `mcp_approval_request` is not in the input, counted as `mcp_approvals_dropped`",
+        steps: Steps::NONE,
         check: approval_without_request,
     },
     Rule {
         id: "openai-responses/function-call-output-without-call",
         text: "No tool call found for function call output with call_id {x}.",
         repair: "SPEC §4 step 6 (tool pairing) removes results with no call before them (outputs at the head of the input continue a stored response and are checked with store=False only)",
+        steps: Steps::PAIRING,
         check: output_without_call,
     },
     Rule {
         id: "openai-responses/function-call-without-output",
         text: "No tool output found for function call {x}.",
         repair: "SPEC §4 step 6 (tool pairing) inserts a missing result for each unanswered call",
+        steps: Steps::PAIRING,
         check: call_without_output,
     },
     Rule {
         id: "openai-responses/duplicate-item-id",
         text: "Duplicate item found with id {x}. Remove duplicate items from your input and try again.",
         repair: "SPEC §4 step 5 (assistant clean-up) removes repeated calls; to_openai_responses drops an item id seen before",
+        steps: Steps::CLEANUP,
         check: duplicate_item_id,
     },
     Rule {
         id: "openai-responses/client-only-item",
         text: "Invalid value: '{x}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning', and the other input item types.",
         repair: "from_provider and to_openai_responses never send an item that is not a Responses input item type (a client's own, such as Codex's ghost_snapshot), counted client_only_dropped",
+        steps: Steps::NONE,
         check: client_only_item,
     },
     Rule {
         id: "openai-responses/function-name-pattern",
         text: "Invalid '{p}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
         repair: "to_provider maps an invalid name in the history to a valid one, the same for every call (`msgnorm.tool_name`); `msgnorm.rename_tools` maps the tool definitions the same way",
+        steps: Steps::NONE,
         check: function_name_pattern,
     },
     Rule {
         id: "openai-responses/compaction-trigger-last",
         text: "The 'compaction_trigger' item must be the final input item.",
         repair: "to_openai_responses moves a `compaction_trigger` item to the end of the input (one is kept), counted as `compaction_trigger_moved`",
+        steps: Steps::NONE,
         check: compaction_trigger_last,
     },
 ];
