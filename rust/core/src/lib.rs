@@ -109,6 +109,10 @@ pub fn normalize_after<'a, H: Clone>(
         recs = steps::assistant_cleanup::run_after(recs, opts.strict, report, before)?;
     }
     if on(Steps::PAIRING) {
+        if !on(Steps::FOLD) {
+            // the results of one turn as one record, as step 6 reads them
+            recs = steps::fold::join_results(recs, report);
+        }
         recs = steps::tool_pairing::run(recs, opts.strict, report)?;
     }
     if on(Steps::HYGIENE) {

@@ -505,7 +505,8 @@ fn selected(
         &mut report,
         &mut counts,
     )?;
-    if replay::fired_in_output(p, &out, !target.store).is_empty() {
+    let left = replay::fired_in_output(p, &out, !target.store);
+    if left.is_empty() {
         for (s, name) in crate::steps::Steps::NAMED {
             if steps.has(s) {
                 count(&mut counts, name);

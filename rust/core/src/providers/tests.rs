@@ -286,3 +286,73 @@ fn tool_names_map_to_valid_names() {
     assert!(Provider::Gemini.tool_name("1st").starts_with("_1st_"));
     assert_eq!(Provider::Bedrock.tool_name(&long).len(), 64);
 }
+
+/// A Chat history with an unanswered call and two adjacent user messages.
+fn unanswered() -> Vec<Value> {
+    let src = r#"[
+        {"role": "user", "content": "a"},
+        {"role": "user", "content": "b"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "user", "content": "never mind"}
+    ]"#;
+    match Value::from_json(src).unwrap() {
+        Value::Arr(a) => a,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn steps_that_leave_a_rule_broken_fall_back_to_the_whole_pipeline() {
+    let history = unanswered();
+    let source = Given {
+        provider: Provider::OpenAIChat,
+        messages: &history,
+        system: None,
+        shared: None,
+    };
+    let target = Target::new(Provider::OpenAIChat);
+    let api = crate::ApiOptions::default();
+    let records = || FromProvider::read(Provider::OpenAIChat, &history, None, false).unwrap();
+    // the rule's own steps repair it
+    let fired = replay::fired(Provider::OpenAIChat, &history, None, false);
+    let ids: Vec<_> = fired.iter().map(|r| r.id).collect();
+    assert_eq!(ids, ["openai-chat/tool-calls-without-response"]);
+    let steps = replay::steps_of(&fired);
+    assert_eq!(steps, crate::steps::Steps::PAIRING);
+    match selected(source, &target, records(), true, &api, steps).unwrap() {
+        Selected::Done(out, report, counts) => {
+            assert_eq!(report.missing_results_inserted, 1);
+            assert_eq!(report.users_merged, 0, "no fold ran");
+            assert_eq!(counts.get("step_tool_pairing"), Some(&1));
+            assert_eq!(message_list(&out).unwrap().len(), 5);
+        }
+        Selected::Fallback(_) => panic!("tool pairing repairs an unanswered call"),
+    }
+    // steps that do not repair it: the rule still fires on their output, and
+    // the records come back, read again, for the whole of SPEC §4
+    let without = crate::steps::Steps::HYGIENE;
+    match selected(source, &target, records(), true, &api, without).unwrap() {
+        Selected::Fallback(recs) => assert_eq!(recs, records()),
+        Selected::Done(..) => panic!("hygiene does not answer a call"),
+    }
+}
+
+#[test]
+fn every_rule_msgnorm_repairs_names_its_steps_or_none() {
+    use crate::steps::Steps;
+    for p in Provider::ALL {
+        for r in crate::validate::rules(p) {
+            // a rule msgnorm does not repair runs no step
+            if !r.repaired() {
+                assert_eq!(r.steps, Steps::NONE, "{}", r.id);
+            }
+            // step 11 is an option of normalize_for_api, no rule's repair
+            assert!(!r.steps.has(Steps::SHORT_IDS), "{}", r.id);
+            // a repair that names a §4 step runs it (the repair texts cite them)
+            if r.repair.starts_with("SPEC §4") {
+                assert!(!r.steps.is_empty(), "{}: names a step but runs none", r.id);
+            }
+        }
+    }
+}

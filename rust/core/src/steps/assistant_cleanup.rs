@@ -31,6 +31,10 @@ pub fn run_after<'a, H>(
     // The last user record, open to merges while dropped assistants make the
     // next user record adjacent to it.
     let mut open: Option<UserRun<'a, H>> = None;
+    // whether an assistant record was dropped since the open user record:
+    // only then is the next user record merged into it (records that came
+    // in adjacent are the fold's, step 4, which `convert` may not run)
+    let mut joined = false;
     // the final turn: system_prompt records after it go to the system parameter
     let last = super::last_turn(&recs).unwrap_or(usize::MAX);
     // the output is written into the slots of the records already read; a
@@ -44,6 +48,7 @@ pub fn run_after<'a, H>(
             if !clean(r, &mut seen, strict, k == last, report)? {
                 report.thinking_only_dropped += 1;
                 drop(out.take());
+                joined = true;
                 continue;
             }
             if let Some(u) = open.take() {
@@ -53,12 +58,18 @@ pub fn run_after<'a, H>(
         } else if r.kind == Kind::User {
             let r = out.take();
             match &mut open {
-                Some(u) => {
+                Some(u) if joined => {
                     u.merge(r, true);
                     report.users_merged += 1;
                 }
-                None => open = Some(UserRun::new(r)),
+                _ => {
+                    if let Some(u) = open.take() {
+                        out.push(u.finish());
+                    }
+                    open = Some(UserRun::new(r));
+                }
             }
+            joined = false;
         } else {
             if let Some(u) = open.take() {
                 out.push(u.finish());

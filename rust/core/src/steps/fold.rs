@@ -108,6 +108,44 @@ fn tool_results_only<H>(r: &Record<'_, H>) -> bool {
     }
 }
 
+/// Holds tool_result blocks and nothing else.
+fn results_only<H>(r: &Record<'_, H>) -> bool {
+    matches!(&r.content, Content::Blocks(bs)
+        if !bs.is_empty() && bs.iter().all(|b| b.kind == BlockKind::ToolResult))
+}
+
+/// The part of the user merge that step 6 needs where the fold does not run
+/// (`convert` running only the steps a request's rules name): a user record
+/// of nothing but `tool_result` blocks is merged into the one before it when
+/// that holds nothing but `tool_result` blocks too (OpenAI's tool messages,
+/// one record each, are the results of one turn), counted in `users_merged`.
+/// Other records stay as they are; after step 4 there is nothing to join.
+pub fn join_results<'a, H>(recs: Vec<Record<'a, H>>, report: &mut Report) -> Vec<Record<'a, H>> {
+    let mut out = Relay::new(recs);
+    let mut open: Option<UserRun<'a, H>> = None;
+    while let Some(r) = out.next_mut() {
+        if r.kind == Kind::User && results_only(r) {
+            let r = out.take();
+            match &mut open {
+                Some(u) => {
+                    u.merge(r, false);
+                    report.users_merged += 1;
+                }
+                None => open = Some(UserRun::new(r)),
+            }
+        } else {
+            if let Some(u) = open.take() {
+                out.push(u.finish());
+            }
+            out.keep();
+        }
+    }
+    if let Some(u) = open {
+        out.push(u.finish());
+    }
+    out.finish()
+}
+
 pub fn run<'a, H>(
     recs: Vec<Record<'a, H>>,
     templates: &Templates,

@@ -56,14 +56,14 @@ pub static RULES: &[Rule] = &[
         id: "anthropic/empty-text",
         text: "messages: text content blocks must be non-empty",
         repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks",
-        steps: Steps::HYGIENE,
+        steps: Steps::HYGIENE.with(Steps::EMPTY),
         check: empty_text,
     },
     Rule {
         id: "anthropic/whitespace-text",
         text: "messages: text content blocks must contain non-whitespace text",
         repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks (a blank user string becomes `(no content)`); not checked in an assistant message with server tool blocks (a web search replay, as the API wrote it)",
-        steps: Steps::HYGIENE,
+        steps: Steps::HYGIENE.with(Steps::EMPTY),
         check: whitespace_text,
     },
     Rule {

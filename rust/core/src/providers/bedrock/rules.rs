@@ -32,7 +32,7 @@ pub static RULES: &[Rule] = &[
         id: "bedrock/blank-text",
         text: "The text field in the ContentBlock object at messages.{i}.content.{x} is blank. Add text to the text field, and try again.",
         repair: "SPEC §4 step 7 (content hygiene) removes empty and whitespace-only text blocks (the API refuses an empty text, and a white-space text in a message with no other text; it accepts white space beside other text)",
-        steps: Steps::HYGIENE,
+        steps: Steps::HYGIENE.with(Steps::FINAL).with(Steps::EMPTY),
         check: blank_text,
     },
     Rule {
