@@ -325,5 +325,8 @@ convert = _api._without_report(
     (or with ``foreign_thinking="text"`` kept as text). Without a
     ``source_model`` (or with the same one), ``model`` switches nothing: a
     request the target's rules take comes back as it came, with or without it.
+    With the same format in and out, a request that breaks some of the
+    target's rules gets only the SPEC §4 steps those rules name (counted in
+    the report as ``step_<name>``; docs/PROVIDERS.md).
     """,
 )
