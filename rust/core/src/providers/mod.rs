@@ -439,14 +439,14 @@ pub fn convert_records(
     }
     let records = match out {
         Some(_) => records,
-        None if same => match selected(source, target, records, stable, api, steps)? {
-            Selected::Done(o, rep, more) => {
+        None if same => match replay::selected(source, target, records, stable, api, steps)? {
+            replay::Selected::Done(o, rep, more) => {
                 *report = rep;
                 add_counts(counts, more);
                 out = Some(o);
                 Vec::new()
             }
-            Selected::Fallback(records) => {
+            replay::Selected::Fallback(records) => {
                 count(counts, "steps_fallback");
                 records
             }
@@ -468,57 +468,6 @@ pub fn convert_records(
         gemini::to_camel(&mut out, gemini::camel_case(source.messages));
     }
     Ok((out, false))
-}
-
-/// What running only the steps a request's broken rules name gave.
-enum Selected {
-    /// The output (no repaired rule fires on it), its report and counts.
-    Done(Value, crate::Report, Counts),
-    /// A repaired rule still fires: the records, read again, for the whole of §4.
-    Fallback(Vec<Value>),
-}
-
-/// [`request`] with only `steps` of SPEC §4, the output checked again
-/// against the target's repaired rules.
-fn selected(
-    source: Given<'_>,
-    target: &Target,
-    records: Vec<Value>,
-    stable: bool,
-    api: &crate::ApiOptions,
-    steps: crate::steps::Steps,
-) -> Result<Selected> {
-    let p = target.provider;
-    let api = crate::ApiOptions {
-        ensure_user_first: api.ensure_user_first && p.needs_user_first(&records),
-        steps,
-        ..api.clone()
-    };
-    let mut report = crate::Report::default();
-    let mut counts = Counts::new();
-    let out = request(
-        target,
-        records,
-        stable,
-        None,
-        Some(&api),
-        &mut report,
-        &mut counts,
-    )?;
-    let left = replay::fired_in_output(p, &out, !target.store);
-    if left.is_empty() {
-        for (s, name) in crate::steps::Steps::NAMED {
-            if steps.has(s) {
-                count(&mut counts, name);
-            }
-        }
-        return Ok(Selected::Done(out, report, counts));
-    }
-    crate::parallel::drop_later(out);
-    // read again: the steps took the records apart
-    let mut f = FromProvider::new(source.provider, source.system, false)?;
-    f.feed(source.messages)?;
-    Ok(Selected::Fallback(f.finish()))
 }
 
 /// The source's request as it came, in the shape [`convert`] returns (its

@@ -105,3 +105,54 @@ pub fn steps_of(rules: &[&v::Rule]) -> crate::steps::Steps {
         .iter()
         .fold(crate::steps::Steps::NONE, |s, r| s.with(r.steps))
 }
+
+/// What running only the steps a request's broken rules name gave.
+pub enum Selected {
+    /// The output (no repaired rule fires on it), its report and counts.
+    Done(Value, crate::Report, super::Counts),
+    /// A repaired rule still fires: the records, read again, for the whole of §4.
+    Fallback(Vec<Value>),
+}
+
+/// [`super::request`] with only `steps` of SPEC §4, the output checked again
+/// against the target's repaired rules.
+pub fn selected(
+    source: super::Given<'_>,
+    target: &super::Target,
+    records: Vec<Value>,
+    stable: bool,
+    api: &crate::ApiOptions,
+    steps: crate::steps::Steps,
+) -> crate::error::Result<Selected> {
+    let p = target.provider;
+    let api = crate::ApiOptions {
+        ensure_user_first: api.ensure_user_first && p.needs_user_first(&records),
+        steps,
+        ..api.clone()
+    };
+    let mut report = crate::Report::default();
+    let mut counts = super::Counts::new();
+    let out = super::request(
+        target,
+        records,
+        stable,
+        None,
+        Some(&api),
+        &mut report,
+        &mut counts,
+    )?;
+    let left = fired_in_output(p, &out, !target.store);
+    if left.is_empty() {
+        for (s, name) in crate::steps::Steps::NAMED {
+            if steps.has(s) {
+                super::count(&mut counts, name);
+            }
+        }
+        return Ok(Selected::Done(out, report, counts));
+    }
+    crate::parallel::drop_later(out);
+    // read again: the steps took the records apart
+    let mut f = super::FromProvider::new(source.provider, source.system, false)?;
+    f.feed(source.messages)?;
+    Ok(Selected::Fallback(f.finish()))
+}

@@ -320,21 +320,21 @@ fn steps_that_leave_a_rule_broken_fall_back_to_the_whole_pipeline() {
     assert_eq!(ids, ["openai-chat/tool-calls-without-response"]);
     let steps = replay::steps_of(&fired);
     assert_eq!(steps, crate::steps::Steps::PAIRING);
-    match selected(source, &target, records(), true, &api, steps).unwrap() {
-        Selected::Done(out, report, counts) => {
+    match replay::selected(source, &target, records(), true, &api, steps).unwrap() {
+        replay::Selected::Done(out, report, counts) => {
             assert_eq!(report.missing_results_inserted, 1);
             assert_eq!(report.users_merged, 0, "no fold ran");
             assert_eq!(counts.get("step_tool_pairing"), Some(&1));
             assert_eq!(message_list(&out).unwrap().len(), 5);
         }
-        Selected::Fallback(_) => panic!("tool pairing repairs an unanswered call"),
+        replay::Selected::Fallback(_) => panic!("tool pairing repairs an unanswered call"),
     }
     // steps that do not repair it: the rule still fires on their output, and
     // the records come back, read again, for the whole of SPEC §4
     let without = crate::steps::Steps::HYGIENE;
-    match selected(source, &target, records(), true, &api, without).unwrap() {
-        Selected::Fallback(recs) => assert_eq!(recs, records()),
-        Selected::Done(..) => panic!("hygiene does not answer a call"),
+    match replay::selected(source, &target, records(), true, &api, without).unwrap() {
+        replay::Selected::Fallback(recs) => assert_eq!(recs, records()),
+        replay::Selected::Done(..) => panic!("hygiene does not answer a call"),
     }
 }
 
