@@ -94,27 +94,12 @@ pub fn needs<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) -> Ne
     out
 }
 
-/// The rules of `p` that msgnorm repairs ([`Rule::repaired`]) and `items`
-/// break, in table order.
-pub fn repaired_fired<'a>(
+/// The rules' context of `items` (a provider's [`Ctx`]).
+pub(crate) fn prepare<'v, 'a>(
     p: Provider,
-    items: &[Value<'a>],
-    params: Params<'_, 'a>,
-) -> Vec<&'static Rule> {
-    let ctx = prepare(p, items, params);
-    let mut hits = Vec::new();
-    let mut out = Vec::new();
-    for rule in rules(p).iter().filter(|r| r.repaired()) {
-        (rule.check)(&ctx, &mut hits);
-        if !hits.is_empty() {
-            hits.clear();
-            out.push(rule);
-        }
-    }
-    out
-}
-
-fn prepare<'v, 'a>(p: Provider, items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v, 'a> {
+    items: &'v [Value<'a>],
+    params: Params<'v, 'a>,
+) -> Ctx<'v, 'a> {
     let model = params.model.or_else(|| records_model(p, items));
     let mut ctx = match p {
         Provider::Anthropic => anthropic::rules::prepare(items, params),

@@ -373,7 +373,7 @@ pub fn convert(
 /// ([`FromProvider`]; `stable` as [`request`]'s).
 ///
 /// A repair runs only where the target's rules need it: a provider's own
-/// request that breaks none of the rules msgnorm repairs ([`replay::fired`])
+/// request that breaks none of the rules msgnorm repairs ([`replay::check`])
 /// is written as it came, not normalized; one that breaks some gets the SPEC
 /// §4 steps those rules name ([`crate::validate::Rule::steps`]) and no other
 /// (none for a rule the reader or the writer repairs: an item left out as it
@@ -403,7 +403,14 @@ pub fn convert_records(
     let orphans = target.continuation == Some(false) && !any_results.continued(&records).is_empty();
     let same = source.provider == p && !api.strict && !orphans;
     let fired = if same {
-        replay::fired(p, source.messages, source.system, !target.store)
+        let stateless = !target.store;
+        replay::check(
+            p,
+            source.messages,
+            source.system,
+            stateless,
+            replay::Scope::Steps,
+        )
     } else {
         Vec::new()
     };

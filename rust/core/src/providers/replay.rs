@@ -67,14 +67,27 @@ pub fn needs(p: Provider, messages: &[Value], system: Option<&Value>, stateless:
     v::needs(p, &items, params)
 }
 
+/// Which of the rules msgnorm repairs [`check`] looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every one.
+    All,
+    /// As far as they decide the steps to run: once one fired, a rule whose
+    /// steps those found hold already is not checked.
+    Steps,
+    /// Up to the first that fires.
+    First,
+}
+
 /// The rules of `p` msgnorm repairs that `messages` (with its `system`
-/// parameter) break, in table order: [`super::convert`] runs the SPEC §4
-/// steps these rules name ([`v::Rule::steps`]) and no other.
-pub fn fired(
+/// parameter) break, in table order, within `scope`: [`super::convert`]
+/// runs the SPEC §4 steps these rules name ([`v::Rule::steps`]) and no other.
+pub fn check(
     p: Provider,
     messages: &[Value],
     system: Option<&Value>,
     stateless: bool,
+    scope: Scope,
 ) -> Vec<&'static v::Rule> {
     let items: Vec<v::Value<'_>> = messages.iter().map(|m| view(m, 0)).collect();
     let system = system.map(|s| view(s, 0));
@@ -84,19 +97,47 @@ pub fn fired(
         stateless,
         model: None,
     };
-    v::repaired_fired(p, &items, params)
+    let ctx = v::prepare(p, &items, params);
+    let (mut hits, mut out) = (Vec::new(), Vec::new());
+    let mut steps = crate::steps::Steps::NONE;
+    for rule in v::rules(p).iter().filter(|r| r.repaired()) {
+        if scope == Scope::Steps && !out.is_empty() && steps.has(rule.steps) {
+            continue;
+        }
+        (rule.check)(&ctx, &mut hits);
+        if hits.is_empty() {
+            continue;
+        }
+        hits.clear();
+        out.push(rule);
+        steps = steps.with(rule.steps);
+        if scope == Scope::First {
+            break;
+        }
+    }
+    out
 }
 
-/// [`fired`] on a request [`super::convert`] wrote for `p`: its message list
-/// and its system parameter.
-pub fn fired_in_output(p: Provider, out: &Value, stateless: bool) -> Vec<&'static v::Rule> {
+/// Every rule of `p` msgnorm repairs that `messages` break ([`check`]).
+pub fn fired(
+    p: Provider,
+    messages: &[Value],
+    system: Option<&Value>,
+    stateless: bool,
+) -> Vec<&'static v::Rule> {
+    check(p, messages, system, stateless, Scope::All)
+}
+
+/// Whether a rule msgnorm repairs fires on a request [`super::convert`]
+/// wrote for `p`: its message list and its system parameter.
+pub fn broken_output(p: Provider, out: &Value, stateless: bool) -> bool {
     let messages = super::message_list(out).unwrap_or(&[]);
     let system = out.as_obj().and_then(|o| {
         o.get("system")
             .or_else(|| o.get("system_instruction"))
             .or_else(|| o.get("systemInstruction"))
     });
-    fired(p, messages, system, stateless)
+    !check(p, messages, system, stateless, Scope::First).is_empty()
 }
 
 /// The union of the steps `rules` name.
@@ -141,8 +182,7 @@ pub fn selected(
         &mut report,
         &mut counts,
     )?;
-    let left = fired_in_output(p, &out, !target.store);
-    if left.is_empty() {
+    if !broken_output(p, &out, !target.store) {
         for (s, name) in crate::steps::Steps::NAMED {
             if steps.has(s) {
                 super::count(&mut counts, name);
