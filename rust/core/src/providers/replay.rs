@@ -156,7 +156,8 @@ pub enum Selected {
 }
 
 /// [`super::request`] with only `steps` of SPEC §4, the output checked again
-/// against the target's repaired rules.
+/// against the target's repaired rules (an output left broken, or an error,
+/// gives [`Selected::Fallback`]: the whole of §4 decides, and says what fails).
 pub fn selected(
     source: super::Given<'_>,
     target: &super::Target,
@@ -181,8 +182,9 @@ pub fn selected(
         Some(&api),
         &mut report,
         &mut counts,
-    )?;
-    if !broken_output(p, &out, !target.store) {
+    );
+    // a writer that cannot take what these steps left falls back too
+    if let Some(out) = out.ok().filter(|o| !broken_output(p, o, !target.store)) {
         for (s, name) in crate::steps::Steps::NAMED {
             if steps.has(s) {
                 super::count(&mut counts, name);
@@ -190,7 +192,6 @@ pub fn selected(
         }
         return Ok(Selected::Done(out, report, counts));
     }
-    crate::parallel::drop_later(out);
     // read again: the steps took the records apart
     let mut f = super::FromProvider::new(source.provider, source.system, false)?;
     f.feed(source.messages)?;
