@@ -2,8 +2,9 @@
 //! writer reads them: small constructors, `provider_data` access, media
 //! sources, and which blocks a target has no shape for ([`dropped_by`]).
 
+use super::bedrock::media as bedrock;
 use super::value::{self, Map, SmolStr, Value};
-use super::{bedrock, count, Counts, Provider};
+use super::{count, Counts, Provider};
 use std::borrow::Cow;
 
 /// `{"type": "text", "text": t}`.

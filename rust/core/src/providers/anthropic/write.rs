@@ -1,6 +1,7 @@
 //! Records → the request shape.
 
 use super::*;
+use crate::error::Result;
 use crate::providers::write_each::write_each;
 
 /// `{"system"?, "messages"}`.

@@ -5,6 +5,7 @@
 //! `read.rs`: its messages → records; `write.rs`: records → its request;
 //! `rules.rs`: what its API refuses (`validate`).
 
+pub mod media;
 mod read;
 pub mod rules;
 mod write;
@@ -13,36 +14,12 @@ pub(crate) use read::*;
 pub(crate) use write::*;
 
 use super::*;
+use media::{DOCUMENT, IMAGE};
 
 const ME: Provider = Provider::Bedrock;
 
 /// `toolUseId`: 1 to 64 characters of `[a-zA-Z0-9_-]`.
 pub const ID_LIMIT: usize = 64;
-
-pub(super) const IMAGE: [(&str, &str); 4] = [
-    ("png", "image/png"),
-    ("jpeg", "image/jpeg"),
-    ("gif", "image/gif"),
-    ("webp", "image/webp"),
-];
-
-pub(super) const DOCUMENT: [(&str, &str); 9] = [
-    ("pdf", "application/pdf"),
-    ("csv", "text/csv"),
-    ("doc", "application/msword"),
-    (
-        "docx",
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    ),
-    ("xls", "application/vnd.ms-excel"),
-    (
-        "xlsx",
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    ),
-    ("html", "text/html"),
-    ("txt", "text/plain"),
-    ("md", "text/markdown"),
-];
 
 fn media_of(table: &[(&'static str, &'static str)], fmt: &str) -> Option<&'static str> {
     table.iter().find(|(f, _)| *f == fmt).map(|(_, m)| *m)

@@ -1,6 +1,7 @@
 //! Messages → records.
 
 use super::*;
+use crate::error::{Error, Result};
 
 fn b64(v: Option<&Value>) -> Option<String> {
     match v? {

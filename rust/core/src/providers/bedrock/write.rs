@@ -1,6 +1,7 @@
 //! Records → the request shape.
 
 use super::*;
+use crate::error::Result;
 
 /// A document `name`: Bedrock takes letters, digits, single spaces, hyphens,
 /// parentheses and square brackets.

@@ -1,6 +1,7 @@
 //! Messages → records.
 
 use super::*;
+use crate::error::{Error, Result};
 
 pub(crate) fn system_in(b: &mut Builder, s: &Value) -> Result<()> {
     let texts = match s {

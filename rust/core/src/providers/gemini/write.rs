@@ -1,6 +1,7 @@
 //! Records → the request shape.
 
 use super::*;
+use crate::error::Result;
 use ahash::AHashMap;
 
 /// A part of the given fields ([`obj`]), with the block's thought signature if it has one.

@@ -1,6 +1,7 @@
 //! Messages → records.
 
 use super::*;
+use crate::error::Result;
 
 fn text_of_parts(i: usize, field: &str, c: &Value) -> Result<Value> {
     match c {

@@ -1,6 +1,7 @@
 //! Messages → records.
 
 use super::*;
+use crate::error::Result;
 use crate::providers::input_items::is_api_input_item;
 
 /// `{"type": "provider_part", "provider": ..., "item": item}`: a whole item.
