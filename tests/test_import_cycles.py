@@ -307,7 +307,7 @@ def cycles(graph: Graph) -> list[list[str]]:
 def test_no_rust_module_imports_itself_back(src: Path) -> None:
     graph = rust_graph(src)
     assert len(graph) > 20  # the files were found and read
-    assert sum(map(len, graph.values())) > 50  # and their arrows
+    assert sum(map(len, graph.values())) > 2 * len(graph) - 10  # and their arrows
     assert cycles(graph) == []
 
 
