@@ -56,7 +56,19 @@ pub fn accepted(p: Provider, messages: &[Value], system: Option<&Value>, statele
 /// Which repairs `messages` need for `p` ([`v::Needs`]): none, only the
 /// reader's and writer's own (an item left out as it is read), or the steps'.
 pub fn needs(p: Provider, messages: &[Value], system: Option<&Value>, stateless: bool) -> v::Needs {
-    let items: Vec<v::Value<'_>> = messages.iter().map(|m| view(m, 0)).collect();
+    viewed(messages, system, stateless, |items, params| {
+        v::needs(p, items, params)
+    })
+}
+
+/// `f` of the rules' view of `messages` and of the request's parameters.
+fn viewed<'m, R>(
+    messages: &'m [Value],
+    system: Option<&'m Value>,
+    stateless: bool,
+    f: impl FnOnce(&[v::Value<'m>], v::Params<'_, 'm>) -> R,
+) -> R {
+    let items: Vec<v::Value<'m>> = messages.iter().map(|m| view(m, 0)).collect();
     let system = system.map(|s| view(s, 0));
     let params = v::Params {
         system: system.as_ref(),
@@ -64,7 +76,7 @@ pub fn needs(p: Provider, messages: &[Value], system: Option<&Value>, stateless:
         stateless,
         model: None,
     };
-    v::needs(p, &items, params)
+    f(&items, params)
 }
 
 /// Which of the rules msgnorm repairs [`check`] looks at.
@@ -89,22 +101,21 @@ pub fn check(
     stateless: bool,
     scope: Scope,
 ) -> Vec<&'static v::Rule> {
-    let items: Vec<v::Value<'_>> = messages.iter().map(|m| view(m, 0)).collect();
-    let system = system.map(|s| view(s, 0));
-    let params = v::Params {
-        system: system.as_ref(),
-        tools: None,
-        stateless,
-        model: None,
-    };
-    let ctx = v::prepare(p, &items, params);
+    viewed(messages, system, stateless, |items, params| {
+        let ctx = v::prepare(p, items, params);
+        fired_in(p, &ctx, scope)
+    })
+}
+
+/// The rules of `p` msgnorm repairs that fire on `ctx`, within `scope`.
+fn fired_in(p: Provider, ctx: &v::Ctx<'_, '_>, scope: Scope) -> Vec<&'static v::Rule> {
     let (mut hits, mut out) = (Vec::new(), Vec::new());
     let mut steps = crate::steps::Steps::NONE;
     for rule in v::rules(p).iter().filter(|r| r.repaired()) {
         if scope == Scope::Steps && !out.is_empty() && steps.has(rule.steps) {
             continue;
         }
-        (rule.check)(&ctx, &mut hits);
+        (rule.check)(ctx, &mut hits);
         if hits.is_empty() {
             continue;
         }
