@@ -360,7 +360,12 @@ pub fn convert_records(
     };
     let steps = replay::steps_of(&fired);
     // a block the target cannot carry (a failed compaction) is pruned by the steps' path
-    let drops = || read_records(&records, p).is_ok_and(|r| r.iter().any(|r| r.drops));
+    // (read once, on first need)
+    let read_drops = std::cell::OnceCell::new();
+    let drops = || {
+        *read_drops
+            .get_or_init(|| read_records(&records, p).is_ok_and(|r| r.iter().any(|r| r.drops)))
+    };
     if same && fired.is_empty() && target.store && !drops() {
         if let Some(out) = verbatim(source) {
             // the records were only read for the checks: freed off this thread
