@@ -94,6 +94,30 @@ def _each(
     return out
 
 
+def _run(
+    items: Sequence[Any],
+    session: bool,
+    num_threads: int | None,
+    errors: Errors,
+    kernel: tuple[Any, Any],
+    one_list: Callable[[Any], Any],
+    each: Callable[[Any], Any] | None = None,
+) -> list[Any]:
+    """The body of a batch function: :func:`_each` with the core's batch kernel
+    (``kernel``: its §4 options and its counting costs, one of them ``None``),
+    ``each`` applied to every good result, then ``errors`` applied."""
+    api, counting = kernel
+    out = _each(
+        items,
+        session,
+        lambda xs: _native.batch_kernel(xs, bool(session), _threads(num_threads), api, counting),
+        one_list,
+    )
+    if each is not None:
+        out = [r if isinstance(r, MsgnormError) else each(r) for r in out]
+    return _finish(out, errors)
+
+
 def _tag(err: MsgnormError, i: int) -> MsgnormError:
     err.item = i  # type: ignore[attr-defined]
     return err
@@ -129,13 +153,14 @@ def normalize_batch_report(
     per good item; a bad item is its exception (with ``.item``, its index)."""
     _check_errors(errors)
     api = _api._api_of(options)
-    out = _each(
+    return _run(
         items,
         session,
-        lambda xs: _native.batch_kernel(xs, bool(session), _threads(num_threads), api, None),
+        num_threads,
+        errors,
+        (api, None),
         lambda records: _api.normalize_for_api_report(records, **options),
     )
-    return _finish(out, errors)
 
 
 normalize_batch = _api._derived(
@@ -167,12 +192,12 @@ def count_tokens_batch(
     in input order, on every core; errors as in :func:`normalize_batch`."""
     _check_errors(errors)
     counting = _api._costs_of(costs)
-    out = _each(
+    return _run(
         items,
         session,
-        lambda xs: _native.batch_kernel(xs, bool(session), _threads(num_threads), None, counting),
+        num_threads,
+        errors,
+        (None, counting),
         lambda records: _native.count_tokens_per_record(records, **costs),
+        None if per_record else sum,
     )
-    if not per_record:
-        out = [r if isinstance(r, MsgnormError) else sum(r) for r in out]
-    return _finish(out, errors)
