@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import providers
+from ..errors import InvalidRecordError
 
 
 def need(module: str, adapter: str, package: str, extra: str) -> Any:
@@ -23,6 +24,23 @@ def need(module: str, adapter: str, package: str, extra: str) -> Any:
         raise ImportError(
             f"msgnorm's {adapter} adapter needs {package}: pip install 'msgnorm[{extra}]'"
         ) from e
+
+
+def plain(msg: Any, index: int, kind: str, **dump: Any) -> dict[str, Any]:
+    """A framework message as a dict: a dict as it is, a pydantic model as its
+    ``model_dump(**dump)``; anything else raises ``InvalidRecordError`` naming
+    ``messages[index]`` and the ``kind`` expected."""
+    if isinstance(msg, dict):
+        return msg
+    model_dump = getattr(msg, "model_dump", None)
+    if callable(model_dump):
+        out: dict[str, Any] = model_dump(**dump)
+        return out
+    raise InvalidRecordError(
+        f"messages[{index}]: expected {kind} or dict, not {type(msg).__name__}",
+        index,
+        f"messages[{index}]",
+    )
 
 
 def _system(system: list[str]) -> Any:
@@ -473,6 +491,24 @@ def reassemble(
         else:
             result.extend(made(role, items, names))
     return result
+
+
+def repaired(
+    messages: Sequence[Any],
+    units: list[Unit],
+    anthropic: tuple[list[dict[str, Any]], list[str]],
+    made_by: list[str | None],
+    rebuilt: Callable[[int, str, list[Item], dict[str, str]], list[Any]],
+    made: Callable[[str, list[Item], dict[str, str]], list[Any]],
+    **options: Any,
+) -> list[Any]:
+    """A framework's history repaired: its Anthropic shape ``anthropic`` (messages,
+    system) through :func:`repair` (``options``: ``provider``, ``model``,
+    ``clear_tool_results``, ``max_tokens``; ``made_by``: each shaped message's
+    model), then :func:`reassemble` with ``rebuilt`` and ``made``."""
+    shape, system = anthropic
+    out = repair(shape, system, made_by=made_by, **options)
+    return reassemble(messages, units, out["messages"], rebuilt, made)
 
 
 def unchanged(unit: Unit, blocks: list[Item]) -> bool:

@@ -27,17 +27,7 @@ _FAILED = ("error", "interrupted", "denied")
 
 
 def _plain(msg: Any, index: int) -> dict[str, Any]:
-    if isinstance(msg, dict):
-        return msg
-    dump = getattr(msg, "model_dump", None)
-    if callable(dump):
-        out: dict[str, Any] = dump(mode="json")
-        return out
-    raise InvalidRecordError(
-        f"messages[{index}]: expected an AgentScope Msg or dict, not {type(msg).__name__}",
-        index,
-        f"messages[{index}]",
-    )
+    return _bridge.plain(msg, index, "an AgentScope Msg", mode="json")
 
 
 def _data(block: dict[str, Any]) -> dict[str, Any]:

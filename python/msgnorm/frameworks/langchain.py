@@ -302,21 +302,17 @@ def repair_langchain(
     one is a copy with only its content, tool calls or tool call id changed."""
     units, shape, system, owners = _units(messages)
     made_by = [_made_by(messages[i]) for i in owners]
-    out = _bridge.repair(
-        shape,
-        system,
-        provider=provider,
-        model=model,
-        made_by=made_by,
-        clear_tool_results=clear_tool_results,
-        max_tokens=max_tokens,
-    )
-    return _bridge.reassemble(
+    return _bridge.repaired(
         messages,
         units,
-        out["messages"],
+        (shape, system),
+        made_by,
         lambda i, role, items, names: _rebuilt(messages[i], role, [b for _, b, _ in items], names),
         lambda role, items, names: _made(role, [b for _, b, _ in items], names),
+        provider=provider,
+        model=model,
+        clear_tool_results=clear_tool_results,
+        max_tokens=max_tokens,
     )
 
 

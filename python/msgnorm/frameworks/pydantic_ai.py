@@ -343,23 +343,19 @@ def repair_pydantic_ai(
         for msg, u in zip(messages, units, strict=True)
         if u.role is not None
     ]
-    out = _bridge.repair(
-        shape,
-        system,
-        provider=provider,
-        model=model,
-        made_by=made_by,
-        clear_tool_results=clear_tool_results,
-        max_tokens=max_tokens,
-    )
-    return _bridge.reassemble(
+    return _bridge.repaired(
         messages,
         units,
-        out["messages"],
+        (shape, system),
+        made_by,
         lambda i, role, items, names: [_rebuilt(messages[i], units[i], role, items, names)],
         lambda role, items, names: _from_anthropic(
             {"messages": [{"role": role, "content": [b for _, b, _ in items]}]}, names
         ),
+        provider=provider,
+        model=model,
+        clear_tool_results=clear_tool_results,
+        max_tokens=max_tokens,
     )
 
 

@@ -23,17 +23,7 @@ __all__ = ["from_qwen_agent", "normalize_qwen_agent", "to_qwen_agent"]
 
 
 def _plain(msg: Any, index: int) -> dict[str, Any]:
-    if isinstance(msg, dict):
-        return msg
-    dump = getattr(msg, "model_dump", None)
-    if callable(dump):
-        out: dict[str, Any] = dump()
-        return out
-    raise InvalidRecordError(
-        f"messages[{index}]: expected a Qwen-Agent Message or dict, not {type(msg).__name__}",
-        index,
-        f"messages[{index}]",
-    )
+    return _bridge.plain(msg, index, "a Qwen-Agent Message")
 
 
 def _items(content: Any, index: int) -> Any:
