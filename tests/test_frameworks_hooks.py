@@ -20,6 +20,7 @@ from typing import Any
 import msgnorm
 import pytest
 from support.mock_http import Recorder
+from support.provider_fixtures import responses_message
 
 LONG_ID = "call_" + "x" * 60  # over OpenAI Chat's 40 characters
 
@@ -479,13 +480,7 @@ def test_openai_agents_filter_keeps_untouched_items() -> None:
         {"type": "function_call", "call_id": "c1", "name": "get", "arguments": "{}", "id": "fc_1"},
         {"type": "function_call_output", "call_id": "c1", "output": "r"},
         {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "e"},
-        {
-            "type": "message",
-            "role": "assistant",
-            "id": "msg_1",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-        },
+        responses_message("ok"),
     ]
     out = repair_input(items)
     assert len(out) == len(items) and all(o is i for o, i in zip(out, items, strict=True))

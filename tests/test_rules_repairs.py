@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from support import anthropic_blocks as ab
 from support.anthropic_blocks import THINK, A, T, U
+from support.provider_fixtures import responses_message
 from support.strategies import histories
 
 
@@ -280,13 +281,7 @@ def test_target_native_server_tools_pass_in_their_own_shape() -> None:
             "status": "completed",
             "action": {"type": "search", "query": "weather"},
         },
-        {
-            "type": "message",
-            "role": "assistant",
-            "id": "msg_1",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": "Sunny.", "annotations": []}],
-        },
+        responses_message("Sunny."),
     ]
     out = _responses(items)
     assert items[1] in out
@@ -465,13 +460,7 @@ def _responses_turns() -> list[dict[str, Any]]:
             "summary": [{"type": "summary_text", "text": "It rains."}],
             "encrypted_content": "gAAAAenc",
         },
-        {
-            "type": "message",
-            "role": "assistant",
-            "id": "msg_1",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": "Rain.", "annotations": []}],
-        },
+        responses_message("Rain."),
         RU("and tomorrow?"),
     ]
 

@@ -5,6 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+
+def responses_message(text: str, id_: str = "msg_1") -> dict[str, Any]:
+    """A completed OpenAI Responses assistant ``message`` item holding one
+    ``output_text`` (no annotations)."""
+    return {
+        "type": "message",
+        "role": "assistant",
+        "id": id_,
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+
+
 PNG = "iVBORw0KGgo="  # base64 of the PNG signature
 PDF = "JVBERi0xLjQ="  # base64 of "%PDF-1.4"
 
