@@ -136,6 +136,15 @@ class _Line:
         return [self.render()]
 
 
+def _single_records(lines: list[_Line]) -> list[int]:
+    """The indices of the undamaged lines that hold one record (a JSON object)."""
+    return [
+        i
+        for i, ln in enumerate(lines)
+        if ln.damage == "" and len(ln.values) == 1 and isinstance(ln.values[0], dict)
+    ]
+
+
 # --------------------------------------------------------------------------
 # what a test knows about a generated session
 # --------------------------------------------------------------------------
@@ -910,32 +919,27 @@ class SessionBuilder:
         self.add_branch(_trim(side.path, self.records), "sidechain")
         self.features.add("decoy:sidechain")
 
-    def decoy_meta(self) -> None:
-        """A meta user record under an earlier point, written last."""
+    def _decoy_user(self, content: str, extra: Rec, feature: str) -> None:
+        """A user record (``extra``: its other fields) under an earlier point,
+        written last."""
         parent = self._earlier_head()
         if parent is None:
             return
         self.main.emit(
             "user",
-            {"message": {"role": "user", "content": "<system-reminder>x</system-reminder>"}}
-            | {"isMeta": True},
+            {"message": {"role": "user", "content": content}} | extra,
             parent=parent,
             on_path=False,
         )
-        self.features.add("decoy:meta")
+        self.features.add(feature)
+
+    def decoy_meta(self) -> None:
+        """A meta user record under an earlier point, written last."""
+        self._decoy_user("<system-reminder>x</system-reminder>", {"isMeta": True}, "decoy:meta")
 
     def decoy_team(self) -> None:
         """A user record with teamName under an earlier point, written last."""
-        parent = self._earlier_head()
-        if parent is None:
-            return
-        self.main.emit(
-            "user",
-            {"message": {"role": "user", "content": "[teammate] ping"}, "teamName": "blue"},
-            parent=parent,
-            on_path=False,
-        )
-        self.features.add("decoy:team")
+        self._decoy_user("[teammate] ping", {"teamName": "blue"}, "decoy:team")
 
     def decoy_invalid(self) -> Rec:
         """An invalid record (message is a string) under the current head, written
@@ -1058,12 +1062,8 @@ class SessionBuilder:
         lines = self._main_lines()
         targets = [
             i
-            for i, ln in enumerate(lines)
-            if ln.damage == ""
-            and len(ln.values) == 1
-            and isinstance(ln.values[0], dict)
-            and "uuid" in ln.values[0]
-            and ln.values[0]["uuid"] not in self._damaged
+            for i in _single_records(lines)
+            if "uuid" in lines[i].values[0] and lines[i].values[0]["uuid"] not in self._damaged
         ]
         if not targets:
             return False
@@ -1098,14 +1098,7 @@ class SessionBuilder:
 
     def truncate_entry(self) -> bool:
         lines = self._main_lines()
-        targets = [
-            i
-            for i, ln in enumerate(lines)
-            if ln.damage == ""
-            and len(ln.values) == 1
-            and isinstance(ln.values[0], dict)
-            and "uuid" not in ln.values[0]
-        ]
+        targets = [i for i in _single_records(lines) if "uuid" not in lines[i].values[0]]
         if not targets:
             return False
         ln = lines[self.rng.choice(targets)]
