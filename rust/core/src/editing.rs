@@ -220,8 +220,6 @@ pub fn edit<'a, H: Clone>(
     }
 
     if let Some(th) = thinking {
-        let is_thinking =
-            |k: BlockKind| matches!(k, BlockKind::Thinking | BlockKind::RedactedThinking);
         let mut kept = 0usize;
         for i in (0..recs.len()).rev() {
             let r = &recs[i];
@@ -252,15 +250,7 @@ pub fn edit<'a, H: Clone>(
                 continue;
             }
             let r = &mut recs[i];
-            let mut gone = Cost::default();
-            r.blocks_mut().retain(|b| {
-                if is_thinking(b.kind) {
-                    gone.add(b.cost);
-                    false
-                } else {
-                    true
-                }
-            });
+            let gone = remove_thinking(r);
             r.cost.sub(gone);
             report.thinking_cleared += n as u64;
             if let Some(t) = touched.as_mut() {
@@ -326,7 +316,6 @@ pub fn apply_sticky<'a, H: Clone>(
         return Ok(false);
     }
     let placeholder_chars = placeholder.chars().count() as u64;
-    let is_thinking = |k: BlockKind| matches!(k, BlockKind::Thinking | BlockKind::RedactedThinking);
     let mut any = false;
     for (i, r) in recs.iter_mut().enumerate() {
         if protected(i) {
@@ -405,14 +394,7 @@ pub fn apply_sticky<'a, H: Clone>(
                     }
                 }
                 if strip {
-                    r.blocks_mut().retain(|b| {
-                        if is_thinking(b.kind) {
-                            cost.sub(b.cost);
-                            false
-                        } else {
-                            true
-                        }
-                    });
+                    cost.sub(remove_thinking(r));
                     changed = true;
                 }
                 r.cost = cost;
@@ -422,6 +404,24 @@ pub fn apply_sticky<'a, H: Clone>(
         }
     }
     Ok(any)
+}
+
+fn is_thinking(k: BlockKind) -> bool {
+    matches!(k, BlockKind::Thinking | BlockKind::RedactedThinking)
+}
+
+/// Removes the record's thinking blocks; what they cost.
+fn remove_thinking<H>(r: &mut Record<'_, H>) -> Cost {
+    let mut gone = Cost::default();
+    r.blocks_mut().retain(|b| {
+        if is_thinking(b.kind) {
+            gone.add(b.cost);
+            false
+        } else {
+            true
+        }
+    });
+    gone
 }
 
 fn tool_info<H>(

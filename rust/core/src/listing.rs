@@ -5,7 +5,7 @@
 use crate::batch;
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
-use crate::usage::skim::{object, skip, string_or_skip};
+use crate::usage::skim::{object, object_or_skip, skip, string_or_skip};
 use memchr::memmem::Finder;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
@@ -76,18 +76,14 @@ fn fields(line: &str, want_prompt: bool) -> Option<Fields> {
             "isCompactSummary" => compact = p.bool_or_skip()? == Some(true),
             "message" => {
                 (f.model, content) = (None, None);
-                if p.peek()? == Peek::Object {
-                    object(p, |k, p| {
-                        match k {
-                            "model" => f.model = string_or_skip(p)?,
-                            "content" if want_prompt => content = first_text(p)?,
-                            _ => skip(p)?,
-                        }
-                        Ok(())
-                    })?;
-                } else {
-                    skip(p)?;
-                }
+                object_or_skip(p, |k, p| {
+                    match k {
+                        "model" => f.model = string_or_skip(p)?,
+                        "content" if want_prompt => content = first_text(p)?,
+                        _ => skip(p)?,
+                    }
+                    Ok(())
+                })?;
             }
             _ => skip(p)?,
         }

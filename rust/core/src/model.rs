@@ -143,18 +143,17 @@ impl Classes {
     }
     #[inline]
     pub fn add(&mut self, o: &Classes) {
-        macro_rules! each {
-            ($($f:ident),*) => { $(self.$f = self.$f.saturating_add(o.$f);)* };
-        }
-        each!(
-            letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, kana, hangul,
-            other, leaves, scalars, escapes
-        );
+        self.each(o, u32::saturating_add);
     }
     #[inline]
     pub fn sub(&mut self, o: &Classes) {
+        self.each(o, u32::saturating_sub);
+    }
+    /// Each count set to `f(this count, o's)`.
+    #[inline(always)]
+    fn each(&mut self, o: &Classes, f: impl Fn(u32, u32) -> u32) {
         macro_rules! each {
-            ($($f:ident),*) => { $(self.$f = self.$f.saturating_sub(o.$f);)* };
+            ($($f:ident),*) => { $(self.$f = f(self.$f, o.$f);)* };
         }
         each!(
             letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, kana, hangul,

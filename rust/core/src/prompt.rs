@@ -11,7 +11,7 @@ use crate::json::{read_records, Raw, ReadOpts};
 use crate::model::{Kind, Record};
 use crate::tokens::{record_tokens, CountParams};
 use crate::usage::count;
-use crate::usage::skim::{next_key, object, skip, str_or_skip};
+use crate::usage::skim::{message, next_key, object, skip, str_or_skip};
 use std::borrow::Cow;
 
 type R<T> = std::result::Result<T, crate::error::Error>;
@@ -277,30 +277,25 @@ fn skim_record<'a>(p: &mut Parser<'a>, f: &mut Facts<'a>) -> R<()> {
                 }
             }
             "message" if f.kind == Kind::Assistant && p.peek()? == Peek::Object => {
-                p.begin_object()?;
-                let mut first = true;
-                while let Some(k) = next_key(p, &mut first)? {
-                    match &*k {
-                        "id" => f.message_id = str_or_skip(p)?,
-                        "model" => f.model = str_or_skip(p)?,
-                        "usage" if p.peek()? == Peek::Object => {
-                            let mut u = UsageKeys::default();
-                            object(p, |k, p| {
-                                if p.peek()? == Peek::Number {
-                                    // a count that is not a non-negative integer is not read
-                                    if let Ok(v) = count(p) {
-                                        u.set(k, v);
-                                    }
-                                } else {
-                                    p.skip_value()?;
-                                }
-                                Ok(())
-                            })?;
-                            f.usage = u.reported();
-                        }
-                        _ => skip(p)?,
+                message(p, &mut f.message_id, &mut f.model, |p| {
+                    if p.peek()? != Peek::Object {
+                        return skip(p);
                     }
-                }
+                    let mut u = UsageKeys::default();
+                    object(p, |k, p| {
+                        if p.peek()? == Peek::Number {
+                            // a count that is not a non-negative integer is not read
+                            if let Ok(v) = count(p) {
+                                u.set(k, v);
+                            }
+                        } else {
+                            p.skip_value()?;
+                        }
+                        Ok(())
+                    })?;
+                    f.usage = u.reported();
+                    Ok(())
+                })?;
             }
             _ => skip(p)?,
         }

@@ -10,7 +10,7 @@
 use crate::batch;
 use crate::error::{Error, Result};
 use crate::json::parse::{Parser, Peek};
-use crate::usage::skim::{object, skip, string_or_skip};
+use crate::usage::skim::{object, object_or_skip, skip, string_or_skip};
 use crate::usage::with_file;
 use regex::{bytes, Regex, RegexBuilder};
 use std::path::PathBuf;
@@ -303,18 +303,14 @@ fn record(line: &str, m: &Matcher) -> R<Option<Hit>> {
             // A repeated key: the last value wins (SPEC §1).
             "message" => {
                 found = None;
-                if p.peek()? == Peek::Object {
-                    object(p, |k, p| {
-                        if k == "content" {
-                            found = content(p, m, m.tools)?;
-                        } else {
-                            skip(p)?;
-                        }
-                        Ok(())
-                    })?;
-                } else {
-                    skip(p)?;
-                }
+                object_or_skip(p, |k, p| {
+                    if k == "content" {
+                        found = content(p, m, m.tools)?;
+                    } else {
+                        skip(p)?;
+                    }
+                    Ok(())
+                })?;
             }
             _ => skip(p)?,
         }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 type R<T> = std::result::Result<T, Error>;
 
 pub(crate) mod skim;
-use skim::{next_key, object, skip, str_or_skip};
+use skim::{message, next_key, object, object_or_skip, skip, str_or_skip};
 
 /// Token counts of one request, or the sum of many.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -574,10 +574,7 @@ fn usage_object(p: &mut Parser<'_>, t: &mut Totals) -> R<()> {
 }
 
 fn cache_creation(p: &mut Parser<'_>, t: &mut Totals) -> R<()> {
-    if p.peek()? != Peek::Object {
-        return skip(p);
-    }
-    object(p, |k, p| {
+    object_or_skip(p, |k, p| {
         match k {
             "ephemeral_5m_input_tokens" => t.cache_creation_5m_input_tokens = count(p)?,
             "ephemeral_1h_input_tokens" => t.cache_creation_1h_input_tokens = count(p)?,
@@ -590,10 +587,7 @@ fn cache_creation(p: &mut Parser<'_>, t: &mut Totals) -> R<()> {
 }
 
 fn server_tool_use(p: &mut Parser<'_>, t: &mut Totals) -> R<()> {
-    if p.peek()? != Peek::Object {
-        return skip(p);
-    }
-    object(p, |k, p| {
+    object_or_skip(p, |k, p| {
         if p.peek()? == Peek::Number {
             let n = count(p)?;
             if n > 0 {
@@ -692,24 +686,15 @@ fn record<'a>(p: &mut Parser<'a>, agent: bool) -> R<Option<Record<'a>>> {
                     skip(p)?;
                     continue;
                 }
-                p.begin_object()?;
-                let mut first = true;
-                while let Some(k) = next_key(p, &mut first)? {
-                    match &*k {
-                        "id" => r.id = str_or_skip(p)?,
-                        "model" => r.model = str_or_skip(p)?,
-                        "usage" => {
-                            r.usage = Totals::default();
-                            has_usage = p.peek()? == Peek::Object;
-                            if has_usage {
-                                usage_object(p, &mut r.usage)?;
-                            } else {
-                                skip(p)?;
-                            }
-                        }
-                        _ => skip(p)?,
+                message(p, &mut r.id, &mut r.model, |p| {
+                    r.usage = Totals::default();
+                    has_usage = p.peek()? == Peek::Object;
+                    if has_usage {
+                        usage_object(p, &mut r.usage)
+                    } else {
+                        skip(p)
                     }
-                }
+                })?;
             }
             _ => skip(p)?,
         }

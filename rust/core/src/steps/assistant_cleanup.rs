@@ -51,9 +51,7 @@ pub fn run_after<'a, H>(
                 joined = true;
                 continue;
             }
-            if let Some(u) = open.take() {
-                out.push(u.finish());
-            }
+            UserRun::close(&mut open, &mut out);
             out.keep();
         } else if r.kind == Kind::User {
             let r = out.take();
@@ -63,23 +61,17 @@ pub fn run_after<'a, H>(
                     report.users_merged += 1;
                 }
                 _ => {
-                    if let Some(u) = open.take() {
-                        out.push(u.finish());
-                    }
+                    UserRun::close(&mut open, &mut out);
                     open = Some(UserRun::new(r));
                 }
             }
             joined = false;
         } else {
-            if let Some(u) = open.take() {
-                out.push(u.finish());
-            }
+            UserRun::close(&mut open, &mut out);
             out.keep();
         }
     }
-    if let Some(u) = open {
-        out.push(u.finish());
-    }
+    UserRun::close(&mut open, &mut out);
     Ok(out.finish())
 }
 

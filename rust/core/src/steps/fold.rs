@@ -84,6 +84,14 @@ impl<'a, H> UserRun<'a, H> {
         }
         rec
     }
+
+    /// The open run, if any, goes to the output: nothing merges into it any more.
+    #[inline]
+    pub(crate) fn close(open: &mut Option<Self>, out: &mut Relay<'a, H>) {
+        if let Some(u) = open.take() {
+            out.push(u.finish());
+        }
+    }
 }
 
 /// The `"\n"` a seam adds to the last text before a merged text.
@@ -134,15 +142,11 @@ pub fn join_results<'a, H>(recs: Vec<Record<'a, H>>, report: &mut Report) -> Vec
                 None => open = Some(UserRun::new(r)),
             }
         } else {
-            if let Some(u) = open.take() {
-                out.push(u.finish());
-            }
+            UserRun::close(&mut open, &mut out);
             out.keep();
         }
     }
-    if let Some(u) = open {
-        out.push(u.finish());
-    }
+    UserRun::close(&mut open, &mut out);
     out.finish()
 }
 

@@ -22,6 +22,42 @@ pub(crate) fn object<'a>(
     Ok(())
 }
 
+/// [`object`] when the value at `p` is an object; any other value is skipped.
+#[inline]
+pub(crate) fn object_or_skip<'a>(
+    p: &mut Parser<'a>,
+    f: impl FnMut(&str, &mut Parser<'a>) -> R<()>,
+) -> R<()> {
+    if p.peek()? != Peek::Object {
+        return skip(p);
+    }
+    object(p, f)
+}
+
+/// A record's `message` object at `p` (the caller has checked it is one): its
+/// `id` and `model` strings (`None` when another value) are stored, its
+/// `usage` value is given to `usage` (which must read or skip it), and any
+/// other key's value is skipped. A repeated key: the last value wins.
+#[inline]
+pub(crate) fn message<'a>(
+    p: &mut Parser<'a>,
+    id: &mut Option<Cow<'a, str>>,
+    model: &mut Option<Cow<'a, str>>,
+    mut usage: impl FnMut(&mut Parser<'a>) -> R<()>,
+) -> R<()> {
+    p.begin_object()?;
+    let mut first = true;
+    while let Some(k) = next_key(p, &mut first)? {
+        match &*k {
+            "id" => *id = str_or_skip(p)?,
+            "model" => *model = str_or_skip(p)?,
+            "usage" => usage(p)?,
+            _ => skip(p)?,
+        }
+    }
+    Ok(())
+}
+
 /// [`Parser::next_key`] without its position, read in place when the key has
 /// no escape; anything else through the parser, with its checks and errors.
 #[inline]
@@ -178,4 +214,66 @@ pub(crate) fn str_or_skip<'a>(p: &mut Parser<'a>) -> R<Option<Cow<'a, str>>> {
     }
     p.skip_value()?;
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{message, object_or_skip, skip, str_or_skip};
+    use crate::json::parse::Parser;
+
+    #[test]
+    fn object_or_skip_reads_an_object_and_passes_over_anything_else() {
+        for (line, want) in [
+            (
+                r#"{"a": "x", "b": [1, {"c": 2}], "a": "y"} ,"#,
+                vec!["a=x", "b", "a=y"],
+            ),
+            (r#""{\"a\": 1}" ,"#, vec![]),
+            ("[1, 2] ,", vec![]),
+            ("null ,", vec![]),
+        ] {
+            let mut p = Parser::new(line);
+            let mut keys = Vec::new();
+            object_or_skip(&mut p, |k, p| {
+                match str_or_skip(p)? {
+                    Some(v) => keys.push(format!("{k}={v}")),
+                    None => keys.push(k.to_string()),
+                }
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(keys, want, "{line}");
+            // the whole value was read: what follows it is next
+            assert_eq!(line[p.pos..].trim_start(), ",", "{line}");
+        }
+        let mut p = Parser::new(r#"{"a": tru}"#);
+        assert!(object_or_skip(&mut p, |_, p| skip(p)).is_err());
+    }
+
+    #[test]
+    fn message_keeps_the_last_id_and_model_and_hands_over_usage() {
+        let line = r#"{"id": "m1", "usage": {"n": 1}, "model": 7, "x": {"id": "no"}, "id": "m2", "usage": 3, "model": "c"}"#;
+        let mut p = Parser::new(line);
+        let (mut id, mut model) = (Some("before".into()), None);
+        let mut usages = Vec::new();
+        message(&mut p, &mut id, &mut model, |p| {
+            let at = p.pos;
+            skip(p)?;
+            usages.push(p.src[at..p.pos].to_string());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(id.as_deref(), Some("m2"));
+        assert_eq!(model.as_deref(), Some("c"));
+        assert_eq!(usages, vec![r#"{"n": 1}"#, "3"]);
+        assert_eq!(p.pos, line.len());
+
+        // a usage reader's error is the message's error
+        let mut p = Parser::new(r#"{"usage": {}}"#);
+        let (mut id, mut model) = (None, None);
+        let err = message(&mut p, &mut id, &mut model, |_| {
+            Err(crate::error::Error::value("bad usage"))
+        });
+        assert!(err.is_err());
+    }
 }
