@@ -2,13 +2,16 @@
 
     python benches/calibrate_tokens.py o200k DIR [DIR ...]
     python benches/calibrate_tokens.py claude DIR [DIR ...]
+    python benches/calibrate_tokens.py han
 
-Reads every ``*.jsonl`` transcript under the folders given (nothing is copied into
-the repository) and prints the weights to paste into
-``rust/core/src/tokens/weights.rs``, then the fit's errors on what it held out
-(every fourth file, by a hash of its name: the fit never sees them; for ``o200k``, a
-file of independent texts, such as the CJK texts, is held out text by text), overall
-and for CJK prose and compact JSON (tool calls).
+Reads every ``*.jsonl`` transcript (and, for ``o200k``, every ``*.md`` page) under
+the folders given (nothing is copied into the repository) and prints the weights
+to paste into ``rust/core/src/tokens/weights.rs``, then the fit's errors on what
+it held out (every fourth file, by a hash of its name: the fit never sees them;
+for ``o200k``, a Markdown page is cut into texts of about 1,500 characters,
+held out text by text), overall and for CJK prose and compact JSON (tool calls).
+With ``CALIBRATE_WORST=N``, ``o200k`` also prints the N held-out messages it
+misses most, to see what the classes do not capture.
 
 The features of a record are what the core gathers in its reading pass
 (``msgnorm._native._token_features``): characters by class, blocks, tool calls and
@@ -17,9 +20,10 @@ tool results, images and documents.
 - ``o200k``: the target of each message is the exact count of OpenAI's o200k_base
   encoding (tiktoken; set ``TIKTOKEN_CACHE_DIR`` to a folder holding its BPE file
   to run offline) of the record's content text (``msgnorm._native.content_texts``)
-  plus 3. Fitted on the relative error of messages of at least 50 tokens. Run on
-  ``$MSGNORM_CORPUS``, the spotter transcripts and real CJK texts (zh, ja, ko)
-  for the shipped weights.
+  plus 3. Fitted on the relative error of messages of at least 50 tokens, a Han
+  character's weights (``cjk`` + ``rare_han``) capped at 3 tokens. Run on
+  ``$MSGNORM_CORPUS``, the spotter transcripts and the FastAPI translations for
+  the shipped weights.
 - ``claude``: Claude's tokenizer is not public; the target is what Claude billed.
   Between two consecutive requests of one model in a transcript, the prompt grew
   by ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` of
@@ -27,23 +31,32 @@ tool results, images and documents.
   second's are what was added. The fit is on the ratio of estimate to growth; the
   weights are then scaled so that, on the fitted files, the median ratio is 1.05
   and the summed ratio at least 1.0, whichever asks more (an undercount sends a
-  prompt that is too long, an overcount trims a little early).
+  prompt that is too long, an overcount trims a little early). A whole session
+  runs from a file's first request to its last, ended early by a model switch or
+  a compaction (across one, the prompt is not the sum of the records).
+- ``han``: prints the table of ``rust/core/src/tokens/han.rs`` (the Han
+  characters o200k_base has no token of its own for) from the BPE file.
 
-The transcripts read to set the shipped weights, all public repositories:
+The files read to set the shipped weights, all public repositories:
 
 - marot/spotter, ``test/fixtures/transcripts/`` at 8cc42b0 (26 sessions and
   subagent files of real Claude Code work, with ``message.usage``): claude, o200k;
 - d-kimuson/claude-code-viewer, ``mock-global-claude-dir/projects/`` at 9367cf0;
   daaain/claude-code-log, ``test/test_data/`` at a641071;
   moredip/session-share, ``samples/claude-code-projects/`` at c822452
-  (the files of ``$MSGNORM_CORPUS``): o200k, and claude where they carry usage.
+  (the files of ``$MSGNORM_CORPUS``): o200k, and claude where they carry usage;
+- DRMacIver/claude-reliability, ``snapshot-tests/tests/*/transcript.jsonl`` at
+  4e49f16 (7 real Claude Code sessions with ``message.usage``): claude;
+- fastapi/fastapi, ``docs/zh/``, ``docs/zh-hant/``, ``docs/ja/`` and
+  ``docs/ko/`` at c3f316b (the documentation's translations, 500 pages of
+  Chinese, Japanese and Korean prose with code and Markdown): o200k.
 
 Needs numpy and tiktoken (not dependencies of msgnorm).
 """
 
 from __future__ import annotations
 
-import itertools
+import os
 import statistics
 import sys
 import zlib
@@ -58,21 +71,21 @@ from prompt_eval import _records, _requests  # the same bills and records (bench
 #: The feature names, in ``_token_features``' order.
 FEATURES = (
     "letters words digits numbers punct puncts spaces newlines cjk kana hangul other leaves "
-    "scalars escapes "
+    "scalars escapes rare_han gaps "
     "blocks calls results images documents message"
 ).split()
 #: The features each family's weights cover (media and the per-message tokens are
 #: set from the providers' published rules, not fitted).
-FITTED = FEATURES[:18]
-IMAGES, DOCUMENTS, MESSAGE = 18, 19, 20
+FITTED = FEATURES[:20]
+IMAGES, DOCUMENTS, MESSAGE = 20, 21, 22
 #: The character classes (the weights' ``cls``).
-CLASSES = 15
+CLASSES = 17
 
 
 def _files(dirs: list[str]) -> tuple[list[Path], list[Path]]:
     """(fitted, held out): every fourth file by a hash of its name is held out."""
     paths = sorted({p for d in dirs for p in Path(d).rglob("*.jsonl")})
-    held = [p for p in paths if zlib.crc32(p.name.encode()) % 4 == 0]
+    held = [p for p in paths if zlib.crc32(_key(p).encode()) % 4 == 0]
     return [p for p in paths if p not in held], held
 
 
@@ -115,35 +128,83 @@ def _kinds(x: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-def o200k(dirs: list[str]) -> None:
+def _md_texts(path: Path) -> list[dict[str, Any]]:
+    """A Markdown file as user messages of about 1,500 characters at most, cut
+    between paragraphs (a longer paragraph is a message of its own)."""
+    out: list[dict[str, Any]] = []
+    cur: list[str] = []
+    for para in path.read_text(encoding="utf-8").split("\n\n"):
+        if cur and sum(len(c) for c in cur) + len(para) > 1500:
+            out.append("\n\n".join(cur))
+            cur = []
+        cur.append(para)
+    if cur:
+        out.append("\n\n".join(cur))
+    return [
+        {"type": "user", "uuid": f"{path.name}#{i}", "message": {"role": "user", "content": t}}
+        for i, t in enumerate(t for t in out if t.strip())
+    ]
+
+
+def _texts(dirs: list[str]) -> list[tuple[Path, list[dict[str, Any]], bool]]:
+    """(file, records, whether held out whole) of every transcript and Markdown
+    page under ``dirs``."""
+    paths = sorted({p for d in dirs for ext in ("*.jsonl", "*.md") for p in Path(d).rglob(ext)})
+    read = {".jsonl": _records, ".md": _md_texts}
+    return [(p, read[p.suffix](p), p.suffix == ".jsonl") for p in paths]
+
+
+def _key(p: Path) -> str:
+    """A file's name for the held-out hash: its name, with its folder's when the
+    name is a common one (``transcript.jsonl``, ``index.md``)."""
+    return f"{p.parent.name}/{p.name}" if p.name in COMMON else p.name
+
+
+#: The most tokens a Han character costs in o200k_base (one per UTF-8 byte).
+HAN_MAX = 3.0
+
+#: File names too common to tell files apart.
+COMMON = {"transcript.jsonl", "index.md", "README.md"}
+
+
+def o200k(dirs: list[str], worst: int = 0) -> None:
     import tiktoken
 
     enc = tiktoken.get_encoding("o200k_base")
-    paths = sorted({p for d in dirs for p in Path(d).rglob("*.jsonl")})
-    xs, ys, held = [], [], []
-    for p in paths:
-        recs = _records(p)
+    xs, ys, held, texts = [], [], [], []
+    for p, recs, whole in _texts(dirs):
         f = _features(recs) if recs else None
         if f is None:
             continue
-        texts = _native.content_texts(msgspec.json.encode(recs))
+        contents = _native.content_texts(msgspec.json.encode(recs))
         # A transcript is held out whole (every fourth file); a file of
-        # independent texts (no record names a parent: the CJK texts) record by
-        # record, so that every script is both fitted and held out.
-        whole = any("parentUuid" in r for r in recs)
-        for i, (feat, text) in enumerate(zip(f, texts, strict=True)):
+        # independent texts (Markdown pages) text by text, so that every
+        # script is both fitted and held out.
+        for i, (feat, text) in enumerate(zip(f, contents, strict=True)):
             if text is None:
                 continue
-            key = p.name if whole else f"{p.name}#{i}"
+            key = _key(p) if whole else f"{_key(p)}#{i}"
             xs.append(feat)
             ys.append(len(enc.encode(text, disallowed_special=())) + 3)
             held.append(zlib.crc32(key.encode()) % 4 == 0)
+            texts.append(text)
     x, y, h = np.array(xs), np.array(ys, dtype=float), np.array(held)
     fit = ~h & (y >= 50)
     # relative error: each row divided by its target; the 3 per message is fixed
     a = x[fit][:, : len(FITTED)] / y[fit][:, None]
     b = (y[fit] - 3) / y[fit]
     w = _nnls(a, b)
+    # A Han character is at most 3 tokens (its 3 UTF-8 bytes); the fit asks
+    # more of a rare one (rare_han stands for how little a text's Han merges),
+    # which would overcount a text of rare characters: capped, the rest refitted.
+    ci, ri = FEATURES.index("cjk"), FEATURES.index("rare_han")
+    for _ in range(10):
+        if w[ci] + w[ri] <= HAN_MAX + 1e-9:
+            break
+        k = HAN_MAX - w[ci]
+        free = np.arange(len(FITTED)) != ri
+        w = _nnls(a * free, b - a[:, ri] * k) * free
+        w[ri] = k
     print(f"o200k: {int(fit.sum())} messages fitted")
     _print_weights(w)
     est = np.ceil(x[:, : len(FITTED)] @ w) + 3
@@ -159,11 +220,27 @@ def o200k(dirs: list[str]) -> None:
                 f"{np.median(err):.3f}, within 10%: {(err <= 0.1).mean():.1%}, "
                 f"median ratio {np.median(r):.3f}, summed ratio {est[m].sum() / y[m].sum():.3f}"
             )
+    if worst:
+        # the held-out messages furthest off, for a look at what the classes miss
+        m = np.flatnonzero(h & (y >= 50))
+        for j in sorted(m, key=lambda j: -abs(est[j] / y[j] - 1))[:worst]:
+            print(f"--- ratio {est[j] / y[j]:.3f} ({int(est[j])} / {int(y[j])})")
+            print(texts[j][:400])
+
+
+def _compaction(r: dict[str, Any]) -> bool:
+    """A compaction's boundary or summary: the prompt is rebuilt there."""
+    return bool(
+        (r.get("type") == "system" and r.get("subtype") == "compact_boundary")
+        or r.get("isCompactSummary")
+    )
 
 
 def _growth(paths: list[Path]) -> tuple[list[np.ndarray], list[int], list[tuple[np.ndarray, int]]]:
     """Per pair of consecutive requests: the features summed over the records added
-    and the billed growth; per session: the same from its first request to its last."""
+    and the billed growth; per whole session: the same from its first request to
+    its last, a session ending at a model switch or a compaction (the prompt is
+    not the records' sum across one: a new model's cache, a summary)."""
     xs: list[np.ndarray] = []
     ys: list[int] = []
     sessions: list[tuple[np.ndarray, int]] = []
@@ -174,20 +251,30 @@ def _growth(paths: list[Path]) -> tuple[list[np.ndarray], list[int], list[tuple[
             continue
         reqs = [(i, model, prompt) for i, model, prompt, _ in _requests(recs)]
         msg = f[:, MESSAGE : MESSAGE + 1] > 0
-        for (i1, m1, p1), (i2, m2, p2) in itertools.pairwise(reqs):
-            if m1 == m2 and p2 > p1:
-                xs.append((f[i1:i2] * msg[i1:i2]).sum(axis=0))
-                ys.append(p2 - p1)
-        if len(reqs) >= 2 and reqs[-1][2] > reqs[0][2]:
-            i1, i2 = reqs[0][0], reqs[-1][0]
-            sessions.append(((f[i1:i2] * msg[i1:i2]).sum(axis=0), reqs[-1][2] - reqs[0][2]))
+        runs: list[list[tuple[int, str, int]]] = []
+        for k, (i2, m2, p2) in enumerate(reqs):
+            if k:
+                i1, m1, p1 = reqs[k - 1]
+                if m1 == m2 and p2 > p1:
+                    xs.append((f[i1:i2] * msg[i1:i2]).sum(axis=0))
+                    ys.append(p2 - p1)
+                if m1 == m2 and not any(_compaction(r) for r in recs[i1:i2]):
+                    runs[-1].append((i2, m2, p2))
+                    continue
+            runs.append([(i2, m2, p2)])
+        for run in runs:
+            if len(run) >= 2 and run[-1][2] > run[0][2]:
+                i1, i2 = run[0][0], run[-1][0]
+                sessions.append(((f[i1:i2] * msg[i1:i2]).sum(axis=0), run[-1][2] - run[0][2]))
     return xs, ys, sessions
 
 
 #: The classes the billed data holds too little of to fit: Claude's weight is
 #: o200k's times this (the ratio of Claude's tokens to o200k's on the same
-#: English text).
-FROM_O200K = ("digits", "cjk", "kana", "hangul")
+#: English text). Its other non-ASCII characters are mostly the arrows of line
+#: numbers, one a line: fitted, they vanish into the newlines' weight, and a
+#: text in another script (Thai, Devanagari, emoji) would cost nothing.
+FROM_O200K = ("digits", "cjk", "kana", "hangul", "other", "rare_han")
 CLAUDE_PER_O200K = 1.35
 
 
@@ -257,12 +344,35 @@ def claude(dirs: list[str], media: tuple[float, float, float]) -> None:
         )
 
 
+def han() -> None:
+    """Prints ``rust/core/src/tokens/han.rs``'s table: bit ``c - 0x4E00`` set for
+    each Han character of U+4E00..U+9FFF that o200k_base has no token of its own for."""
+    import tiktoken
+
+    enc = tiktoken.get_encoding("o200k_base")
+    bits = [len(enc.encode(chr(0x4E00 + i))) > 1 for i in range(HAN_LEN)]
+    words = [sum(1 << j for j in range(64) if bits[i * 64 + j]) for i in range(HAN_LEN // 64)]
+    print(f"// {sum(bits)} of {HAN_LEN} Han characters are rare")
+    print(f"static RARE: [u64; {len(words)}] = [")
+    for i in range(0, len(words), 4):
+        print("    " + " ".join(f"0x{w:016x}," for w in words[i : i + 4]))
+    print("];")
+
+
+#: U+4E00..U+9FFF, the CJK Unified Ideographs: 328 words of 64 bits.
+HAN_LEN = 0xA000 - 0x4E00
+
+
 def main() -> int:
+    if len(sys.argv) == 2 and sys.argv[1] == "han":
+        han()
+        return 0
     if len(sys.argv) < 3 or sys.argv[1] not in ("o200k", "claude"):
         print(__doc__, file=sys.stderr)
         return 2
     if sys.argv[1] == "o200k":
-        o200k(sys.argv[2:])
+        worst = int(os.environ.get("CALIBRATE_WORST", "0"))
+        o200k(sys.argv[2:], worst)
     else:
         # Anthropic: an image of at most 1.15 megapixels costs w*h/750 (1,568 at
         # 1092x1092); a PDF page ~1,500-3,000; 4 tokens of role wrapping a message.

@@ -152,11 +152,12 @@ def _fixture() -> list[dict[str, Any]]:
 
 def test_o200k_estimate_against_exact_counts_of_our_texts() -> None:
     # The bounds the estimate meets today on our own texts (held out of the fit):
-    # the median error and the worst CJK prose and compact JSON. Our Chinese
-    # prose is overcounted by up to a quarter (the real CJK texts the weights are
-    # fitted on sum to 0.99 of their tokens): an overcount is the safe side, an
-    # undercount of CJK is held to 10%. The §6 formula counts CJK prose at under
-    # half its tokens.
+    # the median error and the worst CJK prose and compact JSON. Our CJK prose
+    # is overcounted by up to 15% (the real CJK texts the weights are fitted on
+    # sum to 0.99 of their tokens): an overcount is the safe side, an undercount
+    # of CJK is held to 10%. Traditional Chinese, whose characters o200k_base
+    # often splits into byte tokens, is held to the same bounds. The §6 formula
+    # counts CJK prose at under half its tokens.
     errors = []
     for case in _fixture():
         rec = [user("u1", case["text"])]
@@ -164,14 +165,35 @@ def test_o200k_estimate_against_exact_counts_of_our_texts() -> None:
         err = est / case["exact"] - 1
         errors.append(abs(err))
         if case["kind"] == "cjk":
-            assert -0.10 <= err <= 0.25, case["name"]
+            assert -0.10 <= err <= 0.15, case["name"]
             assert msgnorm.count_tokens(rec, tokenizer="chars") < 0.5 * case["exact"]
         if case["kind"] == "json":
             assert abs(err) <= 0.15, case["name"]
     errors.sort()
-    assert errors[len(errors) // 2] <= 0.09
-    assert sum(e <= 0.10 for e in errors) >= 0.6 * len(errors)
-    assert sum(e <= 0.15 for e in errors) >= 0.8 * len(errors)
+    assert errors[len(errors) // 2] <= 0.07
+    assert sum(e <= 0.10 for e in errors) >= 0.75 * len(errors)
+    assert sum(e <= 0.15 for e in errors) >= 0.95 * len(errors)
+
+
+def test_rare_han_and_gaps_are_read_and_cost_more() -> None:
+    # the features' columns of the Han characters o200k_base has no token for,
+    # and of the runs of two or more spaces or tabs (benches/calibrate_tokens.py)
+    rare_han, gaps = 15, 16
+    text_ = "幾鬱的  x\t\t y z"
+    for src in ([user("u1", text_)], [asst("a1", [tool_use("t1", "W", {"s": text_})])]):
+        f = _native._token_features(msgspec.json.encode(src))[0]
+        assert (f[rare_han], f[gaps]) == (2, 2)
+    # 幾 and 鬱 are two o200k tokens each, 的 and 是 one: the rare pair costs more
+    rare = [user("u1", "幾鬱" * 50)]
+    common = [user("u1", "的是" * 50)]
+    for t in ("o200k_base", "claude", "gemini"):
+        assert msgnorm.count_tokens(rare, tokenizer=t) > msgnorm.count_tokens(common, tokenizer=t)
+    # indentation costs more than single spaces between the same words
+    spaced = [user("u1", "\n".join(["a b c"] * 40))]
+    indented = [user("u1", "\n".join(["    a    b    c"] * 40))]
+    assert msgnorm.count_tokens(indented, tokenizer="o200k_base") > msgnorm.count_tokens(
+        spaced, tokenizer="o200k_base"
+    )
 
 
 def test_the_fixture_counts_are_tiktokens(tmp_path: Path) -> None:

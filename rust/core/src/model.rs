@@ -132,6 +132,12 @@ pub struct Classes {
     /// The characters of those strings that compact JSON escapes (quotes,
     /// backslashes, control characters).
     pub escapes: u32,
+    /// Han characters (counted in `cjk` too) that o200k_base has no token of
+    /// their own for ([`crate::tokens::han`]): mostly traditional and rarer ones.
+    pub rare_han: u32,
+    /// Runs of two or more spaces and tabs (counted in `spaces` too):
+    /// indentation and alignment, which no word absorbs.
+    pub gaps: u32,
 }
 
 impl Classes {
@@ -157,7 +163,7 @@ impl Classes {
         }
         each!(
             letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk, kana, hangul,
-            other, leaves, scalars, escapes
+            other, leaves, scalars, escapes, rare_han, gaps
         );
     }
 }

@@ -357,10 +357,11 @@ pub(crate) fn content_texts(
 /// The ingredients of each record's calibrated estimate (SPEC §6), for the
 /// fitting script (`benches/calibrate_tokens.py`): the character classes
 /// (letters, words, digits, numbers, punct, puncts, spaces, newlines, cjk,
-/// kana, hangul, other, leaves, scalars, escapes), then blocks, tool calls, tool results, images, documents and
-/// 1 for a message (0 otherwise). JSON text only.
+/// kana, hangul, other, leaves, scalars, escapes, rare_han, gaps), then blocks,
+/// tool calls, tool results, images, documents and 1 for a message (0
+/// otherwise). JSON text only.
 #[pyfunction]
-pub(crate) fn _token_features(py: Python<'_>, data: &[u8]) -> PyResult<Vec<[u64; 21]>> {
+pub(crate) fn _token_features(py: Python<'_>, data: &[u8]) -> PyResult<Vec<[u64; 23]>> {
     let data = data.to_vec();
     py.detach(move || {
         guard(|| {
@@ -375,14 +376,14 @@ pub(crate) fn _token_features(py: Python<'_>, data: &[u8]) -> PyResult<Vec<[u64;
                     [
                         k.letters, k.words, k.digits, k.numbers, k.punct, k.puncts, k.spaces,
                         k.newlines, k.cjk, k.kana, k.hangul, k.other, k.leaves, k.scalars,
-                        k.escapes, c.blocks, c.calls, c.results,
+                        k.escapes, k.rare_han, k.gaps, c.blocks, c.calls, c.results,
                     ]
                     .map(u64::from)
                     .into_iter()
                     .chain([c.images, c.documents, u64::from(r.kind.is_message())])
                     .collect::<Vec<u64>>()
                     .try_into()
-                    .unwrap_or([0; 21])
+                    .unwrap_or([0; 23])
                 })
                 .collect())
         })

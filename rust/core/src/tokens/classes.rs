@@ -9,6 +9,9 @@ const DIGIT: u8 = 1;
 const PUNCT: u8 = 2;
 const SPACE: u8 = 3;
 const NEWLINE: u8 = 4;
+/// The last character's class after a second space or tab in a row (the run
+/// is a gap: counted once).
+const GAP: u8 = 6;
 
 static ASCII: [u8; 128] = {
     let mut t = [PUNCT; 128];
@@ -117,11 +120,15 @@ impl Tallier<'_> {
                     c.puncts = c.puncts.saturating_add(1);
                 }
             }
-            SPACE => {
-                if self.prev != SPACE {
-                    c.spaces = c.spaces.saturating_add(1);
+            SPACE => match self.prev {
+                SPACE => {
+                    c.gaps = c.gaps.saturating_add(1);
+                    self.prev = GAP;
+                    return;
                 }
-            }
+                GAP => return,
+                _ => c.spaces = c.spaces.saturating_add(1),
+            },
             _ => c.newlines = c.newlines.saturating_add(1),
         }
         self.prev = k;
@@ -147,6 +154,9 @@ impl Tallier<'_> {
             self.c.hangul = self.c.hangul.saturating_add(1);
         } else if is_cjk(cp) {
             self.c.cjk = self.c.cjk.saturating_add(1);
+            if super::han::is_rare(cp) {
+                self.c.rare_han = self.c.rare_han.saturating_add(1);
+            }
         } else {
             self.c.other = self.c.other.saturating_add(1);
         }
@@ -270,6 +280,19 @@ mod tests {
         assert_eq!(c.newlines, 1);
         assert_eq!((c.cjk, c.kana, c.hangul), (3, 4, 3));
         assert_eq!(c.other, 1);
+        // "  " after the newline is a gap; 日本語 are o200k tokens of their own
+        assert_eq!((c.gaps, c.rare_han), (1, 0));
+    }
+
+    #[test]
+    fn a_run_of_spaces_is_one_gap_however_long() {
+        let c = of("a b  c\t\t\td    e \tf");
+        assert_eq!(c.spaces, 5);
+        assert_eq!(c.gaps, 4);
+        assert_eq!(of("x y z").gaps, 0);
+        // a rare Han character is counted in cjk and in rare_han
+        let h = of("幾的鬱");
+        assert_eq!((h.cjk, h.rare_han), (3, 2));
     }
 
     #[test]
@@ -306,7 +329,13 @@ mod tests {
 
     #[test]
     fn a_raw_string_tallies_as_its_text() {
-        for s in ["a\nb", "x \"q\" \\ y", "日本 \u{1F600} é", "tab\there"] {
+        for s in [
+            "a\nb",
+            "x \"q\" \\ y",
+            "日本 \u{1F600} é",
+            "tab\there",
+            "幾鬱的  x\t\t y",
+        ] {
             let raw = quote(s);
             let mut c = Classes::default();
             tally_raw(&mut c, &raw);

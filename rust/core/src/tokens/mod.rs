@@ -2,6 +2,7 @@
 //! formula ("chars") or an estimate calibrated to a tokenizer family.
 
 pub mod classes;
+pub mod han;
 pub mod media;
 mod weights;
 
