@@ -15,7 +15,7 @@ import sys
 import threading
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgnorm
 import msgspec
@@ -105,12 +105,15 @@ def _all_kinds(records: list[Any], encoding: str) -> dict[str, Any]:
     the JSON msgspec writes of them (the direct reading against the JSON one)."""
     structs = msgnorm.from_builtins(records)
     data = msgspec.json.encode(records)
+    tokenizer: Literal["o200k_base", "cl100k_base"] = (
+        "o200k_base" if encoding == "o200k_base" else "cl100k_base"
+    )
     out: dict[str, Any] = {}
     for kind, given in (("dicts", records), ("structs", structs), ("bytes", data)):
         out[kind] = (
             _exact.content_texts(given),
             _exact.exact_counts(given, encoding),
-            msgnorm.count_tokens_per_record(given, tokenizer=encoding, exact=True),
+            msgnorm.count_tokens_per_record(given, tokenizer=tokenizer, exact=True),
         )
     return out
 
