@@ -13,14 +13,16 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgnorm
 import msgspec
 import pytest
 from msgnorm import _exact, _native
 from support import exact_fixtures as fx
+from support import generate
 from support.bpe_files import rank_file, tiktoken_encoding
 
 ENCODINGS = ["o200k_base", "cl100k_base"]
@@ -96,6 +98,82 @@ def test_long_and_generated_texts_match_tiktoken(name: str, tmp_path: Path) -> N
     texts = [t * 40 for t in fx.TEXTS.values()] + [" " * 5000 + "a", "字" * 3000, "ab" * 4000]
     ours = _exact.bpe(name).count_many(texts)
     assert ours == [len(enc.encode_ordinary(t)) for t in texts]
+
+
+def _all_kinds(records: list[Any], encoding: str) -> dict[str, Any]:
+    """Content texts and exact counts of ``records`` read as dicts, as Structs and as
+    the JSON msgspec writes of them (the direct reading against the JSON one)."""
+    structs = msgnorm.from_builtins(records)
+    data = msgspec.json.encode(records)
+    tokenizer: Literal["o200k_base", "cl100k_base"] = (
+        "o200k_base" if encoding == "o200k_base" else "cl100k_base"
+    )
+    out: dict[str, Any] = {}
+    for kind, given in (("dicts", records), ("structs", structs), ("bytes", data)):
+        out[kind] = (
+            _exact.content_texts(given),
+            _exact.exact_counts(given, encoding),
+            msgnorm.count_tokens_per_record(given, tokenizer=tokenizer, exact=True),
+        )
+    return out
+
+
+def test_dicts_structs_and_json_give_identical_exact_counts(encoding: str) -> None:
+    got = _all_kinds(fx.RECORDS, encoding)
+    assert got["dicts"] == got["structs"] == got["bytes"]
+    assert got["dicts"][1] == STORED[encoding]["records"]
+
+
+def test_tool_inputs_are_written_as_the_json_path_writes_them() -> None:
+    _have_ranks("o200k_base")
+    inputs: list[Any] = [
+        {"f": [1e16, 1e-7, 100.0, 0.1, -0.0, 5e-324, 1.5e300, float("nan"), float("inf")]},
+        {"big": [2**63, -(2**70), 10**30, True, False, None], "t": (1, "two", [3])},
+        {"s": 'q"\\\n\t\u0001 \u00e9 日本 \U0001f600', "": {}, "e": []},
+        {1: "int key", "b": b"\x00\xffbytes"},
+        "just a string",
+        [1, {"nested": {"deep": [None]}}],
+        {"set": {1}, "uuid": uuid.UUID(int=5)},  # written by msgspec: no plain value
+    ]
+    records = [
+        fx._assistant([{"type": "tool_use", "id": f"t{i}", "name": "Run", "input": x}], f"a{i}")
+        for i, x in enumerate(inputs)
+    ]
+    records.append(fx._assistant([{"type": "tool_use", "id": "n", "name": 7}], "no-name"))
+    got = _exact.content_texts(records)
+    want = _exact.content_texts(msgspec.json.encode(records))
+    assert got == want
+    assert got[0] is not None and got[0].startswith('Run{"f":[1e16,1e-7,100.0,')
+    assert got[-1] == ""  # a name that is not a str, and no input
+    counts = _exact.exact_counts(records, "o200k_base")
+    assert counts == _exact.exact_counts(msgspec.json.encode(records), "o200k_base")
+
+
+def test_a_tool_input_msgspec_cannot_write_is_a_clear_error() -> None:
+    _have_ranks("o200k_base")
+    records = [
+        fx.RECORDS[0],
+        fx._assistant(
+            [{"type": "tool_use", "id": "t", "name": "R", "input": {"s": object()}}], "a"
+        ),
+    ]
+    with pytest.raises(msgnorm.MsgnormError, match=r"not JSON data \(record 1: "):
+        _exact.exact_counts(records, "o200k_base")
+    with pytest.raises(msgnorm.MsgnormError, match="not JSON data"):
+        msgnorm.count_tokens(records, tokenizer="o200k_base", exact=True)
+
+
+@pytest.mark.skipif(generate.CORPUS_DIR is None, reason="MSGNORM_CORPUS is not set")
+def test_corpus_records_give_identical_exact_counts_in_every_kind() -> None:
+    _have_ranks("o200k_base")
+    corpus = generate.corpus_records()
+    assert corpus, f"MSGNORM_CORPUS={generate.CORPUS_DIR} holds no *.jsonl"
+    seen = 0
+    for name, records in corpus.items():
+        got = _all_kinds(records, "o200k_base")
+        assert got["dicts"] == got["structs"] == got["bytes"], name
+        seen += sum(t is not None for t in got["dicts"][0])
+    assert seen > 100
 
 
 def test_records_are_checked_as_every_count_function_checks_them() -> None:

@@ -108,10 +108,14 @@ def exact_counts(records: Any, encoding: str) -> list[int]:
     """Per record: 0 for a record that is not a message, else the exact tokens of
     its content text (``content_texts``) in ``encoding`` + 3."""
     table = bpe(encoding)
+    if isinstance(records, list):  # read directly, as every count function reads them
+        return table.count_list(records)
     return _read(records, table.count_records)
 
 
 def content_texts(records: Any) -> list[str | None]:
     """Per record, the text that ``exact_counts`` counts (``None`` for a record
     that is not a message)."""
+    if isinstance(records, list):
+        return _native.content_texts(records)
     return _read(records, _native.content_texts)

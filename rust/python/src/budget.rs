@@ -1,14 +1,16 @@
 //! Token counting and the §7 budget functions (SPEC §6, §7).
 
 use crate::args::{self, params};
-use crate::errors::{guard, to_pyerr, Failure};
+use crate::errors::{guard, to_pyerr, Exc, Failure};
 use crate::input::with_records;
 use crate::input::{input, Input};
 use crate::read::{self, Strs};
-use crate::view::Ctx;
+use crate::view::{Ctx, Obj};
 use crate::write;
+use msgnorm_core::exact;
 use msgnorm_core::model::Kind;
 use msgnorm_core::prompt::{Facts, Prompt};
+use msgnorm_core::providers::value::Value;
 use msgnorm_core::read::ReadOpts;
 use msgnorm_core::tokens::Tokenizer;
 use msgnorm_core::CountParams;
@@ -332,12 +334,15 @@ pub(crate) fn prompt_tokens(
 /// SPEC §6: each record's content as the "o200k_base" family reads it (its
 /// text blocks; a tool call as its name and its input as compact JSON; a tool
 /// result's text; joined by newlines); `None` for a record that is not a
-/// message. Records given as objects are read as the JSON msgspec writes.
+/// message. A list of dicts or Structs is read directly ([`list_content_texts`]).
 #[pyfunction]
 pub(crate) fn content_texts(
     py: Python<'_>,
     records: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<Option<String>>> {
+    if let Ok(l) = records.cast::<PyList>() {
+        return list_content_texts(l);
+    }
     let data: Vec<u8> = match input(records)?.json()? {
         Some((data, _)) => data.to_vec(),
         None => py
@@ -352,6 +357,71 @@ pub(crate) fn content_texts(
         })
     })
     .map_err(|e| to_pyerr(py, e))
+}
+
+/// The content text of each record of a list of dicts or Structs (SPEC
+/// §6.3), read one record at a time as every count function reads them; the
+/// core assembles it ([`exact::content_text_with`]) from what is read here.
+pub(crate) fn list_content_texts(l: &Bound<'_, PyList>) -> PyResult<Vec<Option<String>>> {
+    let ctx = Ctx::for_list(l)?;
+    let mut texts = Vec::with_capacity(l.len());
+    for (i, item) in l.iter().enumerate() {
+        let strs = Strs::with_capacity(4);
+        let rec = read::read_one(&ctx, &strs, item, i).map_err(|e| to_pyerr(l.py(), e))?;
+        let mut failed = Ok(());
+        let text = exact::content_text_with(&rec, |block, out| {
+            if failed.is_ok() {
+                failed = call_part(&ctx, block, out).map_err(|e| not_json(l.py(), i, e));
+            }
+        });
+        failed?;
+        texts.push(text);
+    }
+    Ok(texts)
+}
+
+/// A tool call's part of its record's content text: its `name` (nothing when
+/// it is not a str), then its `input` as compact JSON — the value as the core
+/// writes it, read from the objects when they are plain JSON data, else from
+/// msgspec's JSON of it (what the JSON path reads).
+fn call_part<'py>(ctx: &Ctx<'py>, block: &Obj<'py>, out: &mut String) -> PyResult<()> {
+    let Some(view) = ctx.view(block)? else {
+        return Ok(());
+    };
+    if let Some(name) = ctx.get(&view, "name")? {
+        if let Ok(s) = name.cast::<PyString>() {
+            out.push_str(s.to_str()?);
+        }
+    }
+    let Some(input) = ctx.get(&view, "input")? else {
+        return Ok(());
+    };
+    let value = match crate::providers::plain_value(&input) {
+        Some(v) => v,
+        None => {
+            let data: Vec<u8> = ctx
+                .py()
+                .import("msgspec.json")?
+                .call_method1("encode", (input,))?
+                .extract()?;
+            let text = msgnorm_core::json::utf8(&data).map_err(|e| to_pyerr(ctx.py(), e.into()))?;
+            Value::from_json(text).map_err(|e| to_pyerr(ctx.py(), e.into()))?
+        }
+    };
+    value.write_json(out);
+    Ok(())
+}
+
+/// A tool call that msgspec cannot write as JSON: the error the JSON path gives.
+#[cold]
+fn not_json(py: Python<'_>, index: usize, e: PyErr) -> PyErr {
+    if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py)
+        || e.is_instance_of::<pyo3::exceptions::PyValueError>(py)
+    {
+        let why = format!("records: not JSON data (record {index}: {e})");
+        return Exc::Msgnorm.new_err(py, (why,));
+    }
+    e
 }
 
 /// The ingredients of each record's calibrated estimate (SPEC §6), for the

@@ -7,6 +7,7 @@ use msgnorm_core::json;
 use msgnorm_core::Error;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyList;
 
 /// An encoding's ranks, read from its `.tiktoken` file (`msgnorm._exact` keeps one per encoding).
 #[pyclass(frozen, module = "msgnorm._native")]
@@ -45,6 +46,19 @@ impl Bpe {
     fn count_many(&self, py: Python<'_>, texts: Vec<PyBackedStr>) -> PyResult<Vec<u64>> {
         released(py, || {
             Ok(texts.iter().map(|t| self.inner.count(t)).collect())
+        })
+    }
+
+    /// Tokens of each record of a list of dicts or Structs, read directly
+    /// (`count_records` of their JSON, without writing it): the content texts
+    /// are gathered holding the GIL, the merge runs without it.
+    fn count_list(&self, records: &Bound<'_, PyList>) -> PyResult<Vec<u64>> {
+        let texts = crate::budget::list_content_texts(records)?;
+        released(records.py(), || {
+            Ok(texts
+                .iter()
+                .map(|t| exact::record_count(&self.inner, t.as_deref()))
+                .collect())
         })
     }
 

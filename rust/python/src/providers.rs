@@ -337,6 +337,15 @@ fn read_messages(
     Ok((msgs, recs, counts))
 }
 
+/// `v` as a value when it is plain JSON data that writes as msgspec's JSON of
+/// it reads (str-keyed dicts, lists, strs, numbers, booleans, None; no
+/// tuple, bytes or non-finite float); `None` otherwise.
+pub(crate) fn plain_value(v: &Bound<'_, PyAny>) -> Option<Value> {
+    let mut seen = Seen::new();
+    let value = to_value(v, 0, &mut seen).ok()?;
+    (seen.exact && seen.stable).then_some(value)
+}
+
 fn one_value(py: Python<'_>, v: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
     to_value(v, 0, &mut Seen::new()).map_err(|e| to_pyerr(py, Failure::Core(e.at(0, what.into()))))
 }

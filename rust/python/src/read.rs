@@ -31,7 +31,12 @@ pub struct Strs<'py>(Arena<Bound<'py, PyString>>);
 
 impl<'py> Strs<'py> {
     pub fn new() -> Self {
-        Strs(Arena::with_capacity(1024))
+        Strs::with_capacity(1024)
+    }
+
+    /// Room for `n` strs before the arena grows (one record's: a few).
+    pub fn with_capacity(n: usize) -> Self {
+        Strs(Arena::with_capacity(n))
     }
 }
 
@@ -129,7 +134,7 @@ pub fn read_costs<'py>(
     let mut waiting: Vec<Option<Cost>> = Vec::new();
     let mut family = None;
     for (i, item) in list.iter().enumerate() {
-        let strs = Strs(Arena::with_capacity(4));
+        let strs = Strs::with_capacity(4);
         let rec = record(ctx, &strs, item, i, ReadOpts::counting(p))?;
         if auto {
             family = rec.family.or(family);

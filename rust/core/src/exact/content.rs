@@ -9,21 +9,51 @@ use crate::providers::value::Value;
 /// The content text of a record read from JSON text ([`crate::json::read_records`]);
 /// `None` for a record that is not a message.
 pub fn content_text(record: &Record<'_, Raw<'_>>) -> Option<String> {
+    content_text_with(record, |orig, out| {
+        // the block as it was read (checked JSON): its name and input
+        let Ok(Value::Obj(block)) = Value::from_json(orig.text) else {
+            return;
+        };
+        out.push_str(block.str("name").unwrap_or(""));
+        if let Some(input) = block.get("input") {
+            input.write_json(out);
+        }
+    })
+}
+
+/// The content text of a record read by any reader; `None` for a record that
+/// is not a message. `call` writes a tool call's part from its original block
+/// (`orig`): its `name` (nothing when it is not a string), then its `input` as
+/// compact JSON ([`Value::write_json`]; nothing when absent).
+pub fn content_text_with<H>(
+    record: &Record<'_, H>,
+    mut call: impl FnMut(&H, &mut String),
+) -> Option<String> {
     if !record.kind.is_message() {
         return None;
     }
-    let mut out = Parts::default();
+    let mut out = Parts {
+        text: String::new(),
+        any: false,
+        call: &mut call,
+    };
     out.content(&record.content);
     Some(out.text)
 }
 
-#[derive(Default)]
-struct Parts {
-    text: String,
-    any: bool,
+/// Tokens of a record whose content text is `text` ([`content_text`]): 0 for
+/// a record that is not a message (`None`), else the text's + 3.
+pub fn record_count(bpe: &crate::exact::Bpe, text: Option<&str>) -> u64 {
+    text.map_or(0, |t| bpe.count(t) + crate::exact::TOKENS_PER_MESSAGE)
 }
 
-impl Parts {
+struct Parts<'f, F> {
+    text: String,
+    any: bool,
+    call: &'f mut F,
+}
+
+impl<F> Parts<'_, F> {
     /// Starts the next part (a newline between parts).
     fn part(&mut self) -> &mut String {
         if self.any {
@@ -33,26 +63,26 @@ impl Parts {
         &mut self.text
     }
 
-    fn content(&mut self, c: &Content<'_, Raw<'_>>) {
+    fn content<H>(&mut self, c: &Content<'_, H>)
+    where
+        F: FnMut(&H, &mut String),
+    {
         match c {
             Content::Str(s) => self.part().push_str(s),
             Content::Blocks(blocks) => blocks.iter().for_each(|b| self.block(b)),
         }
     }
 
-    fn block(&mut self, b: &Block<'_, Raw<'_>>) {
+    fn block<H>(&mut self, b: &Block<'_, H>)
+    where
+        F: FnMut(&H, &mut String),
+    {
         match b.kind {
             BlockKind::Text => self.part().push_str(b.text_str()),
             BlockKind::ToolUse | BlockKind::ServerToolUse | BlockKind::McpToolUse => {
-                let out = self.part();
-                // the block as it was read (checked JSON): its name and input
-                let Some(Ok(Value::Obj(block))) = b.orig.as_ref().map(|r| Value::from_json(r.text))
-                else {
-                    return;
-                };
-                out.push_str(block.str("name").unwrap_or(""));
-                if let Some(input) = block.get("input") {
-                    input.write_json(out);
+                self.part();
+                if let Some(orig) = &b.orig {
+                    (self.call)(orig, &mut self.text);
                 }
             }
             BlockKind::ToolResult => {

@@ -6,7 +6,7 @@ pub mod bpe;
 pub mod content;
 
 pub use bpe::{Bpe, Encoding};
-pub use content::content_text;
+pub use content::{content_text, content_text_with, record_count};
 
 use crate::error::Result;
 use crate::json::ReadOpts;
@@ -20,10 +20,7 @@ pub const TOKENS_PER_MESSAGE: u64 = 3;
 pub fn record_counts(bpe: &Bpe, json: &str) -> Result<Vec<u64>> {
     Ok(content_texts(json)?
         .iter()
-        .map(|t| {
-            t.as_deref()
-                .map_or(0, |t| bpe.count(t) + TOKENS_PER_MESSAGE)
-        })
+        .map(|t| record_count(bpe, t.as_deref()))
         .collect())
 }
 

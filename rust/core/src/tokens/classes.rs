@@ -9,9 +9,6 @@ const DIGIT: u8 = 1;
 const PUNCT: u8 = 2;
 const SPACE: u8 = 3;
 const NEWLINE: u8 = 4;
-/// The last character's class after a second space or tab in a row (the run
-/// is a gap: counted once).
-const GAP: u8 = 6;
 
 static ASCII: [u8; 128] = {
     let mut t = [PUNCT; 128];
@@ -53,18 +50,36 @@ pub fn is_hangul(c: u32) -> bool {
     matches!(c, 0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F)
 }
 
-/// A tally in progress: the classes so far and the class of the last
-/// character. The characters compact JSON escapes (quotes, backslashes,
-/// control characters) are counted as `escapes` in every string; the reader
-/// keeps them only for the strings of structured values (J()'s leaves), which
-/// the content text writes as JSON ([`Classes::text`] drops them for a text).
+/// A tally in progress, in local counters added to the [`Classes`] when it
+/// ends: per ASCII class, its characters and the runs of it (a run starts
+/// where the class differs from the last character's); the class of the last
+/// character; the characters compact JSON escapes (quotes, backslashes,
+/// control characters), counted in every string — the reader keeps them only
+/// for the strings of structured values (J()'s leaves), which the content
+/// text writes as JSON ([`Classes::text`] drops them for a text). An ASCII
+/// character costs two table reads and three adds, no branch. A run of two
+/// or more spaces or tabs is also one gap: `pair` says whether the last two
+/// characters were spaces.
 struct Tallier<'c> {
     c: &'c mut Classes,
     prev: u8,
-    /// Escapes so far (added to `c` when the tally ends: a table lookup and
-    /// an add a byte, no branch).
+    pair: u64,
+    gaps: u64,
+    /// Characters and runs per ASCII class (index 5: any other character).
+    n: [u64; 6],
+    runs: [u64; 6],
     esc: u64,
+    /// Non-ASCII characters: 2-byte letters are in `n[LETTER]`; these are the rest.
+    cjk: u64,
+    /// Han characters o200k_base has no token of their own for (also in `cjk`).
+    rare_han: u64,
+    kana: u64,
+    hangul: u64,
+    other: u64,
 }
+
+/// The class of a character that is neither ASCII nor a 2-byte letter.
+const WIDE: u8 = 5;
 
 /// 1 for the ASCII characters compact JSON escapes: control characters,
 /// quotes, backslashes.
@@ -78,60 +93,126 @@ static ESCAPED: [u8; 128] = {
     t
 };
 
+/// Bits per packed count ([`PACKED`]), the largest count a field holds, and
+/// the bytes counted before the fields are unpacked.
+const FIELD: u32 = 10;
+const FIELD_MAX: u64 = (1 << FIELD) - 1;
+const CHUNK: usize = FIELD_MAX as usize;
+
+/// Per ASCII byte: 1 in the 10-bit field of its class (letter, digit,
+/// punctuation, space, newline: fields 0 to 4), and 1 in field 5 when compact
+/// JSON escapes it.
+static PACKED: [u64; 128] = {
+    let mut t = [0u64; 128];
+    let mut i = 0;
+    while i < 128 {
+        t[i] = (1u64 << (FIELD * ASCII[i] as u32)) | ((ESCAPED[i] as u64) << (FIELD * WIDE as u32));
+        i += 1;
+    }
+    t
+};
+
+/// The class fields of a [`PACKED`] entry.
+const CLASSES: u64 = (1 << (FIELD * WIDE as u32)) - 1;
+
+/// Adds `n` to a saturating count.
+#[inline]
+fn add(f: &mut u32, n: u64) {
+    *f = f.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+}
+
 impl<'c> Tallier<'c> {
     fn new(c: &'c mut Classes) -> Self {
         Tallier {
             c,
             prev: 255,
+            pair: 0,
+            gaps: 0,
+            n: [0; 6],
+            runs: [0; 6],
             esc: 0,
+            cjk: 0,
+            rare_han: 0,
+            kana: 0,
+            hangul: 0,
+            other: 0,
         }
     }
 }
 
 impl Drop for Tallier<'_> {
     fn drop(&mut self) {
-        let n = u32::try_from(self.esc).unwrap_or(u32::MAX);
-        self.c.escapes = self.c.escapes.saturating_add(n);
+        let c = &mut *self.c;
+        add(&mut c.letters, self.n[LETTER as usize]);
+        add(&mut c.words, self.runs[LETTER as usize]);
+        add(&mut c.digits, self.n[DIGIT as usize]);
+        add(&mut c.numbers, self.runs[DIGIT as usize]);
+        add(&mut c.punct, self.n[PUNCT as usize]);
+        add(&mut c.puncts, self.runs[PUNCT as usize]);
+        add(&mut c.spaces, self.runs[SPACE as usize]);
+        add(&mut c.newlines, self.n[NEWLINE as usize]);
+        add(&mut c.cjk, self.cjk);
+        add(&mut c.kana, self.kana);
+        add(&mut c.hangul, self.hangul);
+        add(&mut c.other, self.other);
+        add(&mut c.escapes, self.esc);
+        add(&mut c.rare_han, self.rare_han);
+        add(&mut c.gaps, self.gaps);
     }
 }
 
 impl Tallier<'_> {
-    #[inline]
-    fn ascii(&mut self, b: u8) {
-        let k = ASCII[b as usize];
-        self.esc += u64::from(ESCAPED[b as usize]);
-        let c = &mut *self.c;
-        match k {
-            LETTER => {
-                c.letters = c.letters.saturating_add(1);
-                if self.prev != LETTER {
-                    c.words = c.words.saturating_add(1);
-                }
-            }
-            DIGIT => {
-                c.digits = c.digits.saturating_add(1);
-                if self.prev != DIGIT {
-                    c.numbers = c.numbers.saturating_add(1);
-                }
-            }
-            PUNCT => {
-                c.punct = c.punct.saturating_add(1);
-                if self.prev != PUNCT {
-                    c.puncts = c.puncts.saturating_add(1);
-                }
-            }
-            SPACE => match self.prev {
-                SPACE => {
-                    c.gaps = c.gaps.saturating_add(1);
-                    self.prev = GAP;
-                    return;
-                }
-                GAP => return,
-                _ => c.spaces = c.spaces.saturating_add(1),
-            },
-            _ => c.newlines = c.newlines.saturating_add(1),
-        }
+    /// A character of class `k`.
+    #[inline(always)]
+    fn class(&mut self, k: u8) {
+        self.n[k as usize] += 1;
+        self.runs[k as usize] += u64::from(k != self.prev);
+        let pair = u64::from((k == SPACE) & (self.prev == SPACE));
+        self.gaps += pair & !self.pair;
+        self.pair = pair;
         self.prev = k;
+    }
+    #[inline(always)]
+    fn ascii(&mut self, b: u8) {
+        let b = b & 0x7F;
+        self.esc += u64::from(ESCAPED[b as usize]);
+        self.class(ASCII[b as usize]);
+    }
+    /// A run of ASCII bytes, counted in two registers: per byte, its packed
+    /// entry of [`PACKED`] is added to the characters, and (its class bits
+    /// only) to the runs when its class differs from the last byte's; the
+    /// 10-bit fields are unpacked every [`CHUNK`] bytes, before one can
+    /// overflow. A gap starts where a space follows a space that did not.
+    #[inline]
+    fn ascii_run(&mut self, run: &[u8]) {
+        const SPACE_BIT: u64 = 1 << (FIELD * SPACE as u32);
+        let Some(&last) = run.last() else { return };
+        let mut prev = if self.prev < WIDE {
+            1u64 << (FIELD * u32::from(self.prev))
+        } else {
+            0
+        };
+        let (mut pair, mut gaps) = (self.pair, 0u64);
+        for chunk in run.chunks(CHUNK) {
+            let (mut n, mut runs) = (0u64, 0u64);
+            for &b in chunk {
+                let one = PACKED[(b & 0x7F) as usize];
+                n += one;
+                let class = one & CLASSES;
+                runs += class * u64::from(class != prev);
+                let both = u64::from((class == SPACE_BIT) & (prev == SPACE_BIT));
+                gaps += both & !pair;
+                pair = both;
+                prev = class;
+            }
+            for k in 0..WIDE as usize {
+                self.n[k] += (n >> (FIELD as usize * k)) & FIELD_MAX;
+                self.runs[k] += (runs >> (FIELD as usize * k)) & FIELD_MAX;
+            }
+            self.esc += (n >> (FIELD * u32::from(WIDE))) & FIELD_MAX;
+        }
+        (self.pair, self.gaps) = (pair, self.gaps + gaps);
+        self.prev = ASCII[(last & 0x7F) as usize];
     }
     #[inline]
     fn code_point(&mut self, cp: u32) {
@@ -140,27 +221,20 @@ impl Tallier<'_> {
         }
         if (0xC0..0x800).contains(&cp) && cp != 0xD7 && cp != 0xF7 {
             // a letter of a 2-byte script: part of a word
-            let c = &mut *self.c;
-            c.letters = c.letters.saturating_add(1);
-            if self.prev != LETTER {
-                c.words = c.words.saturating_add(1);
-            }
-            self.prev = LETTER;
-            return;
+            return self.class(LETTER);
         }
         if is_kana(cp) {
-            self.c.kana = self.c.kana.saturating_add(1);
+            self.kana += 1;
         } else if is_hangul(cp) {
-            self.c.hangul = self.c.hangul.saturating_add(1);
+            self.hangul += 1;
         } else if is_cjk(cp) {
-            self.c.cjk = self.c.cjk.saturating_add(1);
-            if super::han::is_rare(cp) {
-                self.c.rare_han = self.c.rare_han.saturating_add(1);
-            }
+            self.cjk += 1;
+            self.rare_han += u64::from(super::han::is_rare(cp));
         } else {
-            self.c.other = self.c.other.saturating_add(1);
+            self.other += 1;
         }
-        self.prev = 5;
+        self.pair = 0;
+        self.prev = WIDE;
     }
     /// The non-ASCII character starting at `b[0]`: its length in bytes.
     #[inline]
@@ -179,17 +253,34 @@ impl Tallier<'_> {
     }
 }
 
+/// The length of the run of ASCII bytes `b` starts with (8 bytes at a time).
+#[inline]
+fn ascii_len(b: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    for chunk in b.chunks_exact(8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0x80; 8]));
+        if w & HIGH != 0 {
+            return i + (w & HIGH).trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    while i < b.len() && b[i] < 128 {
+        i += 1;
+    }
+    i
+}
+
 /// Adds the classes of text `s` to `c`.
 pub fn tally_str(c: &mut Classes, s: &str) {
     let b = s.as_bytes();
     let mut t = Tallier::new(c);
     let mut i = 0;
     while i < b.len() {
-        let x = b[i];
-        if x < 128 {
-            t.ascii(x);
-            i += 1;
-        } else {
+        let run = ascii_len(&b[i..]);
+        t.ascii_run(&b[i..i + run]);
+        i += run;
+        if i < b.len() {
             i += t.utf8(&b[i..]);
         }
     }
@@ -232,8 +323,15 @@ pub fn tally_raw(c: &mut Classes, raw: &str) {
             }
             i += 2;
         } else if x < 128 {
-            t.ascii(x);
-            i += 1;
+            // up to the next escape or non-ASCII byte (at least this byte: a
+            // backslash that ends the string is itself)
+            let run = b[i..]
+                .iter()
+                .position(|&y| y == b'\\' || y >= 128)
+                .unwrap_or(b.len() - i)
+                .max(1);
+            t.ascii_run(&b[i..i + run]);
+            i += run;
         } else {
             i += t.utf8(&b[i..]);
         }
@@ -290,9 +388,120 @@ mod tests {
         assert_eq!(c.spaces, 5);
         assert_eq!(c.gaps, 4);
         assert_eq!(of("x y z").gaps, 0);
+        // a letter between two runs of spaces parts them: two gaps
+        assert_eq!(of("  é  ").gaps, 2);
         // a rare Han character is counted in cjk and in rare_han
         let h = of("幾的鬱");
         assert_eq!((h.cjk, h.rare_han), (3, 2));
+    }
+
+    /// The tally one character at a time, as written from the definitions.
+    fn reference(s: &str) -> Classes {
+        let mut c = Classes::default();
+        let mut prev = 255u8;
+        let mut pair = false;
+        for ch in s.chars() {
+            let cp = ch as u32;
+            let k = if cp < 128 {
+                let b = cp as u8;
+                c.escapes += u32::from(b < 0x20 || b == b'"' || b == b'\\');
+                ASCII[b as usize]
+            } else if (0xC0..0x800).contains(&cp) && cp != 0xD7 && cp != 0xF7 {
+                LETTER
+            } else {
+                if is_kana(cp) {
+                    c.kana += 1;
+                } else if is_hangul(cp) {
+                    c.hangul += 1;
+                } else if is_cjk(cp) {
+                    c.cjk += 1;
+                    c.rare_han += u32::from(super::super::han::is_rare(cp));
+                } else {
+                    c.other += 1;
+                }
+                WIDE
+            };
+            // a second space in a row starts a gap; later ones continue it
+            let both = k == SPACE && prev == SPACE;
+            c.gaps += u32::from(both && !pair);
+            pair = both;
+            let new = k != prev;
+            match k {
+                LETTER => (c.letters, c.words) = (c.letters + 1, c.words + u32::from(new)),
+                DIGIT => (c.digits, c.numbers) = (c.digits + 1, c.numbers + u32::from(new)),
+                PUNCT => (c.punct, c.puncts) = (c.punct + 1, c.puncts + u32::from(new)),
+                SPACE => c.spaces += u32::from(new),
+                NEWLINE => c.newlines += 1,
+                _ => {}
+            }
+            prev = k;
+        }
+        c
+    }
+
+    #[test]
+    fn the_run_at_a_time_tally_is_the_character_at_a_time_one() {
+        let pieces = [
+            "word",
+            " ",
+            "  ",
+            "\n",
+            "\t",
+            "42",
+            "3.5",
+            "\"",
+            "\\",
+            "\u{1}",
+            "é",
+            "Ωμέγα",
+            "日本",
+            "幾鬱",
+            "カナ",
+            "한",
+            "\u{1F600}",
+            "→",
+            "×",
+            "abcdefgh",
+            "ABCDEFGHIJKLMNOPQ",
+            "{}[]:,",
+        ];
+        // every order of pieces at every offset modulo 8
+        let mut seed = 7u64;
+        for len in 0..200 {
+            let mut s = "x".repeat(len % 9);
+            for _ in 0..len {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                s.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+            }
+            assert_eq!(of(&s), reference(&s), "{s:?}");
+        }
+        // runs longer than a packed field holds, across chunk ends
+        for s in [
+            "a".repeat(5000),
+            "\"".repeat(2047),
+            format!("{}é{}", "ab 1\n".repeat(900), " ".repeat(3000)),
+        ] {
+            assert_eq!(of(&s), reference(&s));
+            let mut raw = Classes::default();
+            tally_raw(&mut raw, &quote(&s));
+            assert_eq!(raw, reference(&s));
+        }
+        assert_eq!(ascii_len(b"abcdefgh\xC3\xA9"), 8);
+        assert_eq!(ascii_len(b"abc\xC3\xA9defghij"), 3);
+        assert_eq!(ascii_len(b"abcdefghijk"), 11);
+        assert_eq!(ascii_len(b""), 0);
+    }
+
+    #[test]
+    fn counts_saturate() {
+        let mut c = Classes {
+            letters: u32::MAX - 1,
+            ..Classes::default()
+        };
+        tally_str(&mut c, "abcd");
+        assert_eq!((c.letters, c.words), (u32::MAX, 1));
     }
 
     #[test]
