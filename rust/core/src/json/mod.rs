@@ -3,6 +3,7 @@
 pub mod parse;
 pub mod raw;
 pub mod read;
+pub mod value;
 pub mod write;
 
 pub use raw::Raw;

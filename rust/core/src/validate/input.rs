@@ -1,9 +1,16 @@
-//! The rules' view of a request: a small tree of the values some rule
-//! reads ([`Value`]), built from JSON text ([`parse_items`]) or, in the
-//! binding, from Python objects.
+//! What the rules read of a request given as JSON text or Python objects:
+//! the one value tree ([`Value`]) filtered to the keys some rule reads, built
+//! from JSON text ([`parse_items`]) or, in the binding, from Python objects.
+//!
+//! A value whose kind alone is read (a [`KIND_KEYS`] key's, one past
+//! [`MAX_DEPTH`], a number) is held as [`Value::of_kind`]: the smallest value
+//! of its kind, allocating nothing. The rules read such a value only through
+//! its kind (`has`, `is_object`, `kind`), so they give the verdict they give
+//! on the whole value; a filtered tree is read by the rules and never written.
 
 use crate::error::Result;
 use crate::json::parse::{Parser, Peek};
+use crate::json::value::{Key, Kind, Map, SmolStr, Value};
 use std::borrow::Cow;
 
 /// Nesting below this depth is not read (its kind is kept): provider rules look
@@ -60,7 +67,7 @@ pub const KIND_KEYS: &[&str] = &[
 pub enum KeyUse {
     /// The value (a rule reads it).
     Read,
-    /// Its kind only ([`Value::Skipped`]).
+    /// Its kind only ([`Value::of_kind`]).
     Kind,
 }
 
@@ -80,127 +87,35 @@ pub fn key_of(key: &str) -> Option<(KeyUse, &'static str)> {
     }
 }
 
-/// What kind of JSON value a skipped value was.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Object,
-    Array,
-    String,
-    Number,
-    Bool,
-    Null,
-    /// A Python object that is none of the JSON kinds.
-    Other,
-}
-
-/// A minimal JSON value tree (strings borrowed from JSON text where possible).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value<'a> {
-    Null,
-    Bool(bool),
-    /// Numbers are never inspected.
-    Number,
-    Str(Cow<'a, str>),
-    Array(Vec<Value<'a>>),
-    Object(Vec<(Cow<'a, str>, Value<'a>)>),
-    /// Present but not read (the value of a [`KIND_KEYS`] key, or one beyond [`MAX_DEPTH`]).
-    Skipped(Kind),
-}
-
-impl<'a> Value<'a> {
-    /// The value of `key` in an object (the first one, as JSON parsers differ on repeats).
-    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
-        match self {
-            Value::Object(kv) => kv.iter().find(|(k, _)| k == key).map(|(_, v)| v),
-            _ => None,
-        }
-    }
-
-    /// The first of two spellings of a key (`functionCall` / `function_call`).
-    pub fn get2(&self, a: &str, b: &str) -> Option<&Value<'a>> {
-        self.get(a).or_else(|| self.get(b))
-    }
-
-    pub fn as_str(&self) -> Option<&str> {
-        match self {
-            Value::Str(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    pub fn as_array(&self) -> Option<&[Value<'a>]> {
-        match self {
-            Value::Array(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    pub fn kind(&self) -> Kind {
-        match self {
-            Value::Null => Kind::Null,
-            Value::Bool(_) => Kind::Bool,
-            Value::Number => Kind::Number,
-            Value::Str(_) => Kind::String,
-            Value::Array(_) => Kind::Array,
-            Value::Object(_) => Kind::Object,
-            Value::Skipped(k) => *k,
-        }
-    }
-
-    pub fn is_object(&self) -> bool {
-        self.kind() == Kind::Object
-    }
-
-    /// `self[key]` as a str.
-    pub fn str_at(&self, key: &str) -> Option<&str> {
-        self.get(key).and_then(Value::as_str)
-    }
-
-    /// `self["type"]`.
-    pub fn type_(&self) -> Option<&str> {
-        self.str_at("type")
-    }
-
-    /// Whether `key` is present and not null.
-    pub fn has(&self, key: &str) -> bool {
-        self.get(key).is_some_and(|v| v.kind() != Kind::Null)
-    }
-
-    /// The elements of `self[key]` when it is a list (else none).
-    pub fn list_at(&self, key: &str) -> &[Value<'a>] {
-        self.get(key).and_then(Value::as_array).unwrap_or(&[])
-    }
-}
-
 /// One JSON value from the parser, skipping what no rule reads.
-pub fn parse_value<'a>(p: &mut Parser<'a>, depth: usize) -> Result<Value<'a>> {
+pub fn parse_value(p: &mut Parser<'_>, depth: usize) -> Result<Value> {
     parse_in(p, depth, &mut Scratch::default())
 }
 
 /// Stacks the elements of the open containers, so that each container is
 /// allocated once, at its exact size, when it closes.
 #[derive(Default)]
-struct Scratch<'a> {
-    kv: Vec<(Cow<'a, str>, Value<'a>)>,
-    items: Vec<Value<'a>>,
+struct Scratch {
+    kv: Vec<(Key, Value)>,
+    items: Vec<Value>,
 }
 
 /// A member of the object whose members are `kv[start..]`: a repeated key
 /// takes the last value, where the key first appeared (SPEC §1, as Python's
 /// `json` reads it).
 #[inline]
-fn put<'a>(kv: &mut Vec<(Cow<'a, str>, Value<'a>)>, start: usize, key: &'static str, v: Value<'a>) {
+fn put(kv: &mut Vec<(Key, Value)>, start: usize, key: &'static str, v: Value) {
     match kv[start..].iter_mut().find(|(k, _)| *k == key) {
         Some(slot) => slot.1 = v,
         None => kv.push((Cow::Borrowed(key), v)),
     }
 }
 
-fn parse_in<'a>(p: &mut Parser<'a>, depth: usize, s: &mut Scratch<'a>) -> Result<Value<'a>> {
+fn parse_in(p: &mut Parser<'_>, depth: usize, s: &mut Scratch) -> Result<Value> {
     let peek = p.peek()?;
     if depth >= MAX_DEPTH && matches!(peek, Peek::Object | Peek::Array) {
         p.skip_value()?;
-        return Ok(Value::Skipped(peek_kind(peek)));
+        return Ok(Value::of_kind(peek_kind(peek)));
     }
     Ok(match peek {
         Peek::Object => {
@@ -216,14 +131,14 @@ fn parse_in<'a>(p: &mut Parser<'a>, depth: usize, s: &mut Scratch<'a>) -> Result
                     Some((KeyUse::Kind, key)) => {
                         let k = peek_kind(p.peek()?);
                         p.skip_value()?;
-                        put(&mut s.kv, start, key, Value::Skipped(k));
+                        put(&mut s.kv, start, key, Value::of_kind(k));
                     }
                     None => {
                         p.skip_value()?;
                     }
                 }
             }
-            Value::Object(s.kv.drain(start..).collect())
+            Value::Obj(Map(s.kv.drain(start..).collect()))
         }
         Peek::Array => {
             p.begin_array()?;
@@ -233,12 +148,12 @@ fn parse_in<'a>(p: &mut Parser<'a>, depth: usize, s: &mut Scratch<'a>) -> Result
                 let v = parse_in(p, depth + 1, s)?;
                 s.items.push(v);
             }
-            Value::Array(s.items.drain(start..).collect())
+            Value::Arr(s.items.drain(start..).collect())
         }
-        Peek::String => Value::Str(p.string()?),
+        Peek::String => Value::Str(SmolStr::new(&*p.string()?)),
         Peek::Number => {
             p.skip_value()?;
-            Value::Number
+            Value::of_kind(Kind::Number)
         }
         Peek::True | Peek::False => {
             p.skip_value()?;
@@ -263,7 +178,7 @@ fn peek_kind(p: Peek) -> Kind {
 }
 
 /// The items of a JSON array, or of JSON Lines (one value a line).
-pub fn parse_items(src: &str) -> Result<Vec<Value<'_>>> {
+pub fn parse_items(src: &str) -> Result<Vec<Value>> {
     let mut p = Parser::new(src);
     let mut items = Vec::new();
     let mut scratch = Scratch::default();
