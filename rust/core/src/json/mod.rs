@@ -1,4 +1,5 @@
-//! The JSON-text backend: JSON `bytes`/`str` in, JSON out, without building a tree.
+//! The JSON-text backend: JSON `bytes`/`str` in, JSON out, without building a
+//! tree; and the one value tree ([`value`]) for what does build one.
 
 pub mod parse;
 pub mod raw;
