@@ -17,11 +17,37 @@ use std::borrow::Cow;
 /// at messages, blocks and the blocks nested in tool results, not deeper.
 pub const MAX_DEPTH: usize = 48;
 
-/// The keys whose values some rule reads. The value of a [`KIND_KEYS`] key is
-/// skipped, keeping its kind; any other key is skipped and left out (tool
-/// inputs, base64 data, schemas, every field of a transcript record besides
-/// `type` and `message`): the tree holds only what the rules look at.
-pub const READ_KEYS: &[&str] = &[
+/// The key tables ([`READ_KEYS`], [`KIND_KEYS`]) and [`key_of`] from one list.
+macro_rules! key_tables {
+    (read: $($r:literal,)* kind: $($k:literal,)*) => {
+        /// The keys whose values some rule reads. The value of a [`KIND_KEYS`] key is
+        /// skipped, keeping its kind; any other key is skipped and left out (tool
+        /// inputs, base64 data, schemas, every field of a transcript record besides
+        /// `type` and `message`): the tree holds only what the rules look at.
+        pub const READ_KEYS: &[&str] = &[$($r,)*];
+
+        /// The keys whose presence (and kind) some rule reads, but not their value.
+        pub const KIND_KEYS: &[&str] = &[$($k,)*];
+
+        /// What the tree keeps of the value of `key`, and the key as the tree holds
+        /// it: the same text from the key tables, not from the input. Every rule's
+        /// lookup compares keys; the tables' few strings stay in cache where the
+        /// input's copies of them, one per object, would each be a cache miss.
+        /// `None`: no rule looks at the key, and the tree leaves it out.
+        pub fn key_of(key: &str) -> Option<(KeyUse, &'static str)> {
+            // A `match` on the literals: the compiler dispatches on the length
+            // first, where a scan of the tables compares each key with all of them.
+            match key {
+                $($r => Some((KeyUse::Read, $r)),)*
+                $($k => Some((KeyUse::Kind, $k)),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+key_tables! {
+    read:
     "role",
     "content",
     "type",
@@ -49,10 +75,7 @@ pub const READ_KEYS: &[&str] = &[
     "approval_request_id",
     "source",
     "model",
-];
-
-/// The keys whose presence (and kind) some rule reads, but not their value.
-pub const KIND_KEYS: &[&str] = &[
+    kind:
     "input",
     "cache_control",
     "thoughtSignature",
@@ -60,7 +83,7 @@ pub const KIND_KEYS: &[&str] = &[
     "refusal",
     "audio",
     "encrypted_content",
-];
+}
 
 /// What the tree keeps of a key's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,22 +92,6 @@ pub enum KeyUse {
     Read,
     /// Its kind only ([`Value::of_kind`]).
     Kind,
-}
-
-/// What the tree keeps of the value of `key`, and the key as the tree holds
-/// it: the same text from the key tables, not from the input. Every rule's
-/// lookup compares keys; the tables' few strings stay in cache where the
-/// input's copies of them, one per object, would each be a cache miss.
-/// `None`: no rule looks at the key, and the tree leaves it out.
-pub fn key_of(key: &str) -> Option<(KeyUse, &'static str)> {
-    if let Some(k) = READ_KEYS.iter().find(|k| **k == key) {
-        Some((KeyUse::Read, k))
-    } else {
-        KIND_KEYS
-            .iter()
-            .find(|k| **k == key)
-            .map(|k| (KeyUse::Kind, *k))
-    }
 }
 
 /// One JSON value from the parser, skipping what no rule reads.
