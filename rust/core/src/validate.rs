@@ -8,10 +8,11 @@
 //! linear pass; nothing is changed.
 
 pub mod engine;
-pub mod value;
+pub mod input;
 
+pub use crate::json::value::{Kind, Value};
 pub use engine::*;
-pub use value::*;
+pub use input::*;
 
 use crate::error::{Error, Result};
 use crate::json::parse::Parser;
@@ -32,7 +33,7 @@ pub fn rules(p: Provider) -> &'static [Rule] {
 
 /// Every violation of `p`'s rules in `items`, ordered by message index (rules
 /// in table order within a message; `system`/`tools` ones first).
-pub fn validate<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) -> Vec<Violation> {
+pub fn validate(p: Provider, items: &[Value], params: Params<'_>) -> Vec<Violation> {
     let ctx = prepare(p, items, params);
     let mut out = Vec::new();
     let mut hits = Vec::new();
@@ -54,7 +55,7 @@ pub fn validate<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) ->
 
 /// Whether `items` break a rule of `p`'s that msgnorm repairs ([`Rule::repaired`]);
 /// stops at the first such rule that fires.
-pub fn needs_repair<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) -> bool {
+pub fn needs_repair(p: Provider, items: &[Value], params: Params<'_>) -> bool {
     let n = needs(p, items, params);
     n.steps || n.edge
 }
@@ -74,7 +75,7 @@ pub struct Needs {
 }
 
 /// [`Needs`] of `items`: stops at the first rule that needs the steps.
-pub fn needs<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) -> Needs {
+pub fn needs(p: Provider, items: &[Value], params: Params<'_>) -> Needs {
     let ctx = prepare(p, items, params);
     let mut hits = Vec::new();
     let mut out = Needs::default();
@@ -95,11 +96,7 @@ pub fn needs<'a>(p: Provider, items: &[Value<'a>], params: Params<'_, 'a>) -> Ne
 }
 
 /// The rules' context of `items` (a provider's [`Ctx`]).
-pub(crate) fn prepare<'v, 'a>(
-    p: Provider,
-    items: &'v [Value<'a>],
-    params: Params<'v, 'a>,
-) -> Ctx<'v, 'a> {
+pub(crate) fn prepare<'v>(p: Provider, items: &'v [Value], params: Params<'v>) -> Ctx<'v> {
     let model = params.model.or_else(|| records_model(p, items));
     let mut ctx = match p {
         Provider::Anthropic => anthropic::rules::prepare(items, params),
@@ -115,7 +112,7 @@ pub(crate) fn prepare<'v, 'a>(
 
 /// The model of the last msgnorm assistant record whose `message.model` the
 /// model tables know (Anthropic: records are read as `to_anthropic` sends them).
-fn records_model(p: Provider, items: &[Value<'_>]) -> Option<Model> {
+fn records_model(p: Provider, items: &[Value]) -> Option<Model> {
     if p != Provider::Anthropic {
         return None;
     }
@@ -149,7 +146,7 @@ pub fn validate_json(
 }
 
 /// One JSON value (the whole text).
-fn one_value(b: &[u8]) -> Result<Value<'_>> {
+fn one_value(b: &[u8]) -> Result<Value> {
     let s = crate::json::utf8(b)?;
     let mut p = Parser::new(s);
     let v = parse_value(&mut p, 0)?;

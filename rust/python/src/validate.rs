@@ -1,13 +1,14 @@
-//! `validate`: Python objects (or JSON text) → the core's value tree → the
-//! provider's rule table.
+//! `validate`: Python objects (or JSON text) → the core's value tree,
+//! filtered to what the rules read (`validate::input`) → the provider's rule
+//! table.
 
 use crate::Failure;
 use crate::{guard, to_pyerr};
+use msgnorm_core::providers::value::{Map, SmolStr};
 use msgnorm_core::validate::{self as v, key_of, KeyUse, Kind, Value, MAX_DEPTH};
 use msgnorm_core::Error;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use std::borrow::Cow;
 
 fn kind_of(obj: &Bound<'_, PyAny>) -> Kind {
     if obj.is_none() {
@@ -27,36 +28,39 @@ fn kind_of(obj: &Bound<'_, PyAny>) -> Kind {
     }
 }
 
-fn text(s: &Bound<'_, PyString>) -> String {
+fn text(s: &Bound<'_, PyString>) -> SmolStr {
     match s.to_str() {
-        Ok(t) => t.to_owned(),
+        Ok(t) => SmolStr::new(t),
         // A lone surrogate: the rules only need the text's shape.
-        Err(_) => s.to_string_lossy().into_owned(),
+        Err(_) => SmolStr::new(s.to_string_lossy()),
     }
 }
 
-/// A list's or tuple's items as an array (skipped past [`MAX_DEPTH`]).
+/// A list's or tuple's items as an array (an empty one past [`MAX_DEPTH`]:
+/// the rules read its kind only).
 fn array<'py>(
     items: impl ExactSizeIterator<Item = Bound<'py, PyAny>>,
     depth: usize,
-) -> PyResult<Value<'static>> {
+) -> PyResult<Value> {
     if depth >= MAX_DEPTH {
-        return Ok(Value::Skipped(Kind::Array));
+        return Ok(Value::of_kind(Kind::Array));
     }
     let mut out = Vec::with_capacity(items.len());
     for x in items {
         out.push(to_value(&x, depth + 1)?);
     }
-    Ok(Value::Array(out))
+    Ok(Value::Arr(out))
 }
 
 /// A Python object as a value tree. Objects that are not JSON-shaped are read
 /// through `model_dump` (pydantic models such as `google.genai.types.Content`)
-/// or `msgspec.to_builtins` (msgnorm Structs); anything else is kept as a kind.
-pub fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value<'static>> {
+/// or `msgspec.to_builtins` (msgnorm Structs); anything else is kept as its
+/// kind ([`Value::of_kind`]), as are numbers and the values of the keys whose
+/// kind alone a rule reads.
+pub fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     if let Ok(d) = obj.cast::<PyDict>() {
         if depth >= MAX_DEPTH {
-            return Ok(Value::Skipped(Kind::Object));
+            return Ok(Value::of_kind(Kind::Object));
         }
         let mut kv = Vec::with_capacity(d.len());
         for (k, val) in d.iter() {
@@ -69,14 +73,14 @@ pub fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value<'static>
             };
             let val = match used {
                 KeyUse::Read => to_value(&val, depth + 1)?,
-                KeyUse::Kind => Value::Skipped(kind_of(&val)),
+                KeyUse::Kind => Value::of_kind(kind_of(&val)),
             };
-            kv.push((Cow::Borrowed(key), val));
+            kv.push((key.into(), val));
         }
-        return Ok(Value::Object(kv));
+        return Ok(Value::Obj(Map(kv)));
     }
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::Str(Cow::Owned(text(s))));
+        return Ok(Value::Str(text(s)));
     }
     if let Ok(l) = obj.cast::<PyList>() {
         return array(l.iter(), depth);
@@ -87,7 +91,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value<'static>
     match kind_of(obj) {
         Kind::Null => return Ok(Value::Null),
         Kind::Bool => return Ok(Value::Bool(obj.is_truthy()?)),
-        Kind::Number => return Ok(Value::Number),
+        Kind::Number => return Ok(Value::of_kind(Kind::Number)),
         _ => {}
     }
     if depth < MAX_DEPTH {
@@ -107,7 +111,7 @@ pub fn to_value(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value<'static>
             return to_value(&plain, depth);
         }
     }
-    Ok(Value::Skipped(Kind::Other))
+    Ok(Value::of_kind(Kind::Other))
 }
 
 /// `[(index, path, rule, message, repair), ...]`, each rule's id and repair
@@ -146,7 +150,7 @@ pub fn validate<'py>(
     model: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
     let p = v::provider(provider).map_err(|e| to_pyerr(py, Failure::Core(e)))?;
-    let opt = |o: Option<&Bound<'py, PyAny>>| -> PyResult<Option<Value<'static>>> {
+    let opt = |o: Option<&Bound<'py, PyAny>>| -> PyResult<Option<Value>> {
         match o {
             Some(o) if !o.is_none() => Ok(Some(to_value(o, 0)?)),
             _ => Ok(None),
@@ -185,7 +189,7 @@ pub fn validate<'py>(
         let vs = r.map_err(|e| to_pyerr(py, e))?;
         return rows(py, vs);
     }
-    let items: Vec<Value<'static>> = if let Ok(l) = messages.cast::<PyList>() {
+    let items: Vec<Value> = if let Ok(l) = messages.cast::<PyList>() {
         let mut items = Vec::with_capacity(l.len());
         for x in l.iter() {
             items.push(to_value(&x, 1)?);

@@ -1,8 +1,10 @@
-//! The JSON-text backend: JSON `bytes`/`str` in, JSON out, without building a tree.
+//! The JSON-text backend: JSON `bytes`/`str` in, JSON out, without building a
+//! tree; and the one value tree ([`value`]) for what does build one.
 
 pub mod parse;
 pub mod raw;
 pub mod read;
+pub mod value;
 pub mod write;
 
 pub use raw::Raw;

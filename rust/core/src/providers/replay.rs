@@ -5,46 +5,7 @@
 
 use super::provider::Provider;
 use super::value::Value;
-use crate::validate::{self as v, key_of, KeyUse, Kind, MAX_DEPTH};
-use std::borrow::Cow;
-
-/// The rules' view of a value: the keys some rule reads, the strings borrowed.
-fn view(x: &Value, depth: usize) -> v::Value<'_> {
-    match x {
-        Value::Null => v::Value::Null,
-        Value::Bool(b) => v::Value::Bool(*b),
-        Value::Int(_) | Value::Float(_) | Value::Num(_) => v::Value::Number,
-        Value::Str(s) => v::Value::Str(Cow::Borrowed(s.as_str())),
-        Value::Bytes(_) => v::Value::Skipped(Kind::Other),
-        Value::Arr(_) if depth >= MAX_DEPTH => v::Value::Skipped(Kind::Array),
-        Value::Arr(items) => v::Value::Array(items.iter().map(|i| view(i, depth + 1)).collect()),
-        Value::Obj(_) if depth >= MAX_DEPTH => v::Value::Skipped(Kind::Object),
-        Value::Obj(m) => v::Value::Object(
-            m.iter()
-                .filter_map(|(k, val)| {
-                    let (used, k) = key_of(k)?;
-                    let val = match used {
-                        KeyUse::Read => view(val, depth + 1),
-                        KeyUse::Kind => v::Value::Skipped(kind(val)),
-                    };
-                    Some((Cow::Borrowed(k), val))
-                })
-                .collect(),
-        ),
-    }
-}
-
-fn kind(x: &Value) -> Kind {
-    match x {
-        Value::Null => Kind::Null,
-        Value::Bool(_) => Kind::Bool,
-        Value::Int(_) | Value::Float(_) | Value::Num(_) => Kind::Number,
-        Value::Str(_) => Kind::String,
-        Value::Bytes(_) => Kind::Other,
-        Value::Arr(_) => Kind::Array,
-        Value::Obj(_) => Kind::Object,
-    }
-}
+use crate::validate as v;
 
 /// Whether `p`'s API takes `messages` (with its `system` parameter) as they
 /// are, as far as the rules msgnorm repairs tell: none of them fires.
@@ -56,27 +17,17 @@ pub fn accepted(p: Provider, messages: &[Value], system: Option<&Value>, statele
 /// Which repairs `messages` need for `p` ([`v::Needs`]): none, only the
 /// reader's and writer's own (an item left out as it is read), or the steps'.
 pub fn needs(p: Provider, messages: &[Value], system: Option<&Value>, stateless: bool) -> v::Needs {
-    viewed(messages, system, stateless, |items, params| {
-        v::needs(p, items, params)
-    })
+    v::needs(p, messages, params(system, stateless))
 }
 
-/// `f` of the rules' view of `messages` and of the request's parameters.
-fn viewed<'m, R>(
-    messages: &'m [Value],
-    system: Option<&'m Value>,
-    stateless: bool,
-    f: impl FnOnce(&[v::Value<'m>], v::Params<'_, 'm>) -> R,
-) -> R {
-    let items: Vec<v::Value<'m>> = messages.iter().map(|m| view(m, 0)).collect();
-    let system = system.map(|s| view(s, 0));
-    let params = v::Params {
-        system: system.as_ref(),
+/// The rules' parameters of a request: its `system` parameter.
+fn params<'m>(system: Option<&'m Value>, stateless: bool) -> v::Params<'m> {
+    v::Params {
+        system,
         tools: None,
         stateless,
         model: None,
-    };
-    f(&items, params)
+    }
 }
 
 /// Which of the rules msgnorm repairs [`check`] looks at.
@@ -101,14 +52,12 @@ pub fn check(
     stateless: bool,
     scope: Scope,
 ) -> Vec<&'static v::Rule> {
-    viewed(messages, system, stateless, |items, params| {
-        let ctx = v::prepare(p, items, params);
-        fired_in(p, &ctx, scope)
-    })
+    let ctx = v::prepare(p, messages, params(system, stateless));
+    fired_in(p, &ctx, scope)
 }
 
 /// The rules of `p` msgnorm repairs that fire on `ctx`, within `scope`.
-fn fired_in(p: Provider, ctx: &v::Ctx<'_, '_>, scope: Scope) -> Vec<&'static v::Rule> {
+fn fired_in(p: Provider, ctx: &v::Ctx<'_>, scope: Scope) -> Vec<&'static v::Rule> {
     let (mut hits, mut out) = (Vec::new(), Vec::new());
     let mut steps = crate::steps::Steps::NONE;
     for rule in v::rules(p).iter().filter(|r| r.repaired()) {

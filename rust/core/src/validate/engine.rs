@@ -3,20 +3,20 @@
 //! tables themselves are in each provider's room (`providers/<p>/rules.rs`),
 //! which depend on this room; this room depends on no provider.
 
-use super::value::Value;
+use crate::json::value::Value;
 use crate::providers::facts::{Facts, Model};
 use crate::providers::provider::Provider;
 
 /// One message as the rules see it.
-pub struct Msg<'v, 'a> {
+pub struct Msg<'v> {
     /// Position in the input list.
     pub index: usize,
     /// The provider-native message / item / content object.
-    pub raw: &'v Value<'a>,
+    pub raw: &'v Value,
     /// `raw["role"]` (for a msgnorm record: its `type`).
     pub role: Option<&'v str>,
     /// The content blocks (`content` or `parts`) when they are a list.
-    pub blocks: &'v [Value<'a>],
+    pub blocks: &'v [Value],
     /// Which block types [`Msg::blocks`] holds (`Msg::ANY`: not summed up), so
     /// that rules skip messages without the blocks they look at.
     pub kinds: u8,
@@ -33,7 +33,7 @@ pub enum PathBase {
     Record,
 }
 
-impl Msg<'_, '_> {
+impl Msg<'_> {
     pub const TOOL_USE: u8 = 1;
     pub const TOOL_RESULT: u8 = 2;
     pub const TEXT: u8 = 4;
@@ -57,12 +57,12 @@ impl Msg<'_, '_> {
 }
 
 /// What the checks read: the messages plus the request's other parameters.
-pub struct Ctx<'v, 'a> {
-    pub msgs: Vec<Msg<'v, 'a>>,
+pub struct Ctx<'v> {
+    pub msgs: Vec<Msg<'v>>,
     /// `system` (Anthropic) / `system_instruction` (Gemini) / `system` (Bedrock).
-    pub system: Option<&'v Value<'a>>,
+    pub system: Option<&'v Value>,
     /// `tools` (a list), or Bedrock's `toolConfig` (an object with `tools`).
-    pub tools: Option<&'v Value<'a>>,
+    pub tools: Option<&'v Value>,
     /// Number of input items (messages not taking part, e.g. dropped record types, count too).
     pub len: usize,
     /// Name of the messages parameter: `messages`, `input`, `contents`.
@@ -77,12 +77,12 @@ pub struct Ctx<'v, 'a> {
     pub facts: Facts,
 }
 
-impl<'v, 'a> Ctx<'v, 'a> {
+impl<'v> Ctx<'v> {
     /// The tool definitions (`tools`, or `toolConfig.tools`).
-    pub fn tool_list(&self) -> &'v [Value<'a>] {
+    pub fn tool_list(&self) -> &'v [Value] {
         match self.tools {
-            Some(Value::Array(a)) => a,
-            Some(v @ Value::Object(_)) => v.list_at("tools"),
+            Some(Value::Arr(a)) => a,
+            Some(v @ Value::Obj(_)) => v.list_at("tools"),
             _ => &[],
         }
     }
@@ -126,7 +126,7 @@ pub struct Hit {
 }
 
 impl Hit {
-    pub fn at(m: &Msg<'_, '_>, rest: impl std::fmt::Display, detail: impl Into<String>) -> Hit {
+    pub fn at(m: &Msg<'_>, rest: impl std::fmt::Display, detail: impl Into<String>) -> Hit {
         let rest = rest.to_string();
         let name = match m.path {
             PathBase::Item(name) => name,
@@ -172,7 +172,7 @@ pub struct Rule {
     /// fires ([`Steps::NONE`](crate::steps::Steps::NONE): the reader or the
     /// writer repairs it, or nothing does).
     pub steps: crate::steps::Steps,
-    pub check: fn(&Ctx<'_, '_>, &mut Vec<Hit>),
+    pub check: fn(&Ctx<'_>, &mut Vec<Hit>),
 }
 
 impl Rule {
@@ -194,9 +194,9 @@ pub struct Violation {
 
 /// What the request holds besides the messages.
 #[derive(Default, Clone, Copy)]
-pub struct Params<'v, 'a> {
-    pub system: Option<&'v Value<'a>>,
-    pub tools: Option<&'v Value<'a>>,
+pub struct Params<'v> {
+    pub system: Option<&'v Value>,
+    pub tools: Option<&'v Value>,
     /// OpenAI Responses `store=false`: the rules of a stateless replay apply.
     pub stateless: bool,
     /// The model the request goes to ([`crate::providers::models::lookup`]):
@@ -206,12 +206,12 @@ pub struct Params<'v, 'a> {
 }
 
 /// Messages of a provider whose list items are the messages themselves.
-pub fn prepare_plain<'v, 'a>(
-    items: &'v [Value<'a>],
-    params: Params<'v, 'a>,
+pub fn prepare_plain<'v>(
+    items: &'v [Value],
+    params: Params<'v>,
     list_name: &'static str,
     blocks_key: &str,
-) -> Ctx<'v, 'a> {
+) -> Ctx<'v> {
     let msgs = items
         .iter()
         .enumerate()
@@ -220,9 +220,9 @@ pub fn prepare_plain<'v, 'a>(
             raw,
             role: raw.str_at("role"),
             blocks: match raw.get(blocks_key) {
-                Some(Value::Array(a)) => a,
+                Some(Value::Arr(a)) => a,
                 // Gemini: the API's JSON reader takes one part for the list
-                Some(one @ Value::Object(_)) if blocks_key == "parts" => std::slice::from_ref(one),
+                Some(one @ Value::Obj(_)) if blocks_key == "parts" => std::slice::from_ref(one),
                 _ => &[],
             },
             kinds: Msg::ANY,

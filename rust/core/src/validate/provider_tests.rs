@@ -1,16 +1,68 @@
 use super::*;
 
+/// The hits of `p`'s rules on `json` read filtered (`validate_json`), after
+/// checking that the whole tree (as the adapters read it, and as `convert`
+/// checks it) gets the same violations.
 fn rules_hit(
     p: &str,
     json: &str,
     tools: Option<&str>,
 ) -> Vec<(Option<usize>, String, &'static str)> {
     let p = provider(p).unwrap();
-    validate_json(p, json.as_bytes(), None, tools.map(str::as_bytes))
-        .unwrap()
+    let filtered = validate_json(p, json.as_bytes(), None, tools.map(str::as_bytes)).unwrap();
+    let whole = Value::from_json(json).unwrap();
+    let tools = tools.map(|t| Value::from_json(t).unwrap());
+    let params = Params {
+        tools: tools.as_ref(),
+        ..Params::default()
+    };
+    assert_eq!(validate(p, whole.as_arr().unwrap(), params), filtered);
+    filtered
         .into_iter()
         .map(|v| (v.index, v.path, v.rule))
         .collect()
+}
+
+/// The values whose kind alone a rule reads give the verdict of each kind,
+/// read filtered or whole.
+#[test]
+fn kind_only_values() {
+    let h = r#"[{"role":"user","content":"q"},
+        {"role":"assistant","content":[
+            {"type":"tool_use","id":"a","name":"f","input":{"x":[1]}},
+            {"type":"tool_use","id":"b","name":"f","input":"{}"},
+            {"type":"tool_use","id":"c","name":"f","input":null},
+            {"type":"tool_use","id":"d","name":"f","input":[]},
+            {"type":"tool_use","id":"e","name":"f","input":0}]},
+        {"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"a"},{"type":"tool_result","tool_use_id":"b"},
+            {"type":"tool_result","tool_use_id":"c"},{"type":"tool_result","tool_use_id":"d"},
+            {"type":"tool_result","tool_use_id":"e"}]}]"#;
+    let bad: Vec<_> = rules_hit("anthropic", h, None)
+        .into_iter()
+        .filter(|x| x.2 == "anthropic/tool-use-input-object")
+        .map(|x| x.1)
+        .collect();
+    let at = |j: usize| format!("messages[1].content[{j}].tool_use.input");
+    assert_eq!(bad, [at(1), at(2), at(3), at(4)]);
+    let chat = r#"[{"role":"user","content":"q"},
+        {"role":"assistant","content":null,"refusal":"no"},
+        {"role":"user","content":"q"},
+        {"role":"assistant","content":null,"refusal":null},
+        {"role":"user","content":"q"},
+        {"role":"assistant","content":null,"audio":{"id":"x"}}]"#;
+    let null: Vec<_> = rules_hit("openai-chat", chat, None)
+        .into_iter()
+        .filter(|x| x.2 == "openai-chat/content-null")
+        .collect();
+    assert_eq!(
+        null,
+        [(
+            Some(3),
+            "messages[3].content".to_string(),
+            "openai-chat/content-null"
+        )]
+    );
 }
 
 /// A rule's hit at `messages[i].content[j]`.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::json::value::Map;
 
 #[test]
 fn parses_and_skips() {
@@ -7,7 +8,9 @@ fn parses_and_skips() {
     )
     .unwrap();
     assert_eq!(v.len(), 1);
-    assert_eq!(v[0].get("input"), Some(&Value::Skipped(Kind::Object)));
+    // a kind-only key: the smallest value of its kind
+    assert_eq!(v[0].get("input"), Some(&Value::Obj(Map::new())));
+    assert_eq!(v[0].get("input").map(Value::kind), Some(Kind::Object));
     assert_eq!(v[0].get("uuid"), None);
     let a = v[0].list_at("content");
     assert_eq!(a[1], Value::Bool(true));
@@ -21,6 +24,12 @@ fn json_lines_and_depth() {
     let deep = format!("[{}{}]", "[".repeat(100_000), "]".repeat(100_000));
     let v = parse_items(&deep).unwrap();
     assert_eq!(v.len(), 1);
+    // past the depth cut: an empty value of the kind
+    let mut x = &v[0];
+    for _ in 1..MAX_DEPTH {
+        x = &x.as_arr().unwrap()[0];
+    }
+    assert_eq!(x, &Value::Arr(Vec::new()));
     assert!(parse_items("[1,").is_err());
     assert!(parse_items("[1] x").is_err());
 }

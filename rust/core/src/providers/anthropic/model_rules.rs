@@ -2,9 +2,9 @@
 //! ([`super::models`]) or on its endpoint (Bedrock, Vertex): without a model
 //! the tables know, none of them fires.
 
+use crate::json::value::Value;
 use crate::providers::facts::Endpoint;
 use crate::validate::engine::{Ctx, Hit, Msg};
-use crate::validate::value::Value;
 
 /// A final assistant message (a prefill), where the model refuses one.
 pub fn assistant_prefill(c: &Ctx, out: &mut Vec<Hit>) {

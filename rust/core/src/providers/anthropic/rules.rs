@@ -2,11 +2,11 @@
 //! msgnorm records (`{"type": "user"|"assistant", "message": {...}}`) are read
 //! as `to_anthropic` would send them (other record types are not messages).
 
+use crate::json::value::Value;
 use crate::providers::provider::Provider;
 use crate::providers::server_tools::is_result as is_server_result;
 use crate::steps::Steps;
 use crate::validate::engine::{blank, id_like, Ctx, Hit, Msg, Params, PathBase, Rule};
-use crate::validate::value::Value;
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
@@ -163,7 +163,7 @@ pub static RULES: &[Rule] = &[
 pub const MAX_MESSAGES: usize = 100_000;
 
 /// Messages from `{"role", "content"}` objects or msgnorm records.
-pub fn prepare<'v, 'a>(items: &'v [Value<'a>], params: Params<'v, 'a>) -> Ctx<'v, 'a> {
+pub fn prepare<'v>(items: &'v [Value], params: Params<'v>) -> Ctx<'v> {
     let mut msgs = Vec::with_capacity(items.len());
     for (index, raw) in items.iter().enumerate() {
         // A msgnorm record (SPEC §1): `type`, no `role`/`content` of its own.
@@ -238,7 +238,7 @@ fn content_empty(m: &Msg) -> bool {
     match m.raw.get("content") {
         None | Some(Value::Null) => true,
         Some(Value::Str(s)) => s.is_empty(),
-        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::Arr(a)) => a.is_empty(),
         _ => false,
     }
 }
@@ -253,17 +253,17 @@ fn empty_content(c: &Ctx, out: &mut Vec<Hit>) {
     }
 }
 
-fn tool_use_ids<'v>(m: &Msg<'v, '_>) -> impl Iterator<Item = (usize, &'v str)> {
+fn tool_use_ids<'v>(m: &Msg<'v>) -> impl Iterator<Item = (usize, &'v str)> {
     blocks_of(m, "tool_use", "id")
 }
 
-fn tool_result_ids<'v>(m: &Msg<'v, '_>) -> impl Iterator<Item = (usize, &'v str)> {
+fn tool_result_ids<'v>(m: &Msg<'v>) -> impl Iterator<Item = (usize, &'v str)> {
     blocks_of(m, "tool_result", "tool_use_id")
 }
 
 /// `(position, block[key])` of the blocks of one type.
 fn blocks_of<'v>(
-    m: &Msg<'v, '_>,
+    m: &Msg<'v>,
     ty: &'static str,
     key: &'static str,
 ) -> impl Iterator<Item = (usize, &'v str)> {
@@ -309,9 +309,9 @@ impl Turns {
     /// empty set), so every turn is read once however many messages ask for it.
     fn ids<'v, I: Iterator<Item = (usize, &'v str)>>(
         &self,
-        c: &Ctx<'v, '_>,
+        c: &Ctx<'v>,
         t: Option<usize>,
-        ids: impl Fn(&Msg<'v, '_>) -> I,
+        ids: impl Fn(&Msg<'v>) -> I,
         set: &mut AHashSet<&'v str>,
         held: &mut Option<usize>,
     ) {
@@ -444,7 +444,7 @@ impl std::fmt::Display for TextAt {
     }
 }
 
-fn each_text<'v>(m: &Msg<'v, '_>, mut f: impl FnMut(TextAt, &'v str, bool)) {
+fn each_text<'v>(m: &Msg<'v>, mut f: impl FnMut(TextAt, &'v str, bool)) {
     for (j, b) in m.blocks.iter().enumerate() {
         match b.type_() {
             Some("text") => {
@@ -510,7 +510,7 @@ fn final_trailing_whitespace(c: &Ctx, out: &mut Vec<Hit>) {
     let ends_ws = |s: &str| s.chars().next_back().is_some_and(crate::model::is_space);
     match m.raw.get("content") {
         Some(Value::Str(s)) if ends_ws(s) => out.push(Hit::at(m, ".content", "")),
-        Some(Value::Array(a)) => {
+        Some(Value::Arr(a)) => {
             if let Some(b) = a.last() {
                 if b.type_() == Some("text") && b.str_at("text").is_some_and(ends_ws) {
                     out.push(Hit::at(m, format_args!(".content[{}]", a.len() - 1), ""));
@@ -720,7 +720,7 @@ fn cache_control_limit(c: &Ctx, out: &mut Vec<Hit>) {
             see(None, &|| format!("tools[{k}].cache_control"));
         }
     }
-    if let Some(Value::Array(sys)) = c.system {
+    if let Some(Value::Arr(sys)) = c.system {
         for (k, b) in sys.iter().enumerate() {
             if has_cc(b) {
                 see(None, &|| format!("system[{k}].cache_control"));

@@ -1,9 +1,9 @@
 //! Amazon Bedrock Converse `messages` rules (`toolConfig` passed as `tools`).
 
+use crate::json::value::Value;
 use crate::providers::provider::Provider;
 use crate::steps::Steps;
 use crate::validate::engine::{blank, Ctx, Hit, Msg, Rule};
-use crate::validate::value::Value;
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
@@ -132,7 +132,7 @@ fn blank_text(c: &Ctx, out: &mut Vec<Hit>) {
 /// system tool's (Nova's code interpreter: `server_tool_use` and its
 /// `nova_code_interpreter_result`, both in the assistant message): the
 /// service runs it and pairs it itself.
-fn ids_of<'v>(m: &Msg<'v, '_>, key: &str) -> Vec<(usize, &'v str)> {
+fn ids_of<'v>(m: &Msg<'v>, key: &str) -> Vec<(usize, &'v str)> {
     m.blocks
         .iter()
         .enumerate()
@@ -146,7 +146,7 @@ fn ids_of<'v>(m: &Msg<'v, '_>, key: &str) -> Vec<(usize, &'v str)> {
 /// `toolResult` is in the same message (Nova's `nova_code_interpreter` and
 /// `nova_grounding` system tools write `type: "server_tool_use"` and their
 /// result next to it). They take no part in the client's turn pairing.
-fn server_ids<'v>(m: &Msg<'v, '_>) -> AHashSet<&'v str> {
+fn server_ids<'v>(m: &Msg<'v>) -> AHashSet<&'v str> {
     let results: AHashSet<&str> = ids_of(m, "toolResult")
         .into_iter()
         .map(|(_, id)| id)
@@ -159,7 +159,7 @@ fn server_ids<'v>(m: &Msg<'v, '_>) -> AHashSet<&'v str> {
 }
 
 /// The client tool calls of a message (not the server-side ones).
-fn client_uses<'v>(m: &Msg<'v, '_>) -> Vec<(usize, &'v str)> {
+fn client_uses<'v>(m: &Msg<'v>) -> Vec<(usize, &'v str)> {
     let server = server_ids(m);
     let mut used = ids_of(m, "toolUse");
     used.retain(|(_, id)| !server.contains(id));
@@ -167,7 +167,7 @@ fn client_uses<'v>(m: &Msg<'v, '_>) -> Vec<(usize, &'v str)> {
 }
 
 /// The client tool results of a message (not those of its own server calls).
-fn client_results<'v>(m: &Msg<'v, '_>) -> Vec<(usize, &'v str)> {
+fn client_results<'v>(m: &Msg<'v>) -> Vec<(usize, &'v str)> {
     let server = server_ids(m);
     let mut results = ids_of(m, "toolResult");
     results.retain(|(_, id)| !server.contains(id));

@@ -1,9 +1,9 @@
 //! Gemini `contents` rules (camelCase and snake_case keys alike, as the SDK takes both).
 
+use crate::json::value::Value;
 use crate::providers::provider::Provider;
 use crate::steps::Steps;
 use crate::validate::engine::{Ctx, Hit, Msg, Rule};
-use crate::validate::value::Value;
 
 pub static RULES: &[Rule] = &[
     Rule {
@@ -91,16 +91,16 @@ fn empty_parts(c: &Ctx, out: &mut Vec<Hit>) {
 /// Adjacent contents of one role, read as one turn: the API joins them (a
 /// model turn may come as several contents, each with its own function
 /// call, answered by one user content that holds every response).
-struct Turn<'c, 'v, 'a> {
+struct Turn<'c, 'v> {
     role: &'v str,
-    msgs: &'c [Msg<'v, 'a>],
+    msgs: &'c [Msg<'v>],
     calls: usize,
     responses: usize,
 }
 
-impl<'c, 'v, 'a> Turn<'c, 'v, 'a> {
+impl<'c, 'v> Turn<'c, 'v> {
     /// The first content of the turn that holds a part `has` counts.
-    fn first(&self, has: fn(&Msg) -> usize) -> &'c Msg<'v, 'a> {
+    fn first(&self, has: fn(&Msg) -> usize) -> &'c Msg<'v> {
         self.msgs
             .iter()
             .find(|m| has(m) > 0)
@@ -108,7 +108,7 @@ impl<'c, 'v, 'a> Turn<'c, 'v, 'a> {
     }
 }
 
-fn turns<'c, 'v, 'a>(c: &'c Ctx<'v, 'a>) -> Vec<Turn<'c, 'v, 'a>> {
+fn turns<'c, 'v>(c: &'c Ctx<'v>) -> Vec<Turn<'c, 'v>> {
     let mut out: Vec<Turn> = Vec::new();
     let mut start = 0;
     while start < c.msgs.len() {
@@ -165,7 +165,7 @@ fn response_count(c: &Ctx, out: &mut Vec<Hit>) {
 
 fn signed(p: &Value) -> bool {
     p.get2("thoughtSignature", "thought_signature")
-        .is_some_and(|s| s.kind() == crate::validate::value::Kind::String)
+        .is_some_and(|s| s.kind() == crate::json::value::Kind::String)
 }
 
 fn thought_signature(c: &Ctx, out: &mut Vec<Hit>) {
@@ -207,7 +207,7 @@ fn function_name(c: &Ctx, out: &mut Vec<Hit>) {
     for (k, t) in c.tool_list().iter().enumerate() {
         for (j, f) in t
             .get2("functionDeclarations", "function_declarations")
-            .and_then(Value::as_array)
+            .and_then(Value::as_arr)
             .unwrap_or(&[])
             .iter()
             .enumerate()

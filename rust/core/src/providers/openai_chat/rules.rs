@@ -1,9 +1,9 @@
 //! OpenAI Chat Completions `messages` rules.
 
+use crate::json::value::Value;
 use crate::providers::provider::Provider;
 use crate::steps::Steps;
 use crate::validate::engine::{Ctx, Hit, Rule};
-use crate::validate::value::Value;
 use ahash::AHashSet;
 
 pub static RULES: &[Rule] = &[
@@ -115,7 +115,7 @@ fn content_null(c: &Ctx, out: &mut Vec<Hit>) {
     }
 }
 
-fn call_ids<'v>(v: &'v Value) -> impl Iterator<Item = (usize, &'v str)> {
+fn call_ids(v: &Value) -> impl Iterator<Item = (usize, &str)> {
     v.list_at("tool_calls")
         .iter()
         .enumerate()

@@ -142,7 +142,7 @@ fn function_name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 /// An item's type (`message` when it has only a role, as the API reads it).
-fn item_type<'v>(m: &Msg<'v, '_>) -> &'v str {
+fn item_type<'v>(m: &Msg<'v>) -> &'v str {
     m.raw
         .type_()
         .unwrap_or(if m.role.is_some() { "message" } else { "" })
@@ -191,7 +191,7 @@ fn client_only_item(c: &Ctx, out: &mut Vec<Hit>) {
     }
 }
 
-fn id_of<'v>(m: &Msg<'v, '_>) -> &'v str {
+fn id_of<'v>(m: &Msg<'v>) -> &'v str {
     m.raw.str_at("id").unwrap_or("")
 }
 
