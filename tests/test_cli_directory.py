@@ -196,8 +196,25 @@ def test_an_interrupted_run_leaves_complete_outputs_only(tmp_path: Path, sig: in
     root = tmp_path / "in"
     paths = project(root, 300)
     out = tmp_path / "out"
+    # Each output waits 50 ms once written, so that the run (at least 15 s) is
+    # still going when the signal comes, however loaded the machine is. Ctrl-C
+    # is what SIGINT means here: a parent that ignores SIGINT (a background
+    # job of a non-interactive shell) passes the ignoring on, so it is restored.
+    slowed = (
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "from msgnorm import cli\n"
+        "from msgnorm.cli import directory\n"
+        "write = directory.write_atomic\n"
+        "def slow(target, data):\n"
+        "    write(target, data)\n"
+        "    time.sleep(0.05)\n"
+        "directory.write_atomic = slow\n"
+        "sys.argv[0] = 'msgnorm'\n"
+        "sys.exit(cli.main())\n"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "msgnorm.cli", "normalize", str(root), "-o", f"{out}/", "-j", "1"],
+        [sys.executable, "-c", slowed, "normalize", str(root), "-o", f"{out}/", "-j", "1"],
         stderr=subprocess.PIPE,
         text=True,
     )
