@@ -18,8 +18,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import msgspec
-
 from . import _native
 from .errors import MsgnormError
 
@@ -86,17 +84,16 @@ def bpe(encoding: str) -> _native.Bpe:
 
 
 def _read(records: Any, read: Callable[[bytes], _T]) -> _T:
-    """``read`` of the records as JSON text: JSON input as it is, a list of dicts or
-    Structs encoded by msgspec. The core reads the text as every count function
-    does; when that fails for a list, the list's own reading raises the error every
-    count function raises on it (naming the record and field)."""
+    """``read`` of JSON input (bytes, or a str as UTF-8); a list is read directly by
+    the callers. The core reads the text as every count function does; when that
+    fails, the input's own reading raises the error every count function raises
+    on it (naming the record and field, or the line and column)."""
     if isinstance(records, (bytes, bytearray, memoryview)):
         return read(bytes(records))
-    if not isinstance(records, (list, str)):
+    if not isinstance(records, str):
         _native.count_tokens_per_record(records)  # raises: not an input kind
     try:
-        data = records.encode() if isinstance(records, str) else msgspec.json.encode(records)
-        return read(data)
+        return read(records.encode())
     except (TypeError, ValueError) as e:  # MsgnormError is a ValueError
         _native.count_tokens_per_record(records)
         if isinstance(e, MsgnormError):
