@@ -230,7 +230,7 @@ pub fn edit<'a, H: Clone>(
                 .content
                 .blocks()
                 .iter()
-                .filter(|b| is_thinking(b.kind))
+                .filter(|b| b.kind.is_thinking())
                 .count();
             if n == 0 {
                 continue;
@@ -363,8 +363,8 @@ pub fn apply_sticky<'a, H: Clone>(
                     .uuid
                     .as_deref()
                     .is_some_and(|u| sticky.thinking.contains(u))
-                    && r.content.blocks().iter().any(|b| is_thinking(b.kind))
-                    && !r.content.blocks().iter().all(|b| is_thinking(b.kind));
+                    && r.content.blocks().iter().any(|b| b.kind.is_thinking())
+                    && !r.content.blocks().iter().all(|b| b.kind.is_thinking());
                 let inputs = r.content.blocks().iter().any(|b| {
                     b.kind == BlockKind::ToolUse
                         && b.id.as_deref().is_some_and(|id| sticky.inputs.contains(id))
@@ -406,15 +406,11 @@ pub fn apply_sticky<'a, H: Clone>(
     Ok(any)
 }
 
-fn is_thinking(k: BlockKind) -> bool {
-    matches!(k, BlockKind::Thinking | BlockKind::RedactedThinking)
-}
-
 /// Removes the record's thinking blocks; what they cost.
 fn remove_thinking<H>(r: &mut Record<'_, H>) -> Cost {
     let mut gone = Cost::default();
     r.blocks_mut().retain(|b| {
-        if is_thinking(b.kind) {
+        if b.kind.is_thinking() {
             gone.add(b.cost);
             false
         } else {

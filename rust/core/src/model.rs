@@ -83,6 +83,11 @@ impl BlockKind {
             _ => BlockKind::Other,
         }
     }
+    /// A thinking or redacted thinking block.
+    #[inline]
+    pub fn is_thinking(self) -> bool {
+        matches!(self, BlockKind::Thinking | BlockKind::RedactedThinking)
+    }
     /// The field that must hold the block's id, if any (SPEC §1).
     pub fn id_field(self) -> Option<&'static str> {
         match self {

@@ -187,10 +187,7 @@ fn clean<'a, H>(
 /// Non-empty, and nothing but thinking and blank text.
 fn only_thinking<H>(r: &Record<'_, H>) -> bool {
     let bs = r.content.blocks();
-    !bs.is_empty()
-        && bs.iter().all(|b| {
-            matches!(b.kind, BlockKind::Thinking | BlockKind::RedactedThinking) || b.is_blank_text()
-        })
+    !bs.is_empty() && bs.iter().all(|b| b.kind.is_thinking() || b.is_blank_text())
 }
 
 /// The common case, without allocating: no server tool use and no repeated
