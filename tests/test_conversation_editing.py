@@ -152,6 +152,7 @@ def run_against_model(
     before: list[bytes] = []
     settled_before = 0
     events = 0
+    rewrites = 0
     for size in [*chunks, len(history)]:
         piece = history[at : at + max(size, 1)]
         if not piece:
@@ -163,10 +164,14 @@ def run_against_model(
         now = raw_records(out)
         edits = conv.edits
         assert len(edits) == model.events
-        if len(edits) == events and conv.rewrites == 0:
+        if conv.rewrites > rewrites:
+            # A rewrite (a tombstone naming a settled record) settles anew from
+            # the whole history: no prefix is promised, only the model's output.
+            pass
+        elif len(edits) == events:
             # No event: the settled output stays byte for byte.
             assert now[:settled_before] == before[:settled_before], f"settled changed at {at}"
-        elif len(edits) > events:
+        else:
             # An event changes settled output only from its first changed record on.
             first = min(min(e["first_changed"] for e in edits[events:]), settled_before)
             assert now[:first] == before[:first], f"an event changed records before {first}"
@@ -179,7 +184,7 @@ def run_against_model(
             assert out[i] == base[i]
         # Still what normalize_for_api accepts unchanged (pairing and all).
         assert msgnorm.normalize_for_api(out) == out
-        events = len(edits)
+        events, rewrites = len(edits), conv.rewrites
         before, settled_before = now, conv.settled_len
     return conv
 
@@ -402,3 +407,87 @@ def test_corpus_replayed_turn_by_turn_matches_the_model(path: Path) -> None:
     total = msgnorm.count_tokens(msgnorm.normalize_for_api(history))
     policy = {"trigger": max(total // 3, 1), "keep": 1, "least": 0, "inputs": True, "thinking": 1}
     run_against_model(history, [1] * len(history), **policy)
+
+
+def test_an_event_and_a_rewrite_in_one_append() -> None:
+    # A tombstone naming a settled record (a rewrite) arrives in the same append
+    # whose records cross the trigger (an event). The rewrite settles anew from
+    # the whole history, so the output is the model's but no settled prefix is
+    # promised; the event is still counted once.
+    def rec(i: int, kind: str, content: Any, **extra: Any) -> dict[str, Any]:
+        parent = None if i == 1 else f"rec_{i - 1:03}"
+        r = {"type": kind, "uuid": f"rec_{i:03}", "parentUuid": parent, "sessionId": "s1"}
+        return {**r, "message": {"role": kind, "content": content}, "isMeta": True, **extra}
+
+    thinking = {"type": "thinking", "thinking": "", "signature": "EqQBCkgIARA"}
+    usage = {"input_tokens": 12, "output_tokens": 1 << 40}
+
+    def reply(i: int, content: list[Any]) -> dict[str, Any]:
+        r = rec(i, "assistant", content, requestId="req_1")
+        r["message"].update(type="message", id="msg_01", model="claude-sonnet-4-5", usage=usage)
+        return r
+
+    history = [
+        {"type": "tombstone", "message": {"uuid": "gone", "role": "assistant", "content": []}},
+        *(rec(i, "user", "") for i in (1, 2, 3)),
+        reply(4, [thinking]),
+        reply(5, [{"type": "text", "text": ""}]),
+        reply(6, [thinking, {"type": "text", "text": "a"}]),
+        {
+            "type": "system",
+            "uuid": "rec_007",
+            "parentUuid": "rec_006",
+            "sessionId": "s1",
+            "subtype": "local_command",
+            "content": "",
+            "level": "info",
+            "isMeta": False,
+        },
+        rec(8, "user", "0"),
+        {"type": "tombstone", "message": {"uuid": "rec_001", "role": "assistant", "content": []}},
+        *(rec(i, "user", "") for i in (9, 10, 11, 12)),
+        {
+            "type": "attachment",
+            "uuid": "rec_013",
+            "parentUuid": "rec_012",
+            "sessionId": "s1",
+            "attachment": {"type": "queued_command", "prompt": ""},
+        },
+    ]
+    policy = {"trigger": 33, "keep": 0, "least": 0, "inputs": False, "thinking": 0}
+    conv = run_against_model(history, [1, 1, 1, 3, 3], **policy)
+    assert conv.rewrites == 1
+    assert len(conv.edits) == 1
+
+
+def test_a_cleared_loop_that_is_current_again_comes_back() -> None:
+    # An event clears the first loop's result (the second loop is current);
+    # then a tombstone removes the second loop's reply, so the first loop is
+    # the current one again. The current loop is never touched: its result
+    # comes back, which changes settled output, so it is a rewrite.
+    def loop(i: int, result: str) -> list[dict[str, Any]]:
+        use = {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {}}
+        res = {"type": "tool_result", "tool_use_id": f"t{i}", "content": result}
+        return [
+            {"type": "assistant", "uuid": f"a{i}", "message": {"role": "assistant", "content": [use]}},
+            {"type": "user", "uuid": f"r{i}", "message": {"role": "user", "content": [res]}},
+        ]
+
+    def say(kind: str, uuid: str, text: str) -> dict[str, Any]:
+        return {"type": kind, "uuid": uuid, "message": {"role": kind, "content": text}}
+
+    tombstone = {"type": "tombstone", "message": {"uuid": "a2", "role": "assistant", "content": []}}
+    history = [
+        say("user", "u1", "read it"),
+        *loop(1, "x" * 400),
+        say("assistant", "d1", "done"),
+        say("user", "u2", "and the other"),
+        *loop(2, "y" * 400),
+        tombstone,
+    ]
+    policy = {"trigger": 50, "keep": 1, "least": 0, "inputs": False, "thinking": None}
+    conv = run_against_model(history, [1, 2, 2, 2], **policy)
+    assert len(conv.edits) == 1 and conv.edits[0]["results_cleared"] == 1
+    assert conv.rewrites == 1
+    out = conv.for_api()
+    assert out[2]["message"]["content"][0]["content"] == "x" * 400

@@ -214,9 +214,55 @@ impl Conversation {
         let Some(mut e) = self.edited.take() else {
             return Ok(());
         };
-        let r = self.refresh_edited(&mut e);
+        let r = match self.loop_came_back(&e) {
+            Ok(true) => {
+                // The edited settled output changes: a rewrite, edited again
+                // from the start.
+                self.rewrites += 1;
+                self.refresh_edited(&mut e)
+            }
+            Ok(false) => self.refresh_edited(&mut e),
+            Err(err) => Err(err),
+        };
         self.edited = Some(e);
         r
+    }
+
+    /// Whether the current tool loop is an edited settled record again, and
+    /// an earlier event cleared something in it: a later loop went (a
+    /// tombstone removed the reply that held it). The current loop is never
+    /// touched, so what was cleared in it comes back.
+    fn loop_came_back(&self, e: &Edited) -> Result<bool> {
+        let Some(l) = e.last_loop else {
+            return Ok(false);
+        };
+        if e.sticky.is_empty() || e.tail.is_some() {
+            return Ok(false);
+        }
+        let edited = e.out.len().min(self.out.len());
+        let differs = |i: usize| i < edited && e.out.get(i) != self.out.get(i);
+        if !differs(l) && !differs(l + 1) {
+            return Ok(false);
+        }
+        // A loop in the settled records not edited yet, or in the open tail,
+        // is the current one.
+        let later = self.out.array_of(edited, self.out.len());
+        if read_records(&later, ReadOpts::default())?
+            .iter()
+            .any(has_tool_use)
+        {
+            return Ok(false);
+        }
+        if let Some(t) = self.tail.as_ref() {
+            let tail = t.out.array_of(0, t.out.len());
+            if read_records(&tail, ReadOpts::default())?
+                .iter()
+                .any(has_tool_use)
+            {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     fn refresh_edited(&self, e: &mut Edited) -> Result<()> {
