@@ -12,6 +12,7 @@ from typing import Any
 
 import msgnorm
 import pytest
+from support.anthropic_blocks import STU, A, T, U
 
 # --------------------------------------------------------------------------
 # Gemini: `parts` as one object, a content without a role
@@ -263,22 +264,9 @@ def test_a_blank_text_in_a_web_search_replay_is_accepted() -> None:
         ],
     }
     replay = [
-        {"role": "user", "content": "Rain in Oslo?"},
-        {
-            "role": "assistant",
-            "content": [
-                {"type": "text", "text": " "},
-                {
-                    "type": "server_tool_use",
-                    "id": "srvtoolu_01",
-                    "name": "web_search",
-                    "input": {"query": "rain Oslo"},
-                },
-                result,
-                {"type": "text", "text": "Yes, light rain."},
-            ],
-        },
-        {"role": "user", "content": "Thanks."},
+        U("Rain in Oslo?"),
+        A([T(" "), STU("srvtoolu_01", query="rain Oslo"), result, T("Yes, light rain.")]),
+        U("Thanks."),
     ]
     assert msgnorm.validate(replay, "anthropic", model="claude-haiku-4-5") == []
     before = copy.deepcopy(replay)
@@ -286,10 +274,7 @@ def test_a_blank_text_in_a_web_search_replay_is_accepted() -> None:
     # a blank text block in an assistant turn without server tools is still named
     plain = [
         replay[0],
-        {
-            "role": "assistant",
-            "content": [{"type": "text", "text": " "}, {"type": "text", "text": "x"}],
-        },
+        A([T(" "), T("x")]),
         replay[2],
     ]
     rules = [v.rule for v in msgnorm.validate(plain, "anthropic")]

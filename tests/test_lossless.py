@@ -11,6 +11,7 @@ from typing import Any
 
 import msgnorm
 import pytest
+from support.anthropic_blocks import STU, A, T, U
 
 TARGETS = ("anthropic", "openai-chat", "openai-responses", "gemini", "bedrock")
 
@@ -261,26 +262,14 @@ def test_a_swe_agent_tool_message_with_more_ids_is_refused_naming_the_shape() ->
 # --------------------------------------------------------------------------
 
 PAUSED: list[dict[str, Any]] = [
-    {"role": "user", "content": "What changed in the latest msgspec release?"},
-    {
-        "role": "assistant",
-        "content": [
-            {"type": "text", "text": "Let me search for that."},
-            {
-                "type": "server_tool_use",
-                "id": "srvtoolu_01Ab",
-                "name": "web_search",
-                "input": {"query": "msgspec release notes"},
-            },
-        ],
-    },
+    U("What changed in the latest msgspec release?"),
+    A([T("Let me search for that."), STU("srvtoolu_01Ab", query="msgspec release notes")]),
 ]
 
 IN_FLIGHT: list[dict[str, Any]] = [
-    {"role": "user", "content": "List my repositories."},
-    {
-        "role": "assistant",
-        "content": [
+    U("List my repositories."),
+    A(
+        [
             {
                 "type": "mcp_tool_use",
                 "id": "mcptoolu_01Cd",
@@ -288,8 +277,8 @@ IN_FLIGHT: list[dict[str, Any]] = [
                 "server_name": "github",
                 "input": {},
             }
-        ],
-    },
+        ]
+    ),
 ]
 
 

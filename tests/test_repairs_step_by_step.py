@@ -16,6 +16,7 @@ from typing import Any
 import msgnorm
 import pytest
 from msgnorm.provider_rules import rules
+from support.anthropic_blocks import A, U
 
 # -- building blocks ------------------------------------------------------------------
 
@@ -36,9 +37,9 @@ MISSING = "[Tool result missing due to internal error]"
 
 # two user messages in a row: Anthropic, OpenAI Chat and Responses take them
 # (SPEC §4 step 4 would merge them with a newline seam)
-U1 = {"role": "user", "content": "Part one,"}
-U2 = {"role": "user", "content": "part two."}
-A_SURE = {"role": "assistant", "content": [text("Sure.")]}
+U1 = U("Part one,")
+U2 = U("part two.")
+A_SURE = A([text("Sure.")])
 
 
 def call(i: str, name: str = "f") -> dict[str, Any]:
@@ -87,11 +88,11 @@ def g_resp(name: str = "f") -> dict[str, Any]:
 
 
 def b_user(s: str) -> dict[str, Any]:
-    return {"role": "user", "content": [{"text": s}]}
+    return U([{"text": s}])
 
 
 def b_said(s: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": [{"text": s}]}
+    return A([{"text": s}])
 
 
 def b_use(i: str, name: str = "f") -> dict[str, Any]:
@@ -103,11 +104,11 @@ def b_result(i: str) -> dict[str, Any]:
 
 
 def b_uses(*blocks: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "assistant", "content": list(blocks)}
+    return A(list(blocks))
 
 
 def b_results(*blocks: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "user", "content": list(blocks)}
+    return U(list(blocks))
 
 
 CACHED = {"cache_control": {"type": "ephemeral"}}
@@ -121,31 +122,20 @@ CASES: list[Case] = [
     (
         "anthropic",
         "anthropic/empty-content",
-        [U1, U2, {"role": "assistant", "content": []}, {"role": "user", "content": "again"}],
-        [
-            U1,
-            U2,
-            {"role": "assistant", "content": [text("(no content)")]},
-            {"role": "user", "content": "again"},
-        ],
+        [U1, U2, A([]), U("again")],
+        [U1, U2, A([text("(no content)")]), U("again")],
         {"hygiene", "empty_content"},
     ),
     (
         "anthropic",
         "anthropic/tool-use-without-result",
+        [U1, U2, A([tool_use("t1")]), U("never mind")],
         [
             U1,
             U2,
-            {"role": "assistant", "content": [tool_use("t1")]},
-            {"role": "user", "content": "never mind"},
-        ],
-        [
-            U1,
-            U2,
-            {"role": "assistant", "content": [tool_use("t1")]},
-            {
-                "role": "user",
-                "content": [
+            A([tool_use("t1")]),
+            U(
+                [
                     {
                         "type": "tool_result",
                         "tool_use_id": "t1",
@@ -153,63 +143,45 @@ CASES: list[Case] = [
                         "is_error": True,
                     },
                     text("never mind"),
-                ],
-            },
+                ]
+            ),
         ],
         {"tool_pairing"},
     ),
     (
         "anthropic",
         "anthropic/tool-result-not-first",
-        [
-            U1,
-            {"role": "assistant", "content": [tool_use("t1")]},
-            {"role": "user", "content": [text("here:"), tool_result("t1")]},
-        ],
-        [
-            U1,
-            {"role": "assistant", "content": [tool_use("t1")]},
-            {"role": "user", "content": [tool_result("t1"), text("here:")]},
-        ],
+        [U1, A([tool_use("t1")]), U([text("here:"), tool_result("t1")])],
+        [U1, A([tool_use("t1")]), U([tool_result("t1"), text("here:")])],
         {"fold", "tool_pairing"},
     ),
     (
         "anthropic",
         "anthropic/tool-result-without-use",
-        [U1, U2, A_SURE, {"role": "user", "content": [tool_result("gone"), text("more")]}],
-        [U1, U2, A_SURE, {"role": "user", "content": [text("more")]}],
+        [U1, U2, A_SURE, U([tool_result("gone"), text("more")])],
+        [U1, U2, A_SURE, U([text("more")])],
         {"tool_pairing"},
     ),
     (
         "anthropic",
         "anthropic/empty-text",
-        [U1, U2, A_SURE, {"role": "user", "content": [text("Hi"), text("")]}],
-        [U1, U2, A_SURE, {"role": "user", "content": [text("Hi")]}],
+        [U1, U2, A_SURE, U([text("Hi"), text("")])],
+        [U1, U2, A_SURE, U([text("Hi")])],
         {"hygiene", "empty_content"},
     ),
     (
         "anthropic",
         "anthropic/whitespace-text",
         # the blank text is the whole reply: step 9 fills it
-        [
-            U1,
-            U2,
-            {"role": "assistant", "content": [text(" ")]},
-            {"role": "user", "content": "again"},
-        ],
-        [
-            U1,
-            U2,
-            {"role": "assistant", "content": [text("(no content)")]},
-            {"role": "user", "content": "again"},
-        ],
+        [U1, U2, A([text(" ")]), U("again")],
+        [U1, U2, A([text("(no content)")]), U("again")],
         {"hygiene", "empty_content"},
     ),
     (
         "anthropic",
         "anthropic/final-assistant-trailing-whitespace",
-        [U1, U2, {"role": "assistant", "content": [text("Sure.  ")]}],
-        [U1, U2, {"role": "assistant", "content": [text("Sure.")]}],
+        [U1, U2, A([text("Sure.  ")])],
+        [U1, U2, A([text("Sure.")])],
         {"final_assistant"},
     ),
     (
@@ -218,45 +190,26 @@ CASES: list[Case] = [
         [
             U1,
             U2,
-            {
-                "role": "assistant",
-                "content": [
+            A(
+                [
                     {"type": "thinking", "thinking": "a", "signature": "s1"},
                     text("Answer."),
                     {"type": "thinking", "thinking": "b", "signature": "s2"},
-                ],
-            },
+                ]
+            ),
         ],
-        [
-            U1,
-            U2,
-            {
-                "role": "assistant",
-                "content": [
-                    {"type": "thinking", "thinking": "a", "signature": "s1"},
-                    text("Answer."),
-                ],
-            },
-        ],
+        [U1, U2, A([{"type": "thinking", "thinking": "a", "signature": "s1"}, text("Answer.")])],
         {"final_assistant"},
     ),
     (
         "anthropic",
         "anthropic/tool-name-pattern",
+        [U1, U2, A([tool_use("t1", "get weather")]), U([tool_result("t1")])],
         [
             U1,
             U2,
-            {"role": "assistant", "content": [tool_use("t1", "get weather")]},
-            {"role": "user", "content": [tool_result("t1")]},
-        ],
-        [
-            U1,
-            U2,
-            {
-                "role": "assistant",
-                "content": [tool_use("t1", msgnorm.tool_name("get weather", "anthropic"))],
-            },
-            {"role": "user", "content": [tool_result("t1")]},
+            A([tool_use("t1", msgnorm.tool_name("get weather", "anthropic"))]),
+            U([tool_result("t1")]),
         ],
         set(),
     ),
@@ -268,7 +221,7 @@ CASES: list[Case] = [
             {"role": role, "content": [{**text(f"m{i}"), **CACHED}]}
             for i, role in enumerate(["user", "assistant", "user", "assistant", "user"])
         ],
-        [U1, U2, {"role": "user", "content": [text("m0")]}]
+        [U1, U2, U([text("m0")])]
         + [
             {"role": role, "content": [{**text(f"m{i}"), **CACHED}]}
             for i, role in enumerate(["user", "assistant", "user", "assistant", "user"])
@@ -282,68 +235,39 @@ CASES: list[Case] = [
         [
             U1,
             U2,
-            {
-                "role": "assistant",
-                "content": [
+            A(
+                [
                     text("Found."),
                     {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []},
-                ],
-            },
-            {"role": "user", "content": "thanks"},
+                ]
+            ),
+            U("thanks"),
         ],
-        [
-            U1,
-            U2,
-            {"role": "assistant", "content": [text("Found.")]},
-            {"role": "user", "content": "thanks"},
-        ],
+        [U1, U2, A([text("Found.")]), U("thanks")],
         {"assistant_cleanup"},
     ),
     # OpenAI Chat
     (
         "openai-chat",
         "openai-chat/content-null",
-        [U1, U2, {"role": "assistant", "content": None}, {"role": "user", "content": "again"}],
-        [
-            U1,
-            U2,
-            {"role": "assistant", "content": "(no content)"},
-            {"role": "user", "content": "again"},
-        ],
+        [U1, U2, A(None), U("again")],
+        [U1, U2, A("(no content)"), U("again")],
         {"hygiene", "empty_content"},
     ),
     (
         "openai-chat",
         "openai-chat/tool-calls-without-response",
-        [U1, U2, calls(call("c1")), {"role": "user", "content": "never mind"}],
+        [U1, U2, calls(call("c1")), U("never mind")],
         # the result goes first in the next turn (step 6): the user text after it
-        [
-            U1,
-            U2,
-            calls(call("c1")),
-            tool("c1", MISSING),
-            {"role": "user", "content": [text("never mind")]},
-        ],
+        [U1, U2, calls(call("c1")), tool("c1", MISSING), U([text("never mind")])],
         {"tool_pairing"},
     ),
     (
         "openai-chat",
         "openai-chat/tool-without-tool-calls",
         # the orphan result was the whole turn: step 6 leaves it `(no content)`
-        [
-            U1,
-            U2,
-            {"role": "assistant", "content": "Sure."},
-            tool("c9"),
-            {"role": "user", "content": "more"},
-        ],
-        [
-            U1,
-            U2,
-            {"role": "assistant", "content": "Sure."},
-            {"role": "user", "content": [text("(no content)")]},
-            {"role": "user", "content": "more"},
-        ],
+        [U1, U2, A("Sure."), tool("c9"), U("more")],
+        [U1, U2, A("Sure."), U([text("(no content)")]), U("more")],
         {"tool_pairing"},
     ),
     (
@@ -379,7 +303,7 @@ CASES: list[Case] = [
     (
         "openai-responses",
         "openai-responses/function-call-output-without-call",
-        [U1, U2, R_SURE, fco("gone"), {"role": "user", "content": "more"}],
+        [U1, U2, R_SURE, fco("gone"), U("more")],
         [
             U1,
             U2,
@@ -389,21 +313,15 @@ CASES: list[Case] = [
                 "role": "user",
                 "content": [{"type": "input_text", "text": "(no content)"}],
             },
-            {"role": "user", "content": "more"},
+            U("more"),
         ],
         {"tool_pairing"},
     ),
     (
         "openai-responses",
         "openai-responses/function-call-without-output",
-        [U1, U2, fc("c1"), {"role": "user", "content": "never mind"}],
-        [
-            U1,
-            U2,
-            fc("c1"),
-            fco("c1", MISSING),
-            {"role": "user", "content": [{"type": "input_text", "text": "never mind"}]},
-        ],
+        [U1, U2, fc("c1"), U("never mind")],
+        [U1, U2, fc("c1"), fco("c1", MISSING), U([{"type": "input_text", "text": "never mind"}])],
         {"tool_pairing"},
     ),
     (
@@ -420,14 +338,14 @@ CASES: list[Case] = [
             U1,
             U2,
             {"type": "custom_tool_call", "call_id": "k1", "name": "g", "input": "x"},
-            {"role": "user", "content": "never mind"},
+            U("never mind"),
         ],
         [
             U1,
             U2,
             {"type": "custom_tool_call", "call_id": "k1", "name": "g", "input": "x"},
             {"type": "custom_tool_call_output", "call_id": "k1", "output": MISSING},
-            {"role": "user", "content": "never mind"},
+            U("never mind"),
         ],
         set(),
     ),
@@ -445,9 +363,9 @@ CASES: list[Case] = [
             U1,
             U2,
             {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"},
-            {"role": "user", "content": "more"},
+            U("more"),
         ],
-        [U1, U2, {"role": "user", "content": "more"}],
+        [U1, U2, U("more")],
         set(),
     ),
     (
@@ -496,16 +414,13 @@ CASES: list[Case] = [
         "bedrock",
         "bedrock/roles-alternate",
         [b_user("Part one,"), b_user("part two."), b_said("Sure.")],
-        [
-            {"role": "user", "content": [{"text": "Part one,\n"}, {"text": "part two."}]},
-            b_said("Sure."),
-        ],
+        [U([{"text": "Part one,\n"}, {"text": "part two."}]), b_said("Sure.")],
         {"fold"},
     ),
     (
         "bedrock",
         "bedrock/empty-content",
-        [b_user("Hi"), {"role": "assistant", "content": []}, b_user("again")],
+        [b_user("Hi"), A([]), b_user("again")],
         [b_user("Hi"), b_said("(no content)"), b_user("again")],
         {"hygiene", "final_assistant", "empty_content"},
     ),
@@ -644,9 +559,9 @@ def test_a_request_breaking_two_rules_gets_both_repairs() -> None:
     request_ = [
         U1,
         U2,
-        {"role": "assistant", "content": [tool_use("t1")]},
-        {"role": "user", "content": [text("never mind"), text(" ")]},
-        {"role": "assistant", "content": [text("Sure.  ")]},
+        A([tool_use("t1")]),
+        U([text("never mind"), text(" ")]),
+        A([text("Sure.  ")]),
     ]
     assert repaired(request_, "anthropic") == [
         "anthropic/final-assistant-trailing-whitespace",
@@ -657,15 +572,14 @@ def test_a_request_breaking_two_rules_gets_both_repairs() -> None:
     assert out["messages"] == [
         U1,
         U2,
-        {"role": "assistant", "content": [tool_use("t1")]},
-        {
-            "role": "user",
-            "content": [
+        A([tool_use("t1")]),
+        U(
+            [
                 {"type": "tool_result", "tool_use_id": "t1", "content": MISSING, "is_error": True},
                 text("never mind"),
-            ],
-        },
-        {"role": "assistant", "content": [text("Sure.")]},
+            ]
+        ),
+        A([text("Sure.")]),
     ]
     assert steps_run(report) == {"tool_pairing", "hygiene", "empty_content", "final_assistant"}
     assert report["users_merged"] == 0
@@ -719,7 +633,7 @@ def test_stateless_rules_are_the_writers_alone() -> None:
         U2,
         {"type": "reasoning", "id": "rs_1", "summary": []},
         {**R_SURE, "id": "msg_1"},
-        {"role": "user", "content": "more"},
+        U("more"),
     ]
     assert repaired(request_, "openai-responses", store=False) == [
         "openai-responses/item-not-stored"
@@ -735,12 +649,7 @@ def test_stateless_rules_are_the_writers_alone() -> None:
 
 def test_normalize_for_api_still_runs_every_step() -> None:
     # the same request as records: SPEC §4 as written (the user merge included)
-    request_ = [
-        U1,
-        U2,
-        {"role": "assistant", "content": [tool_use("t1")]},
-        {"role": "user", "content": "never mind"},
-    ]
+    request_ = [U1, U2, A([tool_use("t1")]), U("never mind")]
     records = msgnorm.from_provider(request_, "anthropic")
     out = msgnorm.normalize_for_api(records)
     assert [r["type"] for r in out] == ["user", "assistant", "user"]
@@ -751,11 +660,7 @@ def test_steps_that_leave_a_rule_broken_give_way_to_the_whole_pipeline() -> None
     # a blank assistant string: step 7 cleans user strings and block lists,
     # and only step 4 makes this string a block list; the rule still fires on
     # what steps 7 and 9 alone write, so the whole of SPEC §4 runs instead
-    request_ = [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": "  "},
-        {"role": "user", "content": "x"},
-    ]
+    request_ = [U("hi"), A("  "), U("x")]
     assert repaired(request_, "anthropic") == ["anthropic/whitespace-text"]
     out, report = msgnorm.convert_report(request_, source="anthropic", target="anthropic")
     assert report["steps_fallback"] == 1
@@ -773,11 +678,11 @@ def test_tool_messages_of_one_turn_are_answered_together() -> None:
         U1,
         U2,
         calls(call("c1")),
-        {"role": "user", "content": "never mind"},
+        U("never mind"),
         calls(call("c2"), call("c3")),
         tool("c2"),
         tool("c3"),
-        {"role": "user", "content": "thanks"},
+        U("thanks"),
     ]
     assert repaired(request_, "openai-chat") == ["openai-chat/tool-calls-without-response"]
     out, report = msgnorm.convert_report(request_, source="openai-chat", target="openai-chat")
@@ -786,11 +691,11 @@ def test_tool_messages_of_one_turn_are_answered_together() -> None:
         U2,
         calls(call("c1")),
         tool("c1", MISSING),
-        {"role": "user", "content": [text("never mind")]},
+        U([text("never mind")]),
         calls(call("c2"), call("c3")),
         tool("c2"),
         tool("c3"),
-        {"role": "user", "content": "thanks"},
+        U("thanks"),
     ]
     assert report["missing_results_inserted"] == 1
     assert steps_run(report) == {"tool_pairing"}

@@ -1,4 +1,7 @@
-"""Builders of Anthropic-shape messages and blocks for the provider-rule tests."""
+"""Builders of Anthropic-shape messages and blocks for the provider-rule tests.
+
+``U`` and ``A`` (``{"role", "content"}``) are also the message shape OpenAI Chat,
+the Responses API's easy input messages and Bedrock share."""
 
 from __future__ import annotations
 
