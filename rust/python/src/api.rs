@@ -45,6 +45,28 @@ macro_rules! api_fn {
     };
 }
 
+/// Declares a public function of the records alone, read with the default
+/// options: `$run` is the core's operation on them and `$write` makes its
+/// answer (as in [`with_records!`]).
+macro_rules! records_fn {
+    (
+        $(#[$doc:meta])* fn $name:ident -> $ty:ty =
+        |$src:ident, $recs:ident| $run:expr, |$w:ident, $out:ident| $write:expr $(,)?
+    ) => {
+        $(#[$doc])*
+        #[pyfunction]
+        pub(crate) fn $name<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<$ty> {
+            Ok(with_records!(
+                py,
+                records,
+                ReadOpts::default(),
+                |$src, $recs| $run,
+                |$w, $out| $write,
+            ))
+        }
+    };
+}
+
 api_fn! {
     /// What is sent to the model (SPEC §4): only user and assistant records,
     /// repaired. Input is never mutated. Records the call did not change are the
@@ -102,19 +124,11 @@ pub(crate) fn normalize_for_api_sourced<'py>(
     Ok((out, rep))
 }
 
-/// Split for display (SPEC §3): one record per content block, derived uuids.
-#[pyfunction]
-pub(crate) fn normalize_messages<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    Ok(with_records!(
-        py,
-        records,
-        ReadOpts::default(),
+records_fn! {
+    /// Split for display (SPEC §3): one record per content block, derived uuids.
+    fn normalize_messages -> Bound<'py, PyAny> =
         |_src, recs| msgnorm_core::split::normalize_messages(recs),
         |w, out| w.records(&out)?,
-    ))
 }
 
 /// §5: the attachment's `<system-reminder>` text, or `None` when it renders to nothing.
@@ -140,36 +154,20 @@ pub(crate) fn render_attachment(
     Ok(t.render(&fields))
 }
 
-/// SPEC §1 only: the number of records, or the error any other entry point
-/// raises for the same input (the same reader, the same message and place).
-/// `msgnorm.decode` and `msgnorm.from_builtins` call it before msgspec converts.
-#[pyfunction]
-pub(crate) fn validate_records<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-) -> PyResult<usize> {
-    Ok(with_records!(
-        py,
-        records,
-        ReadOpts::default(),
+records_fn! {
+    /// SPEC §1 only: the number of records, or the error any other entry point
+    /// raises for the same input (the same reader, the same message and place).
+    /// `msgnorm.decode` and `msgnorm.from_builtins` call it before msgspec converts.
+    fn validate_records -> usize =
         |_src, recs| Ok::<_, Error>(recs.len()),
         |_w, n| n,
-    ))
 }
 
-/// `[{"role": type, "content": message.content}]` of user and assistant records.
-#[pyfunction]
-pub(crate) fn to_anthropic<'py>(
-    py: Python<'py>,
-    records: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyAny>> {
-    Ok(with_records!(
-        py,
-        records,
-        ReadOpts::default(),
+records_fn! {
+    /// `[{"role": type, "content": message.content}]` of user and assistant records.
+    fn to_anthropic -> Bound<'py, PyAny> =
         |_src, recs| msgnorm_core::model::check_anthropic_messages(&recs).map(|()| recs),
         |w, recs| w.anthropic(&recs)?,
-    ))
 }
 
 #[pyfunction]

@@ -51,6 +51,20 @@ pub struct ModelRow {
     pub source: &'static str,
 }
 
+/// A provider's model table: rows of one token-counting family, each
+/// `(name, facts, source)`.
+macro_rules! model_table {
+    ($tokens:literal, [$(($name:literal, $facts:expr, $source:expr)),* $(,)?]) => {
+        &[$($crate::providers::facts::ModelRow {
+            name: $name,
+            tokens: $tokens,
+            facts: $facts,
+            source: $source,
+        }),*]
+    };
+}
+pub(crate) use model_table;
+
 /// A model the tables know, as a request names it.
 #[derive(Clone, Copy, Debug)]
 pub struct Model {

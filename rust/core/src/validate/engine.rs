@@ -78,6 +78,15 @@ pub struct Ctx<'v> {
 }
 
 impl<'v> Ctx<'v> {
+    /// The messages, with their positions, that may hold a block of one of
+    /// `kinds` ([`Msg::may_have`]): the ones a rule about those blocks reads.
+    pub fn having(&self, kinds: u8) -> impl Iterator<Item = (usize, &Msg<'v>)> {
+        self.msgs
+            .iter()
+            .enumerate()
+            .filter(move |(_, m)| m.may_have(kinds))
+    }
+
     /// The tool definitions (`tools`, or `toolConfig.tools`).
     pub fn tool_list(&self) -> &'v [Value] {
         match self.tools {

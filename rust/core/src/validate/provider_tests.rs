@@ -70,49 +70,47 @@ fn hit(i: usize, j: usize, rule: &'static str) -> (Option<usize>, String, &'stat
     (Some(i), format!("messages[{i}].content[{j}]"), rule)
 }
 
-#[test]
-fn anthropic_pairing() {
-    let h = r#"[{"role":"user","content":"q"},
-        {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},
-        {"role":"user","content":[{"type":"text","text":"x"},{"type":"tool_result","tool_use_id":"t2"}]}]"#;
-    let hits = rules_hit("anthropic", h, None);
-    assert_eq!(
-        hits,
-        vec![
-            hit(1, 0, "anthropic/tool-use-without-result"),
-            hit(2, 1, "anthropic/tool-result-not-first"),
-            hit(2, 1, "anthropic/tool-result-without-use"),
-        ]
-    );
-}
+/// A call without a result, a result after other content, a result naming no call.
+const PAIRING: &str = r#"[{"role":"user","content":"q"},
+    {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},
+    {"role":"user","content":[{"type":"text","text":"x"},{"type":"tool_result","tool_use_id":"t2"}]}]"#;
 
 /// Pairing reads turns: adjacent messages of one role are one turn (a message
 /// of another role inside a run does not split it), so a call is answered by
 /// any result of the next user turn and a result by any call of the turn
 /// before; a result outside a user message is named whatever came before.
+const PAIRING_BY_TURNS: &str = r#"[{"role":"user","content":"q"},
+    {"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]},
+    {"role":"system","content":"between"},
+    {"role":"assistant","content":[{"type":"tool_use","id":"b","name":"f","input":{}}]},
+    {"role":"user","content":[{"type":"tool_result","tool_use_id":"b"}]},
+    {"role":"user","content":[{"type":"tool_result","tool_use_id":"a"},{"type":"tool_result","tool_use_id":"c"}]},
+    {"role":"assistant","content":[{"type":"tool_use","id":"d","name":"f","input":{}}]},
+    {"role":"assistant","content":[{"type":"tool_result","tool_use_id":"d"}]},
+    {"role":"user","content":[{"type":"text","text":"no results"}]}]"#;
+
 #[test]
-fn anthropic_pairing_reads_whole_turns() {
-    let h = r#"[{"role":"user","content":"q"},
-        {"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]},
-        {"role":"system","content":"between"},
-        {"role":"assistant","content":[{"type":"tool_use","id":"b","name":"f","input":{}}]},
-        {"role":"user","content":[{"type":"tool_result","tool_use_id":"b"}]},
-        {"role":"user","content":[{"type":"tool_result","tool_use_id":"a"},{"type":"tool_result","tool_use_id":"c"}]},
-        {"role":"assistant","content":[{"type":"tool_use","id":"d","name":"f","input":{}}]},
-        {"role":"assistant","content":[{"type":"tool_result","tool_use_id":"d"}]},
-        {"role":"user","content":[{"type":"text","text":"no results"}]}]"#;
-    let hits: Vec<_> = rules_hit("anthropic", h, None)
-        .into_iter()
-        .filter(|h| h.2 != "anthropic/invalid-role")
-        .collect();
-    assert_eq!(
-        hits,
-        vec![
-            hit(5, 1, "anthropic/tool-result-without-use"),
-            hit(6, 0, "anthropic/tool-use-without-result"),
-            hit(7, 0, "anthropic/tool-result-without-use"),
-        ]
-    );
+fn anthropic_pairing() {
+    for (history, want) in [
+        (
+            PAIRING,
+            vec![
+                hit(1, 0, "anthropic/tool-use-without-result"),
+                hit(2, 1, "anthropic/tool-result-not-first"),
+                hit(2, 1, "anthropic/tool-result-without-use"),
+            ],
+        ),
+        (
+            PAIRING_BY_TURNS,
+            vec![
+                hit(5, 1, "anthropic/tool-result-without-use"),
+                hit(6, 0, "anthropic/tool-use-without-result"),
+                hit(7, 0, "anthropic/tool-result-without-use"),
+            ],
+        ),
+    ] {
+        assert_eq!(rules_hit("anthropic", history, None), want, "{history}");
+    }
 }
 
 #[test]

@@ -80,37 +80,30 @@ mod tests {
     const SYSTEM: &str = r#"[{"role":"user","content":"q"},{"role":"system","content":"s"},{"role":"user","content":"q"}]"#;
     const URL: &str = r#"[{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x.test/a.png"}}]}]"#;
 
+    /// `(history, model, the rule it breaks)`: prefill and `system` messages
+    /// by the model's facts, URL image sources by the endpoint its name denotes.
     #[test]
-    fn prefill_by_model() {
-        assert_eq!(
-            rules(PREFILL, Some("claude-opus-4-6")),
-            ["anthropic/assistant-prefill"]
-        );
-        assert!(rules(PREFILL, Some("claude-sonnet-4-5-20250929")).is_empty());
-        assert!(rules(PREFILL, None).is_empty());
-    }
-
-    #[test]
-    fn system_messages_by_model() {
-        assert_eq!(
-            rules(SYSTEM, Some("claude-sonnet-4-5")),
-            ["anthropic/system-message"]
-        );
-        assert!(rules(SYSTEM, Some("claude-opus-4-8")).is_empty());
-        assert!(rules(SYSTEM, Some("claude-sonnet-5")).is_empty());
-        assert!(rules(SYSTEM, None).is_empty());
-    }
-
-    #[test]
-    fn url_sources_by_endpoint() {
-        for m in [
-            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-            "claude-sonnet-4-5@20250929",
+    fn rules_by_model() {
+        for (history, model, want) in [
+            (PREFILL, Some("claude-opus-4-6"), Some("assistant-prefill")),
+            (PREFILL, Some("claude-sonnet-4-5-20250929"), None),
+            (PREFILL, None, None),
+            (SYSTEM, Some("claude-sonnet-4-5"), Some("system-message")),
+            (SYSTEM, Some("claude-opus-4-8"), None),
+            (SYSTEM, Some("claude-sonnet-5"), None),
+            (SYSTEM, None, None),
+            (
+                URL,
+                Some("us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+                Some("url-source"),
+            ),
+            (URL, Some("claude-sonnet-4-5@20250929"), Some("url-source")),
+            (URL, Some("claude-sonnet-4-5"), None),
+            (URL, None, None),
         ] {
-            assert_eq!(rules(URL, Some(m)), ["anthropic/url-source"], "{m}");
+            let want: Vec<String> = want.map(|r| format!("anthropic/{r}")).into_iter().collect();
+            assert_eq!(rules(history, model), want, "{history} {model:?}");
         }
-        assert!(rules(URL, Some("claude-sonnet-4-5")).is_empty());
-        assert!(rules(URL, None).is_empty());
     }
 
     #[test]

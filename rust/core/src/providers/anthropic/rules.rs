@@ -333,10 +333,7 @@ impl Turns {
 fn tool_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
     let turns = Turns::new(c);
     let (mut answered, mut held) = (AHashSet::new(), None);
-    for (k, m) in c.msgs.iter().enumerate() {
-        if !m.may_have(Msg::TOOL_USE) {
-            continue;
-        }
+    for (k, m) in c.having(Msg::TOOL_USE) {
         if m.role != Some("assistant") {
             continue;
         }
@@ -365,10 +362,7 @@ fn tool_use_without_result(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn tool_result_not_first(c: &Ctx, out: &mut Vec<Hit>) {
-    for m in &c.msgs {
-        if !m.may_have(Msg::TOOL_RESULT) {
-            continue;
-        }
+    for (_, m) in c.having(Msg::TOOL_RESULT) {
         if m.role != Some("user") {
             continue;
         }
@@ -392,10 +386,7 @@ fn tool_result_not_first(c: &Ctx, out: &mut Vec<Hit>) {
 fn tool_result_without_use(c: &Ctx, out: &mut Vec<Hit>) {
     let turns = Turns::new(c);
     let (mut calls, mut held) = (AHashSet::new(), None);
-    for (k, m) in c.msgs.iter().enumerate() {
-        if !m.may_have(Msg::TOOL_RESULT) {
-            continue;
-        }
+    for (k, m) in c.having(Msg::TOOL_RESULT) {
         if tool_result_ids(m).next().is_none() {
             continue;
         }
@@ -418,10 +409,7 @@ fn tool_use_unique(c: &Ctx, out: &mut Vec<Hit>) {
     // Within one message: an id reused by a later turn, once its call was
     // answered, is accepted (the API pairs a result with the message before it).
     let mut seen = AHashSet::new();
-    for m in &c.msgs {
-        if !m.may_have(Msg::TOOL_USE) {
-            continue;
-        }
+    for (_, m) in c.having(Msg::TOOL_USE) {
         seen.clear();
         for (j, id) in tool_use_ids(m) {
             if !seen.insert(id) {
@@ -467,10 +455,7 @@ fn each_text<'v>(m: &Msg<'v>, mut f: impl FnMut(TextAt, &'v str, bool)) {
 }
 
 fn empty_text(c: &Ctx, out: &mut Vec<Hit>) {
-    for m in &c.msgs {
-        if !m.may_have(Msg::TEXT | Msg::TOOL_RESULT) {
-            continue;
-        }
+    for (_, m) in c.having(Msg::TEXT | Msg::TOOL_RESULT) {
         each_text(m, |path, t, _| {
             if t.is_empty() {
                 out.push(Hit::at(m, path, ""));
@@ -638,10 +623,7 @@ fn too_many_messages(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn id_pattern(c: &Ctx, out: &mut Vec<Hit>) {
-    for m in &c.msgs {
-        if !m.may_have(Msg::TOOL_USE | Msg::TOOL_RESULT) {
-            continue;
-        }
+    for (_, m) in c.having(Msg::TOOL_USE | Msg::TOOL_RESULT) {
         for (j, id) in tool_use_ids(m) {
             if !id_like(id, 1, usize::MAX) {
                 out.push(Hit::at(m, format_args!(".content[{j}].tool_use.id"), id));
@@ -669,10 +651,7 @@ fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
             }
         }
     }
-    for m in &c.msgs {
-        if !m.may_have(Msg::TOOL_USE) {
-            continue;
-        }
+    for (_, m) in c.having(Msg::TOOL_USE) {
         for (j, b) in m.blocks.iter().enumerate() {
             if b.type_() == Some("tool_use") {
                 let name = b.str_at("name").unwrap_or("");
@@ -689,10 +668,7 @@ fn name_pattern(c: &Ctx, out: &mut Vec<Hit>) {
 }
 
 fn input_object(c: &Ctx, out: &mut Vec<Hit>) {
-    for m in &c.msgs {
-        if !m.may_have(Msg::TOOL_USE) {
-            continue;
-        }
+    for (_, m) in c.having(Msg::TOOL_USE) {
         for (j, b) in m.blocks.iter().enumerate() {
             if b.type_() == Some("tool_use") && !b.get("input").is_some_and(Value::is_object) {
                 out.push(Hit::at(m, format_args!(".content[{j}].tool_use.input"), ""));
