@@ -469,7 +469,11 @@ def test_a_cleared_loop_that_is_current_again_comes_back() -> None:
         use = {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {}}
         res = {"type": "tool_result", "tool_use_id": f"t{i}", "content": result}
         return [
-            {"type": "assistant", "uuid": f"a{i}", "message": {"role": "assistant", "content": [use]}},
+            {
+                "type": "assistant",
+                "uuid": f"a{i}",
+                "message": {"role": "assistant", "content": [use]},
+            },
             {"type": "user", "uuid": f"r{i}", "message": {"role": "user", "content": [res]}},
         ]
 
