@@ -83,7 +83,7 @@ fn str_tally(s: &Bound<'_, PyString>, by_class: bool) -> PyResult<Tally> {
         return Ok(t);
     }
     match s.to_str() {
-        Ok(text) => classes::tally_str(&mut t.cls, text),
+        Ok(text) => classes::tally_counted(&mut t.cls, text, t.n),
         Err(_) => t.cls.other = u32::try_from(t.n).unwrap_or(u32::MAX),
     }
     Ok(t)

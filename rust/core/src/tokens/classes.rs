@@ -178,13 +178,24 @@ impl Tallier<'_> {
         self.esc += u64::from(ESCAPED[b as usize]);
         self.class(ASCII[b as usize]);
     }
+    /// A run of ASCII bytes: a short one a byte at a time ([`Self::ascii_packed`]),
+    /// a longer one in blocks ([`Self::ascii_blocks`]).
+    #[inline]
+    fn ascii_run(&mut self, run: &[u8]) {
+        if run.len() < SHORT {
+            self.ascii_packed(run);
+        } else {
+            self.ascii_blocks(run);
+        }
+    }
+
     /// A run of ASCII bytes, counted in two registers: per byte, its packed
     /// entry of [`PACKED`] is added to the characters, and (its class bits
     /// only) to the runs when its class differs from the last byte's; the
     /// 10-bit fields are unpacked every [`CHUNK`] bytes, before one can
     /// overflow. A gap starts where a space follows a space that did not.
     #[inline]
-    fn ascii_run(&mut self, run: &[u8]) {
+    fn ascii_packed(&mut self, run: &[u8]) {
         const SPACE_BIT: u64 = 1 << (FIELD * SPACE as u32);
         let Some(&last) = run.last() else { return };
         let mut prev = if self.prev < WIDE {
@@ -212,6 +223,64 @@ impl Tallier<'_> {
             self.esc += (n >> (FIELD * u32::from(WIDE))) & FIELD_MAX;
         }
         (self.pair, self.gaps) = (pair, self.gaps + gaps);
+        self.prev = ASCII[(last & 0x7F) as usize];
+    }
+
+    /// A run of ASCII bytes in blocks of [`BLOCK`]: each byte's class is
+    /// computed from the byte itself, and every count is a sum of 0/1 flags
+    /// over the block, of the byte and the one or two before it (a run starts
+    /// where a class follows another; a gap where a space follows a space
+    /// that did not follow a space). With no table and nothing carried from
+    /// one byte to the next, the compiler reads a block 16 bytes at a time.
+    /// The two characters before the run enter as bytes of their class.
+    fn ascii_blocks(&mut self, run: &[u8]) {
+        let Some(&last) = run.last() else { return };
+        let mut p1 = match self.prev {
+            LETTER => b'a',
+            DIGIT => b'0',
+            PUNCT => b'!',
+            SPACE => b' ',
+            NEWLINE => b'\n',
+            _ => 0x80,
+        };
+        let mut p2 = if self.pair != 0 { b' ' } else { b'a' };
+        let mut buf = [0u8; BLOCK + 2];
+        for blk in run.chunks(BLOCK) {
+            let n = blk.len();
+            buf[0] = p2;
+            buf[1] = p1;
+            buf[2..n + 2].copy_from_slice(blk);
+            let mut s = [0u8; 10];
+            let bytes = buf[..n].iter().zip(&buf[1..n + 1]).zip(&buf[2..n + 2]);
+            for ((&x2, &x1), &x0) in bytes {
+                let (l0, d0, s0, n0, q0) = ascii_flags(x0);
+                let (l1, d1, s1, _, q1) = ascii_flags(x1);
+                let s2 = ascii_flags(x2).2;
+                let esc = u8::from((x0 < 0x20) | (x0 == b'"') | (x0 == b'\\'));
+                s[0] += l0;
+                s[1] += d0;
+                s[2] += q0;
+                s[3] += n0;
+                s[4] += esc;
+                s[5] += l0 & !l1 & 1;
+                s[6] += d0 & !d1 & 1;
+                s[7] += q0 & !q1 & 1;
+                s[8] += s0 & !s1 & 1;
+                s[9] += s0 & s1 & !s2 & 1;
+            }
+            self.n[LETTER as usize] += u64::from(s[0]);
+            self.n[DIGIT as usize] += u64::from(s[1]);
+            self.n[PUNCT as usize] += u64::from(s[2]);
+            self.n[NEWLINE as usize] += u64::from(s[3]);
+            self.esc += u64::from(s[4]);
+            self.runs[LETTER as usize] += u64::from(s[5]);
+            self.runs[DIGIT as usize] += u64::from(s[6]);
+            self.runs[PUNCT as usize] += u64::from(s[7]);
+            self.runs[SPACE as usize] += u64::from(s[8]);
+            self.gaps += u64::from(s[9]);
+            (p2, p1) = (buf[n], buf[n + 1]);
+        }
+        self.pair = u64::from(ascii_flags(p1).2 & ascii_flags(p2).2);
         self.prev = ASCII[(last & 0x7F) as usize];
     }
     #[inline]
@@ -253,6 +322,23 @@ impl Tallier<'_> {
     }
 }
 
+/// Runs shorter than this are tallied a byte at a time.
+const SHORT: usize = 32;
+/// Bytes a block holds: its 0/1 sums fit a byte.
+const BLOCK: usize = 255;
+
+/// A byte's class flags, 0 or 1: letter, digit, space, newline,
+/// punctuation ([`ASCII`]'s classes); a byte of 128 or more has none.
+#[inline(always)]
+fn ascii_flags(b: u8) -> (u8, u8, u8, u8, u8) {
+    let letter = u8::from((b | 0x20).wrapping_sub(b'a') < 26);
+    let digit = u8::from(b.wrapping_sub(b'0') < 10);
+    let newline = u8::from(b == b'\n');
+    let space = u8::from((b == b' ') | ((b.wrapping_sub(9) < 5) & (b != b'\n')));
+    let punct = u8::from(b < 128) & !(letter | digit | newline | space) & 1;
+    (letter, digit, space, newline, punct)
+}
+
 /// The length of the run of ASCII bytes `b` starts with (8 bytes at a time).
 #[inline]
 fn ascii_len(b: &[u8]) -> usize {
@@ -283,6 +369,17 @@ pub fn tally_str(c: &mut Classes, s: &str) {
         if i < b.len() {
             i += t.utf8(&b[i..]);
         }
+    }
+}
+
+/// [`tally_str`] of a text whose length in characters, `chars`, is known (a
+/// Python str's): one with as many characters as bytes is ASCII, and is read
+/// in one pass, with no search for the end of its ASCII run.
+pub fn tally_counted(c: &mut Classes, s: &str, chars: u64) {
+    if s.len() as u64 == chars {
+        Tallier::new(c).ascii_run(s.as_bytes());
+    } else {
+        tally_str(c, s);
     }
 }
 
@@ -476,6 +573,9 @@ mod tests {
                 s.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
             }
             assert_eq!(of(&s), reference(&s), "{s:?}");
+            let mut counted = Classes::default();
+            tally_counted(&mut counted, &s, s.chars().count() as u64);
+            assert_eq!(counted, reference(&s), "{s:?}");
         }
         // runs longer than a packed field holds, across chunk ends
         for s in [
@@ -487,6 +587,38 @@ mod tests {
             let mut raw = Classes::default();
             tally_raw(&mut raw, &quote(&s));
             assert_eq!(raw, reference(&s));
+        }
+        // random ASCII (every byte, spaces and letters often) around the
+        // block and short-run lengths, alone and after a tally in progress
+        for len in [1, 31, 32, 33, 254, 255, 256, 511, 600, 1000] {
+            for _ in 0..20 {
+                let s: String = (0..len)
+                    .map(|_| {
+                        seed = seed
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        match (seed >> 33) % 4 {
+                            0 => ' ',
+                            1 => 'a',
+                            _ => char::from((seed >> 40) as u8 & 0x7F),
+                        }
+                    })
+                    .collect();
+                for text in [
+                    s.clone(),
+                    format!("é {s}"),
+                    format!("x  {s}"),
+                    format!("{s}\t{s}"),
+                ] {
+                    assert_eq!(of(&text), reference(&text), "{text:?}");
+                    let mut counted = Classes::default();
+                    tally_counted(&mut counted, &text, text.chars().count() as u64);
+                    assert_eq!(counted, reference(&text), "{text:?}");
+                    let mut raw = Classes::default();
+                    tally_raw(&mut raw, &quote(&text));
+                    assert_eq!(raw, reference(&text), "{text:?}");
+                }
+            }
         }
         assert_eq!(ascii_len(b"abcdefgh\xC3\xA9"), 8);
         assert_eq!(ascii_len(b"abc\xC3\xA9defghij"), 3);
