@@ -252,11 +252,18 @@ impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
     }
     #[inline]
     fn string(&mut self, v: Obj<'py>, chars: bool) -> R<Option<(Str<'a>, Tally)>> {
-        let n = match v.cast::<PyString>() {
-            Ok(s) if chars => str_tally(s, self.classes)?,
-            _ => Tally::default(),
+        let Some(text) = str_of(self.strs, &v)? else {
+            return Ok(None);
         };
-        Ok(str_of(self.strs, &v)?.map(|s| (Cow::Borrowed(s), n)))
+        let mut n = Tally::default();
+        if chars {
+            // a str (str_of read one): its classes from the text read once
+            n.n = v.cast::<PyString>().map_or(Ok(0), str_len)?;
+            if self.classes {
+                classes::tally_counted(&mut n.cls, text, n.n);
+            }
+        }
+        Ok(Some((Cow::Borrowed(text), n)))
     }
     #[inline]
     fn peek_str<T>(&mut self, v: Obj<'py>, f: impl FnOnce(&str) -> T) -> R<Option<T>> {

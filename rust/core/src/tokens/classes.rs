@@ -197,7 +197,9 @@ impl Tallier<'_> {
     #[inline]
     fn ascii_packed(&mut self, run: &[u8]) {
         const SPACE_BIT: u64 = 1 << (FIELD * SPACE as u32);
-        let Some(&last) = run.last() else { return };
+        if run.is_empty() {
+            return;
+        }
         let mut prev = if self.prev < WIDE {
             1u64 << (FIELD * u32::from(self.prev))
         } else {
@@ -223,7 +225,10 @@ impl Tallier<'_> {
             self.esc += (n >> (FIELD * u32::from(WIDE))) & FIELD_MAX;
         }
         (self.pair, self.gaps) = (pair, self.gaps + gaps);
-        self.prev = ASCII[(last & 0x7F) as usize];
+        // the last byte is read last, when the run is in the cache
+        self.prev = run
+            .last()
+            .map_or(self.prev, |&b| ASCII[(b & 0x7F) as usize]);
     }
 
     /// A run of ASCII bytes in blocks of [`BLOCK`]: each byte's class is
@@ -234,7 +239,9 @@ impl Tallier<'_> {
     /// one byte to the next, the compiler reads a block 16 bytes at a time.
     /// The two characters before the run enter as bytes of their class.
     fn ascii_blocks(&mut self, run: &[u8]) {
-        let Some(&last) = run.last() else { return };
+        if run.is_empty() {
+            return;
+        }
         let mut p1 = match self.prev {
             LETTER => b'a',
             DIGIT => b'0',
@@ -281,7 +288,7 @@ impl Tallier<'_> {
             (p2, p1) = (buf[n], buf[n + 1]);
         }
         self.pair = u64::from(ascii_flags(p1).2 & ascii_flags(p2).2);
-        self.prev = ASCII[(last & 0x7F) as usize];
+        self.prev = ASCII[(p1 & 0x7F) as usize];
     }
     #[inline]
     fn code_point(&mut self, cp: u32) {
