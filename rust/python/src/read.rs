@@ -75,6 +75,16 @@ fn str_len(s: &Bound<'_, PyString>) -> PyResult<u64> {
 /// Code points of a str and, with `by_class`, its characters by class (a str
 /// that is not UTF-8, a lone surrogate's, counts as other characters).
 fn str_tally(s: &Bound<'_, PyString>, by_class: bool) -> PyResult<Tally> {
+    str_tally_text(s, by_class, || s.to_str().ok())
+}
+
+/// [`str_tally`] with the str's text, when it is read, from `text` (one
+/// already read, or `None` for a str that is not UTF-8).
+fn str_tally_text<'t>(
+    s: &Bound<'_, PyString>,
+    by_class: bool,
+    text: impl FnOnce() -> Option<&'t str>,
+) -> PyResult<Tally> {
     let mut t = Tally {
         n: str_len(s)?,
         ..Tally::default()
@@ -82,9 +92,9 @@ fn str_tally(s: &Bound<'_, PyString>, by_class: bool) -> PyResult<Tally> {
     if !by_class {
         return Ok(t);
     }
-    match s.to_str() {
-        Ok(text) => classes::tally_counted(&mut t.cls, text, t.n),
-        Err(_) => t.cls.other = u32::try_from(t.n).unwrap_or(u32::MAX),
+    match text() {
+        Some(text) => classes::tally_counted(&mut t.cls, text, t.n),
+        None => t.cls.other = u32::try_from(t.n).unwrap_or(u32::MAX),
     }
     Ok(t)
 }
@@ -255,14 +265,11 @@ impl<'a, 'py> Source<'a> for PySource<'a, '_, 'py> {
         let Some(text) = str_of(self.strs, &v)? else {
             return Ok(None);
         };
-        let mut n = Tally::default();
-        if chars {
-            // a str (str_of read one): its classes from the text read once
-            n.n = v.cast::<PyString>().map_or(Ok(0), str_len)?;
-            if self.classes {
-                classes::tally_counted(&mut n.cls, text, n.n);
-            }
-        }
+        // its classes from the text str_of read
+        let n = match v.cast::<PyString>() {
+            Ok(s) if chars => str_tally_text(s, self.classes, || Some(text))?,
+            _ => Tally::default(),
+        };
         Ok(Some((Cow::Borrowed(text), n)))
     }
     #[inline]

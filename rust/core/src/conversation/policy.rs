@@ -214,16 +214,14 @@ impl Conversation {
         let Some(mut e) = self.edited.take() else {
             return Ok(());
         };
-        let r = match self.loop_came_back(&e) {
-            Ok(true) => {
+        let r = self.loop_came_back(&e).and_then(|back| {
+            if back {
                 // The edited settled output changes: a rewrite, edited again
                 // from the start.
                 self.rewrites += 1;
-                self.refresh_edited(&mut e)
             }
-            Ok(false) => self.refresh_edited(&mut e),
-            Err(err) => Err(err),
-        };
+            self.refresh_edited(&mut e)
+        });
         self.edited = Some(e);
         r
     }
@@ -247,17 +245,15 @@ impl Conversation {
         // A loop in the settled records not edited yet, or in the open tail,
         // is the current one.
         let later = self.out.array_of(edited, self.out.len());
-        if read_records(&later, ReadOpts::default())?
-            .iter()
-            .any(has_tool_use)
-        {
-            return Ok(false);
-        }
-        if let Some(t) = self.tail.as_ref() {
-            let tail = t.out.array_of(0, t.out.len());
-            if read_records(&tail, ReadOpts::default())?
-                .iter()
-                .any(has_tool_use)
+        let tail = self
+            .tail
+            .as_ref()
+            .map_or_else(String::new, |t| t.out.array_of(0, t.out.len()));
+        for json in [later, tail] {
+            if json.len() > 2
+                && read_records(&json, ReadOpts::default())?
+                    .iter()
+                    .any(has_tool_use)
             {
                 return Ok(false);
             }
